@@ -1,0 +1,171 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+func TestOpenCreatesSchemaFromEmpty(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "data")
+	path := filepath.Join(dir, "docent.db")
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer db.Close()
+
+	if db.Path() != path {
+		t.Errorf("Path() = %q, want %q", db.Path(), path)
+	}
+	for _, p := range []string{dir, path} {
+		info, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]os.FileMode{true: 0o700, false: 0o600}[info.IsDir()]; info.Mode().Perm() != want {
+			t.Errorf("%s has mode %v, want %v (it holds the user's documents)", p, info.Mode().Perm(), want)
+		}
+	}
+	v, err := schemaVersion(context.Background(), db.sql)
+	if err != nil || v != 1 {
+		t.Fatalf("schema version = %d, %v; want 1", v, err)
+	}
+	for _, table := range []string{"documents", "document_files", "pages", "chunks", "chunks_fts", "tags",
+		"document_tags", "schemas", "schema_revisions", "prompts", "prompt_revisions", "prompt_revision_tags",
+		"extractions", "threads", "thread_messages", "turn_states", "settings"} {
+		if n := count(t, db, "sqlite_schema", "name = ?", table); n != 1 {
+			t.Errorf("table %s missing", table)
+		}
+	}
+	var fkProblems int
+	if err := db.sql.QueryRow(`SELECT count(*) FROM pragma_foreign_key_check`).Scan(&fkProblems); err != nil || fkProblems != 0 {
+		t.Errorf("foreign_key_check: %d problems, %v", fkProblems, err)
+	}
+}
+
+func TestReopenIsNoOp(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "docent.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := mustCreateDocument(t, db, NewDocument{Name: "kept.txt", Pages: []string{"still here"}})
+	db.Close()
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("second Open: %v", err)
+	}
+	defer db.Close()
+	if n := count(t, db, "migrations", ""); n != 1 {
+		t.Errorf("migrations has %d rows after reopening, want 1", n)
+	}
+	if _, err := db.GetDocument(ctx, doc.ID); err != nil {
+		t.Errorf("document lost on reopen: %v", err)
+	}
+}
+
+func TestOpenRefusesNewerSchemaVersion(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "docent.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, `INSERT INTO migrations (version, name, applied_at) VALUES (7, '0007_future.sql', '2030-01-01T00:00:00.000Z')`)
+	db.Close()
+
+	_, err = Open(ctx, path)
+	want := "database schema version 7 is newer than this docent (knows 1): upgrade docent"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Open of a newer database: %v, want %q", err, want)
+	}
+	if ErrorMessage(err) != want {
+		t.Errorf("ErrorMessage = %q: the user must see why", ErrorMessage(err))
+	}
+}
+
+func TestFailedMigrationLeavesPreviousVersion(t *testing.T) {
+	db := mustOpen(t)
+	ms, err := loadMigrations(fstest.MapFS{
+		"migrations/0001_init.sql":   {Data: []byte("SELECT 1")},
+		"migrations/0002_broken.sql": {Data: []byte("CREATE TABLE half (x INTEGER); CREATE TABLE nonsense (")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.applyMigrations(context.Background(), ms); err == nil || !strings.Contains(err.Error(), "0002_broken.sql") {
+		t.Fatalf("applying a broken migration: %v, want an error naming it", err)
+	}
+	if n := count(t, db, "sqlite_schema", "name = 'half'"); n != 0 {
+		t.Error("a failed migration left a table behind")
+	}
+	if v, _ := schemaVersion(context.Background(), db.sql); v != 1 {
+		t.Errorf("schema version = %d after a failed migration, want 1", v)
+	}
+}
+
+func TestLoadMigrationsRefusesGaps(t *testing.T) {
+	_, err := loadMigrations(fstest.MapFS{
+		"migrations/0001_init.sql": {Data: []byte("SELECT 1")},
+		"migrations/0003_x.sql":    {Data: []byte("SELECT 1")},
+	})
+	if err == nil {
+		t.Fatal("a gap in migration numbers was accepted")
+	}
+}
+
+// Pragmas set with Exec would reach one pooled connection only; the DSN
+// reaches all of them. Hold two connections at once so they are distinct.
+func TestPragmasOnEveryPooledConnection(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	c1, err := db.sql.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close()
+	c2, err := db.sql.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+
+	for name, c := range map[string]*sql.Conn{"first": c1, "second": c2} {
+		var fk, busy, sync int
+		var journal string
+		for pragma, dest := range map[string]any{"foreign_keys": &fk, "busy_timeout": &busy, "journal_mode": &journal, "synchronous": &sync} {
+			if err := c.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(dest); err != nil {
+				t.Fatalf("%s connection: PRAGMA %s: %v", name, pragma, err)
+			}
+		}
+		if fk != 1 || busy != 10000 || journal != "wal" || sync != 1 {
+			t.Errorf("%s connection: foreign_keys=%d busy_timeout=%d journal_mode=%s synchronous=%d; want 1 10000 wal 1(NORMAL)",
+				name, fk, busy, journal, sync)
+		}
+		// And the pragma really acts: a dangling reference is refused.
+		_, err := c.ExecContext(ctx, `INSERT INTO pages (document_id, page, text) VALUES ('doc_missing', 1, '')`)
+		if !errors.Is(translate("insert", err), ErrConflict) {
+			t.Errorf("%s connection: dangling foreign key insert gave %v, want a conflict", name, err)
+		}
+	}
+}
+
+func TestRowsWrittenInOneTransactionShareTheTime(t *testing.T) {
+	db := mustOpen(t)
+	at := time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.FixedZone("x", 3600))
+	db.Now = func() time.Time { return at }
+	d := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"x"}})
+	want := at.UTC().Truncate(time.Millisecond)
+	if !d.CreatedAt.Equal(want) || !d.UpdatedAt.Equal(want) || d.CreatedAt.Location() != time.UTC {
+		t.Errorf("created_at %v, updated_at %v; want both %v in UTC", d.CreatedAt, d.UpdatedAt, want)
+	}
+}

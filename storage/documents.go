@@ -1,0 +1,422 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Document statuses: what reading the file gave.
+const (
+	StatusReady    = "ready"     // the text of every page is stored
+	StatusNeedsOCR = "needs_ocr" // the pages are images; Error says so
+	StatusFailed   = "failed"    // the file could not be read; Error says why
+)
+
+// Document is a stored document without its bytes and text.
+type Document struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Size      int64  `json:"size"`
+	SHA256    string `json:"sha256"`
+	// Pages is the page count.
+	Pages  int    `json:"pages"`
+	Status string `json:"status"`
+	Error  string `json:"error"`
+	// TagIDs are the document's tags, ordered by tag name; never nil, so it
+	// is [] rather than null in JSON.
+	TagIDs []string `json:"tag_ids"`
+	// Metadata is a JSON object, {} when there is none.
+	Metadata         json.RawMessage `json:"metadata"`
+	CreatedAt        time.Time       `json:"created_at"`
+	UpdatedAt        time.Time       `json:"updated_at"`
+	AutoCreateStatus string          `json:"auto_create_status"`
+}
+
+// NewDocument is what CreateDocument stores.
+type NewDocument struct {
+	Name      string
+	MediaType string
+	// Data is the original file; the store computes Size and SHA256 from it.
+	Data []byte
+	// Status is one of the Status constants; "" means StatusReady.
+	Status string
+	Error  string
+	// Pages is the text of each page, page 1 first; a page without text is
+	// "".
+	Pages  []string
+	TagIDs []string
+	// Metadata must be a JSON object; nil means {}.
+	Metadata json.RawMessage
+}
+
+// DocumentPatch changes the fields that are set.
+type DocumentPatch struct {
+	Name *string
+	// TagIDs, when set, replaces the document's tags.
+	TagIDs *[]string
+	// Metadata, when set, replaces the metadata; it must be a JSON object,
+	// or null, which clears it to {}.
+	Metadata json.RawMessage
+}
+
+// DocumentFilter selects documents for ListDocuments.
+type DocumentFilter struct {
+	// Search matches the name (case-insensitive substring) or the text
+	// (full-text search, every word must occur).
+	Search string
+	// TagIDs: a document must have all of them.
+	TagIDs []string
+	// Limit is the page size, 50 when 0. Offset skips that many documents.
+	Limit, Offset int
+}
+
+// DefaultListLimit is the page size of ListDocuments when none is given.
+const DefaultListLimit = 50
+
+// documentColumns are the columns scanDocument reads, for a query over
+// documents d. Tag ids come from a subquery so that a list is one query.
+const documentColumns = `d.id, d.name, d.media_type, d.size, d.sha256, d.pages, d.status, d.error,
+	d.metadata, d.created_at, d.updated_at, d.auto_create_status,
+	(SELECT group_concat(dt.tag_id, ',' ORDER BY t.name, t.id)
+	   FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
+	  WHERE dt.document_id = d.id)`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanDocument(s scanner) (Document, error) {
+	var (
+		d                 Document
+		metadata          string
+		created, updated  string
+		tags              sql.NullString
+		errCreate, errUpd error
+	)
+	err := s.Scan(&d.ID, &d.Name, &d.MediaType, &d.Size, &d.SHA256, &d.Pages, &d.Status, &d.Error,
+		&metadata, &created, &updated, &d.AutoCreateStatus, &tags)
+	if err != nil {
+		return Document{}, err
+	}
+	d.Metadata = json.RawMessage(metadata)
+	d.CreatedAt, errCreate = parseTime(created)
+	d.UpdatedAt, errUpd = parseTime(updated)
+	d.TagIDs = []string{}
+	if tags.String != "" {
+		d.TagIDs = strings.Split(tags.String, ",")
+	}
+	return d, errors.Join(errCreate, errUpd)
+}
+
+// getDocument reads one document by id inside or outside a transaction.
+func getDocument(ctx context.Context, q queryer, id string) (Document, error) {
+	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents d WHERE d.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Document{}, Errorf(ErrNotFound, "document %s not found", id)
+	}
+	return d, err
+}
+
+// CreateDocument stores a new document in one transaction: its row, its
+// bytes, its pages, their chunks and full-text index, and its tags. When the
+// same bytes are already stored it returns a *DuplicateError (a conflict)
+// that carries the existing document. Unknown tag ids are invalid.
+func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, error) {
+	name := strings.TrimSpace(nd.Name)
+	if name == "" {
+		return Document{}, Errorf(ErrInvalid, "document name is empty")
+	}
+	if nd.MediaType == "" {
+		return Document{}, Errorf(ErrInvalid, "document %q has no media type", name)
+	}
+	status, err := checkStatus(nd.Status)
+	if err != nil {
+		return Document{}, err
+	}
+	metadata, err := normalizeMetadata(nd.Metadata)
+	if err != nil {
+		return Document{}, err
+	}
+	tagIDs := uniqueStrings(nd.TagIDs)
+	sum := sha256.Sum256(nd.Data)
+	sha := hex.EncodeToString(sum[:])
+
+	var doc Document
+	err = db.update(ctx, "create document", func(tx *writeTx) error {
+		existing, err := documentBySHA256(ctx, tx, sha)
+		if err == nil {
+			return newDuplicateError(existing)
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		if err := checkTagsExist(ctx, tx, tagIDs); err != nil {
+			return err
+		}
+		id := newID(prefixDocument)
+		now := tx.nowText()
+		_, err = tx.ExecContext(ctx, `INSERT INTO documents
+			(id, name, media_type, size, sha256, pages, status, error, metadata, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, name, nd.MediaType, len(nd.Data), sha, len(nd.Pages), status, nd.Error, metadata, now, now)
+		if err != nil {
+			return err
+		}
+		data := nd.Data
+		if data == nil {
+			data = []byte{} // NOT NULL: an empty file is zero bytes, not NULL
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO document_files (document_id, bytes) VALUES (?, ?)`, id, data); err != nil {
+			return err
+		}
+		if err := insertPages(ctx, tx, id, nd.Pages); err != nil {
+			return err
+		}
+		if err := setDocumentTags(ctx, tx, id, tagIDs); err != nil {
+			return err
+		}
+		doc, err = getDocument(ctx, tx, id)
+		return err
+	})
+	return doc, err
+}
+
+// DocumentBySHA256 returns the document whose bytes have this SHA-256 (hex).
+func (db *DB) DocumentBySHA256(ctx context.Context, sha string) (Document, error) {
+	return documentBySHA256(ctx, db.sql, strings.ToLower(sha))
+}
+
+func documentBySHA256(ctx context.Context, q queryer, sha string) (Document, error) {
+	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents d WHERE d.sha256 = ?`, sha))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Document{}, Errorf(ErrNotFound, "no document with SHA-256 %s", sha)
+	}
+	if err != nil {
+		return Document{}, fmt.Errorf("get document by sha256: %w", err)
+	}
+	return d, nil
+}
+
+// GetDocument returns the document with this id.
+func (db *DB) GetDocument(ctx context.Context, id string) (Document, error) {
+	d, err := getDocument(ctx, db.sql, id)
+	return d, translate("get document", err)
+}
+
+// FindDocument returns the document with this id or, failing that, with
+// exactly this name. Several documents with that name are a conflict whose
+// message lists their ids, so the user can pick one.
+func (db *DB) FindDocument(ctx context.Context, idOrName string) (Document, error) {
+	d, err := getDocument(ctx, db.sql, idOrName)
+	if !errors.Is(err, ErrNotFound) {
+		return d, translate("find document", err)
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents d
+		WHERE d.name = ? ORDER BY d.created_at, d.id LIMIT 11`, idOrName)
+	if err != nil {
+		return Document{}, fmt.Errorf("find document: %w", err)
+	}
+	docs, err := scanDocuments(rows)
+	if err != nil {
+		return Document{}, fmt.Errorf("find document: %w", err)
+	}
+	switch len(docs) {
+	case 0:
+		return Document{}, Errorf(ErrNotFound, "document %q not found", idOrName)
+	case 1:
+		return docs[0], nil
+	}
+	ids := make([]string, 0, len(docs))
+	for i, d := range docs {
+		if i == 10 {
+			ids = append(ids, "…")
+			break
+		}
+		ids = append(ids, d.ID)
+	}
+	return Document{}, Errorf(ErrConflict, "several documents are named %q (%s): use an id", idOrName, strings.Join(ids, ", "))
+}
+
+func scanDocuments(rows *sql.Rows) ([]Document, error) {
+	defer rows.Close()
+	docs := []Document{}
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+	return docs, rows.Err()
+}
+
+// ListDocuments returns the documents that match f, newest first, and how
+// many match in all (ignoring Limit and Offset).
+func (db *DB) ListDocuments(ctx context.Context, f DocumentFilter) ([]Document, int, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	offset := max(f.Offset, 0)
+
+	var conds []string
+	var args []any
+	if s := strings.TrimSpace(f.Search); s != "" {
+		cond := `d.name LIKE ? ESCAPE '\'`
+		args = append(args, "%"+escapeLike(s)+"%")
+		if q := ftsQuery(s); q != "" {
+			cond = `(` + cond + ` OR d.id IN (SELECT c.document_id FROM chunks c
+				WHERE c.id IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?)))`
+			args = append(args, q)
+		}
+		conds = append(conds, cond)
+	}
+	for _, tagID := range uniqueStrings(f.TagIDs) {
+		conds = append(conds, `EXISTS (SELECT 1 FROM document_tags dt WHERE dt.document_id = d.id AND dt.tag_id = ?)`)
+		args = append(args, tagID)
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+
+	var docs []Document
+	var total int
+	err := db.view(ctx, "list documents", func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM documents d`+where, args...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents d`+where+
+			` ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+		if err != nil {
+			return err
+		}
+		docs, err = scanDocuments(rows)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return docs, total, nil
+}
+
+// UpdateDocument changes the fields set in p and returns the document.
+func (db *DB) UpdateDocument(ctx context.Context, id string, p DocumentPatch) (Document, error) {
+	var sets []string
+	var args []any
+	if p.Name != nil {
+		name := strings.TrimSpace(*p.Name)
+		if name == "" {
+			return Document{}, Errorf(ErrInvalid, "document name is empty")
+		}
+		sets, args = append(sets, "name = ?"), append(args, name)
+	}
+	if len(p.Metadata) > 0 {
+		raw := p.Metadata
+		if string(bytes.TrimSpace(raw)) == "null" {
+			raw = nil
+		}
+		metadata, err := normalizeMetadata(raw)
+		if err != nil {
+			return Document{}, err
+		}
+		sets, args = append(sets, "metadata = ?"), append(args, metadata)
+	}
+	var doc Document
+	err := db.update(ctx, "update document", func(tx *writeTx) error {
+		if _, err := getDocument(ctx, tx, id); err != nil {
+			return err
+		}
+		if p.TagIDs != nil {
+			tagIDs := uniqueStrings(*p.TagIDs)
+			if err := checkTagsExist(ctx, tx, tagIDs); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM document_tags WHERE document_id = ?`, id); err != nil {
+				return err
+			}
+			if err := setDocumentTags(ctx, tx, id, tagIDs); err != nil {
+				return err
+			}
+		}
+		if len(sets) > 0 || p.TagIDs != nil {
+			q := `UPDATE documents SET ` + strings.Join(append(sets, "updated_at = ?"), ", ") + ` WHERE id = ?`
+			if _, err := tx.ExecContext(ctx, q, append(args, tx.nowText(), id)...); err != nil {
+				return err
+			}
+		}
+		var err error
+		doc, err = getDocument(ctx, tx, id)
+		return err
+	})
+	return doc, err
+}
+
+// DeleteDocument deletes a document and everything that belongs to it: its
+// file, pages, chunks and index entries, tags links, extractions, threads
+// and their messages, and paused turns (all by ON DELETE CASCADE).
+func (db *DB) DeleteDocument(ctx context.Context, id string) error {
+	res, err := db.sql.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
+	if err != nil {
+		return translate("delete document", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("delete document: %w", err)
+	} else if n == 0 {
+		return Errorf(ErrNotFound, "document %s not found", id)
+	}
+	return nil
+}
+
+func checkStatus(status string) (string, error) {
+	switch status {
+	case "":
+		return StatusReady, nil
+	case StatusReady, StatusNeedsOCR, StatusFailed:
+		return status, nil
+	}
+	return "", Errorf(ErrInvalid, "unknown document status %q (want %s, %s or %s)", status, StatusReady, StatusNeedsOCR, StatusFailed)
+}
+
+// normalizeMetadata checks that raw is a JSON object and compacts it; nil or
+// empty means {}.
+func normalizeMetadata(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "{}", nil
+	}
+	if raw[0] != '{' || !json.Valid(raw) {
+		return "", Errorf(ErrInvalid, "metadata must be a JSON object")
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return "", Errorf(ErrInvalid, "metadata must be a JSON object")
+	}
+	return buf.String(), nil
+}
+
+// escapeLike escapes LIKE's wildcards so that user text matches literally
+// (with ESCAPE '\').
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// uniqueStrings drops empty and repeated values, keeping the first order.
+func uniqueStrings(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for _, s := range in {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,341 @@
+// Package modeltest is a scripted model server for tests.
+//
+// It speaks the real Ollama (/api/chat, /api/tags, /api/show) and
+// OpenAI-compatible (/v1/chat/completions, /v1/models) wire formats on a
+// loopback httptest server, so Docent's tests drive the real client libraries
+// end to end instead of mocking them. Each chat request takes the next
+// scripted Reply (either wire format), every request is recorded, and a Reply
+// can carry a Fault: an error status, a connection cut mid-stream, a frame of
+// invalid JSON, or a slow first token.
+//
+// Every handler watches the request's context while it waits, so a client
+// that disconnects ends the handler and no goroutine is left behind.
+package modeltest
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// ToolCall is one tool call the scripted model makes.
+type ToolCall struct {
+	// ID is the call id. On the OpenAI wire an empty ID becomes "call_<n>";
+	// on the Ollama wire it is sent only when set.
+	ID string
+	// Name is the function name.
+	Name string
+	// Arguments is the raw JSON text of the arguments; it may be deliberately
+	// invalid. Empty means "{}". On the Ollama wire arguments are a JSON
+	// object inside the frame, so invalid text makes that frame invalid JSON.
+	Arguments string
+}
+
+// Reply is what the scripted model answers to one chat request.
+type Reply struct {
+	// Thinking is the reasoning text, streamed before Text: Ollama's
+	// message.thinking (only when the request did not set "think": false
+	// and the model has the thinking capability), OpenAI-compatible
+	// servers' delta.reasoning_content.
+	Thinking string
+	// Text is the answer text.
+	Text string
+	// ToolCalls are sent after Text; on OpenAI they make finish_reason
+	// "tool_calls".
+	ToolCalls []ToolCall
+	// PromptTokens and CompletionTokens are the reported usage. Zero means a
+	// default: prompt tokens from the size of the messages, completion
+	// tokens from the number of deltas sent.
+	PromptTokens, CompletionTokens int
+	// Fault, when not zero, makes the reply misbehave.
+	Fault Fault
+	// ChunkRunes is the size of text and thinking deltas in runes; 0 means 4.
+	ChunkRunes int
+	// TokenDelay is the pause between streamed frames.
+	TokenDelay time.Duration
+}
+
+// Fault describes how a reply misbehaves. The zero value is no fault.
+type Fault struct {
+	// Status, when non-zero, answers with this HTTP status and a wire-format
+	// error body instead of a completion.
+	Status int
+	// Message is the error message with Status; empty means the status text.
+	Message string
+	// RetryAfter is sent as the Retry-After header (meant for 429).
+	RetryAfter string
+	// CutAfterChunks > 0 closes the connection abruptly (hijack and close,
+	// no final frame, no terminating chunk) after that many frames.
+	CutAfterChunks int
+	// MalformedJSON sends one frame of invalid JSON after the first frame
+	// (a non-streamed reply's whole body is then invalid).
+	MalformedJSON bool
+	// FirstTokenDelay delays the response, before its headers are written.
+	FirstTokenDelay time.Duration
+}
+
+// Model is a model the server offers.
+type Model struct {
+	// Name as clients send it, e.g. "qwen3:8b".
+	Name string
+	// ContextLength is reported by /api/show as "<family>.context_length".
+	ContextLength int
+	// Capabilities as /api/show reports them: "completion", "tools",
+	// "thinking", "vision", ...
+	Capabilities []string
+	// Family is the architecture, e.g. "qwen3"; it names model_info keys.
+	Family string
+}
+
+// DefaultModel is the model New serves when given none.
+var DefaultModel = Model{
+	Name:          "qwen3:8b",
+	ContextLength: 40960,
+	Capabilities:  []string{"completion", "tools", "thinking"},
+	Family:        "qwen3",
+}
+
+// Request is one recorded request.
+type Request struct {
+	// Wire is "ollama" or "openai".
+	Wire string
+	// Path is the URL path, e.g. "/api/chat".
+	Path string
+	// Model is the requested model.
+	Model string
+	// Stream says whether the reply was streamed (Ollama defaults to true,
+	// OpenAI to false).
+	Stream bool
+	// Messages are the request's messages as sent.
+	Messages []json.RawMessage
+	// Tools are the request's tool definitions as sent.
+	Tools []json.RawMessage
+	// Format is Ollama's "format" or OpenAI's "response_format".
+	Format json.RawMessage
+	// Think is Ollama's "think" or OpenAI's "reasoning_effort".
+	Think json.RawMessage
+	// Options is Ollama's "options"; for OpenAI, "stream_options".
+	Options json.RawMessage
+	// Body is the raw request body.
+	Body []byte
+	// Header is a copy of the request headers.
+	Header http.Header
+}
+
+// Server is a running scripted model server.
+type Server struct {
+	// URL is the base URL, e.g. http://127.0.0.1:PORT.
+	URL string
+
+	ts        *httptest.Server
+	models    []Model
+	done      chan struct{} // closed when the server shuts down
+	closeOnce sync.Once
+	inflight  atomic.Int64 // handlers running, for leak checks
+	seq       atomic.Int64 // completion ids
+
+	mu       sync.Mutex
+	queue    []Reply
+	handle   func(Request) Reply
+	requests []Request
+}
+
+// New starts a server on loopback offering models (DefaultModel when none)
+// and closes it in tb.Cleanup.
+func New(tb testing.TB, models ...Model) *Server {
+	tb.Helper()
+	if len(models) == 0 {
+		models = []Model{DefaultModel}
+	}
+	s := &Server{models: models, done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", s.ollamaChat)
+	mux.HandleFunc("GET /api/tags", s.ollamaTags)
+	mux.HandleFunc("POST /api/show", s.ollamaShow)
+	mux.HandleFunc("GET /api/version", s.ollamaVersion)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("Ollama is running")) })
+	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
+	mux.HandleFunc("GET /v1/models", s.openaiModels)
+	s.ts = httptest.NewServer(s.track(mux))
+	s.URL = s.ts.URL
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Close stops the server: waiting handlers return at once, then the listener
+// and connections close. It is safe to call more than once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.ts.CloseClientConnections()
+		s.ts.Close()
+	})
+}
+
+// OllamaURL is the base URL the Ollama client takes.
+func (s *Server) OllamaURL() string { return s.URL }
+
+// OpenAIURL is the base URL the OpenAI client takes (URL + "/v1").
+func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
+
+// Enqueue appends replies to the script; each chat request, in either wire
+// format, takes the next one. Requests the server rejects before generating
+// (invalid JSON, unknown model, missing capability) take none.
+func (s *Server) Enqueue(replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, replies...)
+}
+
+// Handle sets a function that computes the reply from the request when the
+// queue is empty.
+func (s *Server) Handle(fn func(Request) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handle = fn
+}
+
+// Requests returns the recorded requests in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	copy(out, s.requests)
+	return out
+}
+
+// Pending is the number of scripted replies not yet taken.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// errNoReply is the message of the 500 sent when the script has run out.
+const errNoReply = "modeltest: no scripted reply left"
+
+// next takes the reply for req: the queue first, then the Handle func, else
+// a 500 fault saying the script ran out.
+func (s *Server) next(req Request) Reply {
+	s.mu.Lock()
+	if len(s.queue) > 0 {
+		r := s.queue[0]
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return r
+	}
+	fn := s.handle
+	s.mu.Unlock()
+	if fn != nil {
+		return fn(req)
+	}
+	return Reply{Fault: Fault{Status: http.StatusInternalServerError, Message: errNoReply}}
+}
+
+func (s *Server) record(req Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, req)
+}
+
+func (s *Server) model(name string) (Model, bool) {
+	for _, m := range s.models {
+		if m.Name == name || m.Name == name+":latest" || m.Name+":latest" == name {
+			return m, true
+		}
+	}
+	return Model{}, false
+}
+
+func (m Model) has(capability string) bool {
+	for _, c := range m.Capabilities {
+		if c == capability {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) track(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// chatBody is the union of the Ollama and OpenAI chat request fields the
+// server looks at.
+type chatBody struct {
+	Model           string            `json:"model"`
+	Stream          *bool             `json:"stream"`
+	Messages        []json.RawMessage `json:"messages"`
+	Tools           []json.RawMessage `json:"tools"`
+	Format          json.RawMessage   `json:"format"`
+	ResponseFormat  json.RawMessage   `json:"response_format"`
+	Think           json.RawMessage   `json:"think"`
+	ReasoningEffort json.RawMessage   `json:"reasoning_effort"`
+	Options         json.RawMessage   `json:"options"`
+	StreamOptions   json.RawMessage   `json:"stream_options"`
+}
+
+// readChat reads and records a chat request. A body that is not valid JSON
+// is recorded too and returned as err.
+func (s *Server) readChat(wire string, r *http.Request) (Request, chatBody, error) {
+	var buf bytes.Buffer
+	_, err := buf.ReadFrom(r.Body)
+	req := Request{Wire: wire, Path: r.URL.Path, Body: buf.Bytes(), Header: r.Header.Clone()}
+	var b chatBody
+	if err == nil {
+		err = json.Unmarshal(req.Body, &b)
+	}
+	if err == nil {
+		req.Model = b.Model
+		req.Messages = b.Messages
+		req.Tools = b.Tools
+		if wire == "ollama" {
+			req.Stream = b.Stream == nil || *b.Stream
+			req.Format, req.Think, req.Options = b.Format, b.Think, b.Options
+		} else {
+			req.Stream = b.Stream != nil && *b.Stream
+			req.Format, req.Think, req.Options = b.ResponseFormat, b.ReasoningEffort, b.StreamOptions
+		}
+	}
+	s.record(req)
+	return req, b, err
+}
+
+// wait pauses for d, returning false if the client went away or the server
+// is closing first.
+func (s *Server) wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.done:
+		return false
+	}
+}
+
+// promptTokens is the default prompt token count: about four bytes a token.
+func promptTokens(req Request, rep Reply) int {
+	if rep.PromptTokens > 0 {
+		return rep.PromptTokens
+	}
+	n := 0
+	for _, m := range req.Messages {
+		n += len(m)
+	}
+	return n/4 + 1
+}

@@ -1,0 +1,212 @@
+package pdftext
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Limits bound one isolated extraction.
+type Limits struct {
+	// Timeout is how long the child may run; 0 means 60 seconds.
+	Timeout time.Duration
+	// MemoryBytes is how much memory the child may use beyond what the Go
+	// runtime holds at start; 0 means 1 GiB.
+	MemoryBytes int64
+}
+
+// Defaults of Limits.
+const (
+	DefaultTimeout     = 60 * time.Second
+	DefaultMemoryBytes = 1 << 30
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MemoryBytes <= 0 {
+		l.MemoryBytes = DefaultMemoryBytes
+	}
+	return l
+}
+
+// ExtractIsolated runs Extract in a child process of this executable,
+// because a goroutine stuck in a parser loop cannot be stopped: the child
+// can be killed. The PDF goes to the child on stdin, the result comes back
+// as JSON on stdout, and the errors of this package keep their kind across
+// the boundary (errors.Is works on what is returned). The child is killed,
+// with its whole process group, when ctx is cancelled or lim.Timeout
+// passes, and it cannot use more than lim.MemoryBytes. Every way a child
+// can die becomes an error that names the cause.
+func ExtractIsolated(ctx context.Context, data []byte, opts Options, lim Limits) (Result, error) {
+	lim = lim.withDefaults()
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return Result{}, fmt.Errorf("starting pdf reader: %w", err)
+	}
+	header, err := json.Marshal(request{Options: opts})
+	if err != nil {
+		return Result{}, fmt.Errorf("starting pdf reader: %w", err)
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, exe)
+	cmd.Env = append(childEnviron(), childEnv+"=1", memoryEnv+"="+strconv.FormatInt(lim.MemoryBytes, 10))
+	cmd.Stdin = io.MultiReader(bytes.NewReader(header), strings.NewReader("\n"), bytes.NewReader(data))
+	var stdout bytes.Buffer
+	stderr := &headBuffer{max: 16 << 10}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	isolate(cmd)
+	// After a kill, stop waiting for the pipes soon even if a grandchild
+	// holds them open.
+	cmd.WaitDelay = 2 * time.Second
+
+	start := time.Now()
+	runErr := cmd.Run()
+	elapsed := time.Since(start)
+
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("reading PDF: %w", err)
+	}
+	if runCtx.Err() != nil {
+		return Result{}, &remoteError{kind: ErrTimeout, msg: "pdf reader timed out after " + formatDuration(lim.Timeout)}
+	}
+	var rep reply
+	if runErr == nil {
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || (rep.Result == nil && rep.Error == nil) {
+			return Result{}, malformed("pdf reader gave no answer (%v); stderr: %s", err, stderr.summary())
+		}
+		if rep.Error != nil {
+			return Result{}, rebuildError(rep.Error)
+		}
+		return *rep.Result, nil
+	}
+	return Result{}, childDied(runErr, stderr.String(), lim, elapsed)
+}
+
+// childDied explains a child that exited without a reply.
+func childDied(runErr error, stderr string, lim Limits, elapsed time.Duration) error {
+	tooLarge := &remoteError{kind: ErrTooLarge, msg: "pdf reader exceeded " + formatBytes(lim.MemoryBytes) + " memory limit"}
+	if outOfMemory(stderr) {
+		return tooLarge
+	}
+	var exit *exec.ExitError
+	if errors.As(runErr, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if ws.Signal() == syscall.SIGKILL {
+				// Nobody here sent it: the kernel's OOM killer is the usual sender.
+				slog.Warn("pdf reader killed", "signal", ws.Signal(), "after", elapsed)
+				return &remoteError{kind: ErrTooLarge, msg: "pdf reader was killed (signal: killed), most likely out of memory"}
+			}
+			return malformed("pdf reader crashed (signal: %v); stderr: %s", ws.Signal(), lastLines(stderr))
+		}
+		return malformed("pdf reader crashed (exit status %d): %s", exit.ExitCode(), lastLines(stderr))
+	}
+	return fmt.Errorf("running pdf reader: %w", runErr)
+}
+
+func rebuildError(e *replyError) error {
+	if kind, ok := errorKinds[e.Kind]; ok {
+		if kind == ErrWrongPassword || kind == ErrPasswordRequired {
+			// Keep the sentinel itself, so that err == ErrPasswordRequired
+			// holds on both sides.
+			if e.Message == kind.Error() {
+				return kind
+			}
+		}
+		return &remoteError{kind: kind, msg: e.Message}
+	}
+	return errors.New(e.Message)
+}
+
+// outOfMemory recognises the Go runtime's messages when an allocation or a
+// new thread fails under the memory limit.
+func outOfMemory(stderr string) bool {
+	for _, s := range []string{"out of memory", "cannot allocate memory", "failed to create new OS thread", "memory limit"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// childEnviron is this process's environment without the child's variables,
+// so that a child never inherits a stale request.
+func childEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "DOCENT_PDFTEXT_") && !strings.HasPrefix(kv, testHookEnv+"=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func formatDuration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%ds", int64(d/time.Second))
+	}
+	return d.String()
+}
+
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MiB", n>>20)
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}
+
+// lastLines keeps the end of a crash report, where the cause is.
+func lastLines(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, "\ngoroutine "); i > 0 {
+		s = s[:i] // the first lines name the fatal error; stacks follow
+	}
+	if len(s) > 500 {
+		s = s[:500] + "…"
+	}
+	return s
+}
+
+// headBuffer keeps the first max bytes written to it: a Go crash report names
+// its cause first.
+type headBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (t *headBuffer) Write(p []byte) (int, error) {
+	if room := t.max - t.buf.Len(); room > 0 {
+		t.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (t *headBuffer) String() string { return t.buf.String() }
+
+func (t *headBuffer) summary() string {
+	if t.buf.Len() == 0 {
+		return "(empty)"
+	}
+	return lastLines(t.buf.String())
+}

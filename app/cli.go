@@ -1,0 +1,295 @@
+// Package app is what users touch: the command line, the HTTP server and the
+// desktop shell. Each is a thin adapter over the store (storage) and, later,
+// the agent; the use cases they share live in subpackages such as ingest.
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/docent/docent/storage"
+)
+
+// Exit statuses of the docent command, chosen in one place.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// usageError is a mistake in how the command was called: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// errPartial marks a batch that finished every item it could but not all of
+// them; the command has already said which failed, so nothing more is printed.
+var errPartial = errors.New("some items failed")
+
+// Env is what every command gets: its streams, the global settings, and the
+// store, opened on first use so that `docent --help` never touches the disk.
+type Env struct {
+	IO      *IOStreams
+	DataDir string
+	Model   string
+	Logger  *slog.Logger
+
+	db *storage.DB
+}
+
+// Store opens the database in the data directory on first use.
+func (e *Env) Store(ctx context.Context) (*storage.DB, error) {
+	if e.db != nil {
+		return e.db, nil
+	}
+	db, err := storage.Open(ctx, filepath.Join(e.DataDir, databaseFile))
+	if err != nil {
+		return nil, err
+	}
+	e.db = db
+	return db, nil
+}
+
+// Close releases what the commands opened.
+func (e *Env) Close() error {
+	if e.db == nil {
+		return nil
+	}
+	err := e.db.Close()
+	e.db = nil
+	return err
+}
+
+type command struct {
+	name    string
+	usage   string
+	summary string
+	run     func(ctx context.Context, env *Env, args []string) error
+}
+
+// commands lists every subcommand; `docent help` prints them in this order.
+// It is a function, not a variable, because the commands themselves look up
+// their usage line here.
+func commands() []command {
+	return []command{
+		{"import", "import [--tag NAME]... [--password PW] PATH...", "import files or folders (PDF, .txt, .md)", runImport},
+		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--json]", "list documents", runDocuments},
+		{"show", "show DOC [--json]", "show one document", runShow},
+		{"text", "text DOC [--page N]", "print a document's text", runText},
+		{"rm", "rm DOC...", "remove documents and everything made from them", runRemove},
+	}
+}
+
+// usageLine is the usage of the named subcommand, for its error messages.
+func usageLine(name string) string {
+	for _, c := range commands() {
+		if c.name == name {
+			return "usage: docent " + c.usage
+		}
+	}
+	return "see docent help"
+}
+
+// Run runs docent with the arguments that follow the program name and returns
+// the exit status. Global flags (--data-dir, --model) may stand before or
+// after the subcommand.
+func Run(ctx context.Context, args []string, ios *IOStreams) int {
+	logger := slog.New(slog.NewTextHandler(ios.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	env := &Env{IO: ios, Logger: logger}
+	err := run(ctx, env, args)
+	if cerr := env.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("close the database: %w", cerr)
+	}
+	return reportError(ios.Err, err)
+}
+
+func run(ctx context.Context, env *Env, args []string) error {
+	globals, rest, err := splitGlobalFlags(args)
+	if err != nil {
+		return err
+	}
+	env.DataDir = firstNonEmpty(globals["data-dir"], os.Getenv("DOCENT_DATA_DIR"))
+	if env.DataDir == "" {
+		if env.DataDir, err = DefaultDataDir(); err != nil {
+			return err
+		}
+	}
+	env.Model = firstNonEmpty(globals["model"], os.Getenv("DOCENT_MODEL"))
+
+	top := flag.NewFlagSet("docent", flag.ContinueOnError)
+	top.SetOutput(io.Discard)
+	serve := top.Bool("serve", false, "")
+	listen := top.String("listen", defaultListen, "")
+	version := top.Bool("version", false, "")
+	if err := top.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printHelp(env.IO.Out)
+			return nil
+		}
+		return usagef("%v", err)
+	}
+	switch {
+	case *version:
+		fmt.Fprintf(env.IO.Out, "docent %s\n", Version)
+		return nil
+	case top.NArg() > 0:
+		name := top.Arg(0)
+		if name == "help" {
+			printHelp(env.IO.Out)
+			return nil
+		}
+		for _, c := range commands() {
+			if c.name == name {
+				return c.run(ctx, env, top.Args()[1:])
+			}
+		}
+		return usagef("unknown command %q (see docent help)", name)
+	case *serve:
+		return runServe(ctx, env, *listen)
+	case isFlagSet(top, "listen"):
+		return usagef("--listen goes with --serve")
+	default:
+		return runDesktop(ctx, env)
+	}
+}
+
+// reportError prints err for a person and maps it to an exit status.
+func reportError(w io.Writer, err error) int {
+	var uerr *usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, errPartial):
+		return ExitFailure
+	case errors.As(err, &uerr):
+		fmt.Fprintf(w, "docent: %s\n", uerr.msg)
+		return ExitUsage
+	case err == context.Canceled:
+		fmt.Fprintln(w, "docent: interrupted")
+		return ExitFailure
+	default:
+		fmt.Fprintf(w, "docent: %s\n", errorText(err))
+		return ExitFailure
+	}
+}
+
+// errorText renders an error the same way everywhere: the message of an
+// application error as the store wrote it, else the wrapped chain.
+func errorText(err error) string {
+	var appErr *storage.Error
+	if errors.As(err, &appErr) {
+		return appErr.Message
+	}
+	return err.Error()
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, `Docent %s turns documents into structured data with an AI agent, on your machine.
+
+Usage:
+  docent                          open the desktop app
+  docent --serve [--listen ADDR]  serve the web UI and HTTP API (default %s)
+  docent COMMAND [FLAGS]
+
+Commands:
+`, Version, defaultListen)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-60s %s\n", c.usage, c.summary)
+	}
+	fmt.Fprint(w, `
+Global flags (before or after the command):
+  --data-dir DIR   where Docent keeps its data (env DOCENT_DATA_DIR)
+  --model MODEL    model id such as ollama/qwen3:8b (env DOCENT_MODEL)
+
+DOC accepts a document id or its exact name.
+`)
+}
+
+// globalFlags are accepted anywhere on the command line.
+var globalFlags = map[string]bool{"data-dir": true, "model": true}
+
+// splitGlobalFlags takes the global flags out of args wherever they stand and
+// returns them with the remaining arguments in order. Arguments after "--" are
+// left alone.
+func splitGlobalFlags(args []string) (map[string]string, []string, error) {
+	globals := map[string]string{}
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || !globalFlags[name] {
+			rest = append(rest, a)
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(args) {
+				return nil, nil, usagef("flag --%s needs a value", name)
+			}
+			i++
+			value = args[i]
+		}
+		globals[name] = value
+	}
+	return globals, rest, nil
+}
+
+// parseFlags parses a subcommand's flags, which may come before, between or
+// after its positional arguments (`docent text DOC --page 2`), and returns the
+// positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, usagef("%s", usageLine(fs.Name()))
+			}
+			return nil, usagef("%s: %v\n%s", fs.Name(), err, usageLine(fs.Name()))
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// stringList is a repeatable string flag (--tag a --tag b).
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func isFlagSet(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

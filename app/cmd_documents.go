@@ -1,0 +1,193 @@
+package app
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/docent/docent/storage"
+)
+
+// documentList is the JSON shape of a list of documents, as in the HTTP API.
+type documentList struct {
+	Documents []storage.Document `json:"documents"`
+	Total     int                `json:"total"`
+}
+
+func runDocuments(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("documents", flag.ContinueOnError)
+	search := fs.String("search", "", "")
+	var tags stringList
+	fs.Var(&tags, "tag", "")
+	limit := fs.Int("limit", 50, "")
+	offset := fs.Int("offset", 0, "")
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("documents takes no arguments (got %q)\n%s", rest[0], usageLine("documents"))
+	}
+	if *limit < 1 || *offset < 0 {
+		return usagef("--limit must be at least 1 and --offset not negative")
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	filter := storage.DocumentFilter{Search: *search, Limit: *limit, Offset: *offset}
+	for _, name := range tags {
+		tag, err := db.FindTag(ctx, name)
+		if err != nil {
+			return err
+		}
+		filter.TagIDs = append(filter.TagIDs, tag.ID)
+	}
+	docs, total, err := db.ListDocuments(ctx, filter)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(env.IO, documentList{Documents: docs, Total: total})
+	}
+	if total == 0 {
+		fmt.Fprintln(env.IO.Err, "no documents; add some with: docent import PATH")
+		return nil
+	}
+	t := newTable(env.IO.Out, "ID", "NAME", "PAGES", "STATUS", "SIZE", "IMPORTED")
+	for _, d := range docs {
+		t.row(d.ID, truncate(d.Name, 48), fmt.Sprint(d.Pages), d.Status, humanSize(d.Size), formatTime(d.CreatedAt))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if len(docs) < total {
+		fmt.Fprintf(env.IO.Err, "showing %d-%d of %d (use --limit and --offset for more)\n", *offset+1, *offset+len(docs), total)
+	}
+	return nil
+}
+
+func runShow(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("show takes one document\n%s", usageLine("show"))
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	doc, err := db.FindDocument(ctx, rest[0])
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(env.IO, doc)
+	}
+	tagNames := make([]string, 0, len(doc.TagIDs))
+	for _, id := range doc.TagIDs {
+		tag, err := db.GetTag(ctx, id)
+		if err != nil {
+			return err
+		}
+		tagNames = append(tagNames, tag.Name)
+	}
+	w := env.IO.Out
+	fmt.Fprintf(w, "%s\n", doc.Name)
+	fmt.Fprintf(w, "  id        %s\n", doc.ID)
+	fmt.Fprintf(w, "  type      %s, %s\n", doc.MediaType, humanSize(doc.Size))
+	fmt.Fprintf(w, "  pages     %d\n", doc.Pages)
+	fmt.Fprintf(w, "  status    %s\n", doc.Status)
+	if doc.Error != "" {
+		fmt.Fprintf(w, "  error     %s\n", doc.Error)
+	}
+	if len(tagNames) > 0 {
+		fmt.Fprintf(w, "  tags      %s\n", strings.Join(tagNames, ", "))
+	}
+	fmt.Fprintf(w, "  sha256    %s\n", doc.SHA256)
+	fmt.Fprintf(w, "  imported  %s\n", formatTime(doc.CreatedAt))
+	if m := string(doc.Metadata); m != "" && m != "{}" {
+		fmt.Fprintf(w, "  metadata  %s\n", m)
+	}
+	return nil
+}
+
+func runText(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("text", flag.ContinueOnError)
+	page := fs.Int("page", 0, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("text takes one document\n%s", usageLine("text"))
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	doc, err := db.FindDocument(ctx, rest[0])
+	if err != nil {
+		return err
+	}
+	if isFlagSet(fs, "page") {
+		text, err := db.PageText(ctx, doc.ID, *page)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(env.IO.Out, strings.TrimRight(text, "\n"))
+		return nil
+	}
+	pages, err := db.DocumentText(ctx, doc.ID)
+	if err != nil {
+		return err
+	}
+	if len(pages) == 0 && doc.Error != "" {
+		return fmt.Errorf("%s has no text: %s", doc.Name, doc.Error)
+	}
+	for i, text := range pages {
+		if len(pages) > 1 {
+			fmt.Fprintf(env.IO.Out, "=== page %d of %d ===\n", i+1, len(pages))
+		}
+		fmt.Fprintln(env.IO.Out, strings.TrimRight(text, "\n"))
+	}
+	return nil
+}
+
+func runRemove(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("rm", flag.ContinueOnError)
+	refs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(refs) == 0 {
+		return usagef("rm needs at least one document\n%s", usageLine("rm"))
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	for _, ref := range refs {
+		doc, err := db.FindDocument(ctx, ref)
+		if err == nil {
+			err = db.DeleteDocument(ctx, doc.ID)
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", ref, errorText(err))
+			continue
+		}
+		fmt.Fprintf(env.IO.Out, "removed %s (%s)\n", doc.ID, doc.Name)
+	}
+	if failed > 0 {
+		return errPartial
+	}
+	return nil
+}

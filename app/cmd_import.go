@@ -1,0 +1,166 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/storage"
+)
+
+// importReport is what `docent import --json` prints; the HTTP upload answers
+// with the same documents/errors pair.
+type importReport struct {
+	Documents  []storage.Document `json:"documents"`
+	Duplicates []importDuplicate  `json:"duplicates"`
+	Errors     []importError      `json:"errors"`
+	Skipped    map[string]int     `json:"skipped"`
+}
+
+type importDuplicate struct {
+	File       string `json:"file"`
+	DocumentID string `json:"document_id"`
+}
+
+type importError struct {
+	File       string `json:"file"`
+	Error      string `json:"error"`
+	DocumentID string `json:"document_id,omitempty"`
+}
+
+func runImport(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	var tags stringList
+	fs.Var(&tags, "tag", "")
+	password := fs.String("password", "", "")
+	asJSON := fs.Bool("json", false, "")
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usagef("import needs at least one file or folder\n%s", usageLine("import"))
+	}
+	plan, err := ingest.PlanPaths(paths)
+	if err != nil {
+		return err
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	var opts ingest.Options
+	opts.Password = *password
+	for _, name := range tags {
+		tag, err := db.EnsureTag(ctx, name)
+		if err != nil {
+			return fmt.Errorf("tag %q: %w", name, err)
+		}
+		opts.TagIDs = append(opts.TagIDs, tag.ID)
+	}
+
+	bar := newProgress(env.IO, len(plan.Files), "importing")
+	im := &ingest.Importer{DB: db}
+	outcomes := im.ImportFiles(ctx, plan.Files, opts, func(done int, o ingest.Outcome) {
+		bar.step(done, outcomeLine(o))
+	})
+	bar.finish()
+
+	report := importReport{Documents: []storage.Document{}, Duplicates: []importDuplicate{}, Errors: []importError{}, Skipped: plan.Skipped}
+	finished := 0
+	for _, o := range outcomes {
+		switch {
+		case errors.Is(o.Err, context.Canceled):
+			continue // interrupted before it finished: the next import reads it
+		case o.Err != nil:
+			e := importError{File: o.File, Error: errorText(o.Err)}
+			if o.Document != nil {
+				e.DocumentID = o.Document.ID
+			}
+			report.Errors = append(report.Errors, e)
+		case o.Duplicate:
+			report.Duplicates = append(report.Duplicates, importDuplicate{File: o.File, DocumentID: o.Document.ID})
+		default:
+			report.Documents = append(report.Documents, *o.Document)
+		}
+		finished++
+	}
+	if *asJSON {
+		if err := writeJSON(env.IO, report); err != nil {
+			return err
+		}
+	}
+	summary := fmt.Sprintf("imported %d, already there %d, failed %d", len(report.Documents), len(report.Duplicates), len(report.Errors))
+	if s := plan.SkippedSummary(); s != "" {
+		summary += "; " + s
+	}
+	fmt.Fprintln(env.IO.Err, summary)
+	if len(report.Errors) > 0 {
+		fmt.Fprintln(env.IO.Err, "failed:")
+		for _, e := range report.Errors {
+			fmt.Fprintf(env.IO.Err, "  %s: %s\n", e.File, e.Error)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("import interrupted after %d of %d files; what finished is kept: %w", finished, len(plan.Files), err)
+	}
+	if len(report.Errors) > 0 {
+		return errPartial
+	}
+	return nil
+}
+
+// outcomeLine is the one-line account of one imported file.
+func outcomeLine(o ingest.Outcome) string {
+	switch {
+	case errors.Is(o.Err, context.Canceled):
+		return fmt.Sprintf("%s: interrupted", o.File)
+	case o.Err != nil:
+		return fmt.Sprintf("%s: failed: %s", o.File, errorText(o.Err))
+	case o.Duplicate:
+		return fmt.Sprintf("%s: already imported as %s", o.File, o.Document.ID)
+	case o.Document.Status == storage.StatusNeedsOCR:
+		return fmt.Sprintf("%s: imported as %s, needs OCR", o.File, o.Document.ID)
+	default:
+		return fmt.Sprintf("%s: imported as %s (%s)", o.File, o.Document.ID, plural(o.Document.Pages, "page"))
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// progress reports long work on stderr: a bar redrawn in place on a
+// terminal, one plain line per item otherwise.
+type progress struct {
+	ios   *IOStreams
+	total int
+	verb  string
+}
+
+func newProgress(ios *IOStreams, total int, verb string) *progress {
+	return &progress{ios: ios, total: total, verb: verb}
+}
+
+func (p *progress) step(done int, line string) {
+	if !p.ios.ErrTTY {
+		fmt.Fprintf(p.ios.Err, "[%d/%d] %s\n", done, p.total, line)
+		return
+	}
+	const width = 30
+	filled := width * done / max(p.total, 1)
+	fmt.Fprintf(p.ios.Err, "\r\033[K%s [%s%s] %d/%d %s", p.verb,
+		strings.Repeat("█", filled), strings.Repeat("·", width-filled), done, p.total, truncate(line, 60))
+}
+
+func (p *progress) finish() {
+	if p.ios.ErrTTY {
+		fmt.Fprint(p.ios.Err, "\r\033[K")
+	}
+}

@@ -1,0 +1,41 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// Version is the version of this build, set with
+// -ldflags "-X github.com/docent/docent/app.Version=1.2.3".
+var Version = "0.1.0-dev"
+
+// databaseFile is the name of the SQLite file inside the data directory.
+const databaseFile = "docent.db"
+
+// DefaultDataDir is where Docent keeps its data when neither --data-dir nor
+// DOCENT_DATA_DIR says otherwise: $XDG_DATA_HOME/docent (~/.local/share/docent)
+// on Linux and other Unixes, the platform's application-data folder elsewhere.
+func DefaultDataDir() (string, error) {
+	switch runtime.GOOS {
+	case "windows":
+		if dir := os.Getenv("LocalAppData"); dir != "" {
+			return filepath.Join(dir, "Docent"), nil
+		}
+	case "darwin":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the home directory: %w", err)
+		}
+		return filepath.Join(home, "Library", "Application Support", "Docent"), nil
+	}
+	if dir := os.Getenv("XDG_DATA_HOME"); dir != "" {
+		return filepath.Join(dir, "docent"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the home directory (set --data-dir or DOCENT_DATA_DIR): %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "docent"), nil
+}

@@ -1,0 +1,150 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Plan is the list of files an import will read, found by walking its paths.
+type Plan struct {
+	// Files to import, in the order they were named and found.
+	Files []string
+	// Skipped counts the files of other types found inside folders, by
+	// extension. A file named directly is never skipped: it gets an error.
+	Skipped map[string]int
+}
+
+// SkippedSummary says in one line what the walk left out, or "".
+func (p Plan) SkippedSummary() string {
+	if len(p.Skipped) == 0 {
+		return ""
+	}
+	exts := make([]string, 0, len(p.Skipped))
+	total := 0
+	for ext, n := range p.Skipped {
+		exts = append(exts, fmt.Sprintf("%s ×%d", ext, n))
+		total += n
+	}
+	sort.Strings(exts)
+	return fmt.Sprintf("skipped %d files of other types in folders (%s)", total, strings.Join(exts, ", "))
+}
+
+// PlanPaths walks files and folders (recursively, hidden entries aside). A
+// path that does not exist is an error for the whole import, before anything
+// is read.
+func PlanPaths(paths []string) (Plan, error) {
+	plan := Plan{Skipped: map[string]int{}}
+	for _, root := range paths {
+		info, err := os.Stat(root)
+		if err != nil {
+			return Plan{}, fmt.Errorf("import %s: %w", root, err)
+		}
+		if !info.IsDir() {
+			plan.Files = append(plan.Files, root)
+			continue
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return fmt.Errorf("walk %s: %w", path, err)
+			}
+			if path != root && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if !Supported(path) {
+				ext := strings.ToLower(filepath.Ext(path))
+				if ext == "" {
+					ext = "(none)"
+				}
+				plan.Skipped[ext]++
+				return nil
+			}
+			plan.Files = append(plan.Files, path)
+			return nil
+		})
+		if err != nil {
+			return Plan{}, err
+		}
+	}
+	return plan, nil
+}
+
+// ImportFiles imports the files of a plan with one worker per core (reading a
+// PDF is CPU-bound and happens in a child process, so this uses every core).
+// progress, if not nil, is called once per finished file, from one goroutine
+// at a time. Outcomes come back in the plan's order. When ctx is cancelled the
+// workers stop taking files; files not started are left out of the outcomes.
+func (im *Importer) ImportFiles(ctx context.Context, files []string, opts Options, progress func(done int, o Outcome)) []Outcome {
+	outcomes := make([]Outcome, len(files))
+	started := make([]bool, len(files))
+	jobs := make(chan int)
+	var mu sync.Mutex
+	done := 0
+
+	var wg sync.WaitGroup
+	for range min(runtime.NumCPU(), max(len(files), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				o := im.importFile(ctx, files[i], opts)
+				mu.Lock()
+				outcomes[i] = o
+				done++
+				if progress != nil {
+					progress(done, o)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range files {
+		select {
+		case jobs <- i:
+			started[i] = true
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+
+	kept := outcomes[:0]
+	for i, o := range outcomes {
+		if started[i] {
+			kept = append(kept, o)
+		}
+	}
+	return kept
+}
+
+func (im *Importer) importFile(ctx context.Context, path string, opts Options) Outcome {
+	if err := ctx.Err(); err != nil {
+		return Outcome{File: path, Err: err}
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return Outcome{File: path, Err: err}
+	}
+	if info.Size() > MaxFileSize {
+		return Outcome{File: path, Err: fmt.Errorf("file too large: %d MiB, the limit is %d MiB", info.Size()>>20, MaxFileSize>>20)}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Outcome{File: path, Err: err}
+	}
+	return im.ImportBytes(ctx, path, data, opts)
+}

@@ -1,0 +1,37 @@
+package app
+
+import (
+	"io"
+	"os"
+)
+
+// IOStreams are the standard streams a command reads and writes. Commands take
+// them from here, never from os directly, so tests run commands against
+// buffers, and terminal checks decide progress bars and prompts in one place.
+type IOStreams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+
+	// OutTTY and ErrTTY tell whether stdout and stderr are terminals.
+	OutTTY bool
+	ErrTTY bool
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	return &IOStreams{
+		In:     os.Stdin,
+		Out:    os.Stdout,
+		Err:    os.Stderr,
+		OutTTY: isTerminal(os.Stdout),
+		ErrTTY: isTerminal(os.Stderr),
+	}
+}
+
+// isTerminal reports whether f is a character device, which is what a
+// terminal is on every platform Docent runs on; no extra module needed.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

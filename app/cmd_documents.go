@@ -72,18 +72,7 @@ func runDocuments(ctx context.Context, env *Env, args []string) error {
 func runShow(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return usagef("show takes one document\n%s", usageLine("show"))
-	}
-	db, err := env.Store(ctx)
-	if err != nil {
-		return err
-	}
-	doc, err := db.FindDocument(ctx, rest[0])
+	db, doc, err := documentArg(ctx, env, fs, args)
 	if err != nil {
 		return err
 	}
@@ -121,18 +110,7 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 func runText(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("text", flag.ContinueOnError)
 	page := fs.Int("page", 0, "")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return usagef("text takes one document\n%s", usageLine("text"))
-	}
-	db, err := env.Store(ctx)
-	if err != nil {
-		return err
-	}
-	doc, err := db.FindDocument(ctx, rest[0])
+	db, doc, err := documentArg(ctx, env, fs, args)
 	if err != nil {
 		return err
 	}
@@ -158,6 +136,24 @@ func runText(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.IO.Out, strings.TrimRight(text, "\n"))
 	}
 	return nil
+}
+
+// documentArg parses the flags of a command that takes exactly one document
+// and finds that document by id or exact name.
+func documentArg(ctx context.Context, env *Env, fs *flag.FlagSet, args []string) (*storage.DB, storage.Document, error) {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, storage.Document{}, err
+	}
+	if len(rest) != 1 {
+		return nil, storage.Document{}, usagef("%s takes one document\n%s", fs.Name(), usageLine(fs.Name()))
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return nil, storage.Document{}, err
+	}
+	doc, err := db.FindDocument(ctx, rest[0])
+	return db, doc, err
 }
 
 func runRemove(ctx context.Context, env *Env, args []string) error {

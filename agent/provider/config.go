@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"cmp"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultOllamaHost    = "http://127.0.0.1:11434"
+	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+	DefaultIdleTimeout   = 5 * time.Minute
+	DefaultMaxRetries    = 3
+	DefaultMaxNumCtx     = 32768
+)
+
+// Config says where the providers are and how patient to be.
+type Config struct {
+	// OllamaHost is OLLAMA_HOST: a URL or host:port (default
+	// http://127.0.0.1:11434).
+	OllamaHost string
+	// OpenAIBaseURL is OPENAI_BASE_URL (default https://api.openai.com/v1).
+	OpenAIBaseURL string
+	// OpenAIKey is OPENAI_API_KEY.
+	OpenAIKey string
+	// IdleTimeout is the time allowed between two received chunks (and
+	// before the first), measured from the last one: never a total
+	// deadline. Default 5 minutes.
+	IdleTimeout time.Duration
+	// MaxRetries is how often a 429 or 5xx is retried (default 3; a
+	// negative value means none).
+	MaxRetries int
+	// MaxNumCtx caps the num_ctx chosen for Ollama (default 32768).
+	MaxNumCtx int
+	// HTTPClient is used for every request; it must not have a Timeout
+	// (streams are long). Default: a client without one.
+	HTTPClient *http.Client
+}
+
+// ConfigFromEnv reads OLLAMA_HOST, OPENAI_BASE_URL and OPENAI_API_KEY.
+func ConfigFromEnv() Config {
+	return Config{
+		OllamaHost:    os.Getenv("OLLAMA_HOST"),
+		OpenAIBaseURL: os.Getenv("OPENAI_BASE_URL"),
+		OpenAIKey:     os.Getenv("OPENAI_API_KEY"),
+	}
+}
+
+// withDefaults fills the zero fields.
+func (c Config) withDefaults() Config {
+	c.OllamaHost = cmp.Or(c.OllamaHost, DefaultOllamaHost)
+	c.OpenAIBaseURL = strings.TrimRight(cmp.Or(c.OpenAIBaseURL, DefaultOpenAIBaseURL), "/")
+	c.IdleTimeout = cmp.Or(c.IdleTimeout, DefaultIdleTimeout)
+	if c.MaxRetries == 0 {
+		c.MaxRetries = DefaultMaxRetries
+	} else if c.MaxRetries < 0 {
+		c.MaxRetries = 0
+	}
+	c.MaxNumCtx = cmp.Or(c.MaxNumCtx, DefaultMaxNumCtx)
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{}
+	}
+	return c
+}
+
+// ollamaURL parses OLLAMA_HOST the way Ollama does: a scheme is optional
+// (http), so is the port (11434); "0.0.0.0" means this machine.
+func ollamaURL(host string) (*url.URL, error) {
+	host = strings.TrimSpace(host)
+	if !strings.Contains(host, "://") {
+		host = "http://" + host
+	}
+	u, err := url.Parse(host)
+	if err != nil {
+		return nil, err
+	}
+	h, port := u.Hostname(), u.Port()
+	if h == "" || h == "0.0.0.0" {
+		h = "127.0.0.1"
+	}
+	if port == "" {
+		port = "11434"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	u.Host = net.JoinHostPort(h, port)
+	u.Path = strings.TrimRight(u.Path, "/")
+	return u, nil
+}

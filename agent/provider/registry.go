@@ -1,0 +1,112 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// providerNames are the accepted prefixes of a model id.
+var providerNames = []string{"ollama", "openai"}
+
+// ParseModelID splits "ollama/qwen3:8b" into ("ollama", "qwen3:8b").
+func ParseModelID(id string) (provider, model string, err error) {
+	provider, model, ok := strings.Cut(strings.TrimSpace(id), "/")
+	if !ok || model == "" || (provider != "ollama" && provider != "openai") {
+		return "", "", fmt.Errorf("model %q: name it with its provider, as ollama/<model> (e.g. ollama/qwen3:8b) or openai/<model> (e.g. openai/gpt-4o-mini)", id)
+	}
+	return provider, model, nil
+}
+
+// Registry holds one provider of each kind, built from one Config.
+type Registry struct {
+	cfg       Config
+	ollama    *Ollama
+	ollamaErr error
+	openai    *OpenAI
+}
+
+// NewRegistry builds the providers. A bad OLLAMA_HOST is reported when an
+// Ollama model is used.
+func NewRegistry(cfg Config) *Registry {
+	r := &Registry{cfg: cfg.withDefaults()}
+	r.ollama, r.ollamaErr = NewOllama(r.cfg)
+	r.openai = NewOpenAI(r.cfg)
+	return r
+}
+
+// Provider returns the provider named name.
+func (r *Registry) Provider(name string) (Provider, error) {
+	switch name {
+	case "ollama":
+		if r.ollamaErr != nil {
+			return nil, r.ollamaErr
+		}
+		return r.ollama, nil
+	case "openai":
+		return r.openai, nil
+	}
+	return nil, fmt.Errorf("unknown provider %q: want one of %s", name, strings.Join(providerNames, ", "))
+}
+
+// For returns the provider of a model id and the model name without its
+// prefix.
+func (r *Registry) For(modelID string) (Provider, string, error) {
+	name, model, err := ParseModelID(modelID)
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := r.Provider(name)
+	if err != nil {
+		return nil, "", err
+	}
+	return p, model, nil
+}
+
+// Models lists every provider's models, asking them at the same time. A
+// provider that fails (Ollama not running, a wrong key) adds an error and
+// the others' models are still returned. OpenAI is skipped while it would
+// be api.openai.com without a key: nothing is configured there.
+func (r *Registry) Models(ctx context.Context) ([]ModelInfo, []error) {
+	var ps []Provider
+	if r.ollamaErr != nil {
+		return r.openaiOnly(ctx, r.ollamaErr)
+	}
+	ps = append(ps, r.ollama)
+	if r.openaiConfigured() {
+		ps = append(ps, r.openai)
+	}
+	lists := make([][]ModelInfo, len(ps))
+	errs := make([]error, len(ps))
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Go(func() { lists[i], errs[i] = p.Models(ctx) })
+	}
+	wg.Wait()
+	var out []ModelInfo
+	var failed []error
+	for i := range ps {
+		out = append(out, lists[i]...)
+		if errs[i] != nil {
+			failed = append(failed, errs[i])
+		}
+	}
+	return out, failed
+}
+
+func (r *Registry) openaiOnly(ctx context.Context, ollamaErr error) ([]ModelInfo, []error) {
+	failed := []error{ollamaErr}
+	if !r.openaiConfigured() {
+		return nil, failed
+	}
+	list, err := r.openai.Models(ctx)
+	if err != nil {
+		failed = append(failed, err)
+	}
+	return list, failed
+}
+
+func (r *Registry) openaiConfigured() bool {
+	return r.cfg.OpenAIKey != "" || r.cfg.OpenAIBaseURL != DefaultOpenAIBaseURL
+}

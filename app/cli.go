@@ -88,6 +88,11 @@ func commands() []command {
 		{"show", "show DOC [--json]", "show one document", runShow},
 		{"text", "text DOC [--page N]", "print a document's text", runText},
 		{"rm", "rm DOC...", "remove documents and everything made from them", runRemove},
+		{"schemas", "schemas [--json] | schemas create --name NAME --file FILE.json | schemas show SCHEMA [--json]", "list, create and show schemas", runSchemas},
+		{"prompts", "prompts [--json] | prompts create --name NAME (--content TEXT | --file FILE) [--schema SCHEMA] [--model MODEL] [--tag NAME]...", "list and create extraction prompts", runPrompts},
+		{"tags", "tags [--json] | tags create --name NAME [--color HEX]", "list and create tags", runTags},
+		{"extract", "extract --prompt PROMPT [--model MODEL] [--json] DOC...", "run an extraction prompt on documents", runExtract},
+		{"models", "models [--json]", "list the models of the configured providers", runModels},
 	}
 }
 
@@ -205,14 +210,16 @@ Usage:
 Commands:
 `, Version, defaultListen)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-60s %s\n", c.usage, c.summary)
+		fmt.Fprintf(w, "  docent %s\n      %s\n", c.usage, c.summary)
 	}
 	fmt.Fprint(w, `
 Global flags (before or after the command):
   --data-dir DIR   where Docent keeps its data (env DOCENT_DATA_DIR)
   --model MODEL    model id such as ollama/qwen3:8b (env DOCENT_MODEL)
 
-DOC accepts a document id or its exact name.
+Models: Ollama at OLLAMA_HOST (default http://127.0.0.1:11434); any
+OpenAI-compatible server at OPENAI_BASE_URL with OPENAI_API_KEY.
+DOC, SCHEMA and PROMPT accept an id or an exact name.
 `)
 }
 

@@ -1,0 +1,136 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/storage"
+)
+
+// modelList is what `docent models --json` prints, as GET /api/models answers.
+type modelList struct {
+	Models  []provider.ModelInfo `json:"models"`
+	Default string               `json:"default"`
+	// Errors says which configured providers could not be asked, and why.
+	Errors []string `json:"errors,omitempty"`
+}
+
+func runModels(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	if rest, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("models takes no arguments\n%s", usageLine("models"))
+	}
+	models, errs := provider.NewRegistry(provider.ConfigFromEnv()).Models(ctx)
+	list := modelList{Models: models, Default: env.Model}
+	if list.Models == nil {
+		list.Models = []provider.ModelInfo{}
+	}
+	for _, err := range errs {
+		list.Errors = append(list.Errors, errorText(err))
+		fmt.Fprintf(env.IO.Err, "warning: %s\n", errorText(err))
+	}
+	if *asJSON {
+		if err := writeJSON(env.IO, list); err != nil {
+			return err
+		}
+	} else if len(models) > 0 {
+		t := newTable(env.IO.Out, "MODEL", "PROVIDER", "CONTEXT")
+		for _, m := range models {
+			ctxLen := "-"
+			if m.ContextLength > 0 {
+				ctxLen = fmt.Sprint(m.ContextLength)
+			}
+			t.row(m.ID, m.Provider, ctxLen)
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
+	if len(models) == 0 && len(errs) > 0 {
+		return errPartial // nothing to offer, and the warnings above say why
+	}
+	return nil
+}
+
+// extractReport is what `docent extract --json` prints.
+type extractReport struct {
+	Extractions []storage.Extraction `json:"extractions"`
+	Errors      []extractError       `json:"errors"`
+}
+
+type extractError struct {
+	DocumentID string `json:"document_id,omitempty"`
+	Document   string `json:"document"`
+	Error      string `json:"error"`
+}
+
+func runExtract(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
+	promptRef := fs.String("prompt", "", "")
+	asJSON := fs.Bool("json", false, "")
+	docs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *promptRef == "" || len(docs) == 0 {
+		return usagef("extract needs --prompt and at least one document\n%s", usageLine("extract"))
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	prompt, err := db.FindPrompt(ctx, *promptRef)
+	if err != nil {
+		return err
+	}
+	x := &agent.Extractor{DB: db, Providers: provider.NewRegistry(provider.ConfigFromEnv()), DefaultModel: env.Model}
+	report := extractReport{Extractions: []storage.Extraction{}, Errors: []extractError{}}
+	bar := newProgress(env.IO, len(docs), "extracting")
+	for i, ref := range docs {
+		doc, err := db.FindDocument(ctx, ref)
+		var ext storage.Extraction
+		if err == nil {
+			ext, err = x.Run(ctx, agent.ExtractRequest{DocumentID: doc.ID, PromptRevID: prompt.PromptRevID})
+		}
+		if errors.Is(err, context.Canceled) {
+			break
+		}
+		if err != nil {
+			report.Errors = append(report.Errors, extractError{DocumentID: doc.ID, Document: ref, Error: errorText(err)})
+			bar.step(i+1, fmt.Sprintf("%s: failed: %s", ref, errorText(err)))
+			continue
+		}
+		report.Extractions = append(report.Extractions, ext)
+		bar.step(i+1, fmt.Sprintf("%s: %s extraction %s", ref, ext.ValidationStatus, ext.ID))
+		if !*asJSON {
+			fmt.Fprintf(env.IO.Out, "%s: %s extraction %s by %s (%d prompt + %d completion tokens)\n",
+				doc.Name, ext.ValidationStatus, ext.ID, ext.Model, ext.PromptTokens, ext.CompletionTokens)
+			if err := writeIndented(env, ext.Value); err != nil {
+				return err
+			}
+		}
+	}
+	bar.finish()
+	if *asJSON {
+		if err := writeJSON(env.IO, report); err != nil {
+			return err
+		}
+	}
+	for _, e := range report.Errors {
+		fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", e.Document, e.Error)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("extraction interrupted after %d of %d documents: %w", len(report.Extractions)+len(report.Errors), len(docs), err)
+	}
+	if len(report.Errors) > 0 {
+		return errPartial
+	}
+	return nil
+}

@@ -27,7 +27,11 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 	} else if len(rest) > 0 {
 		return usagef("models takes no arguments\n%s", usageLine("models"))
 	}
-	models, errs := provider.NewRegistry(provider.ConfigFromEnv()).Models(ctx)
+	cfg, err := provider.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	models, errs := provider.NewRegistry(cfg).Models(ctx)
 	list := modelList{Models: models, Default: env.Model}
 	if list.Models == nil {
 		list.Models = []provider.ModelInfo{}
@@ -90,7 +94,11 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	x := &agent.Extractor{DB: db, Providers: provider.NewRegistry(provider.ConfigFromEnv()), DefaultModel: env.Model}
+	cfg, err := provider.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	x := &agent.Extractor{DB: db, Providers: provider.NewRegistry(cfg), DefaultModel: env.Model}
 	report := extractReport{Extractions: []storage.Extraction{}, Errors: []extractError{}}
 	bar := newProgress(env.IO, len(docs), "extracting")
 	for i, ref := range docs {

@@ -2,10 +2,12 @@ package provider
 
 import (
 	"cmp"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,13 +44,31 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
-// ConfigFromEnv reads OLLAMA_HOST, OPENAI_BASE_URL and OPENAI_API_KEY.
-func ConfigFromEnv() Config {
-	return Config{
+// ConfigFromEnv reads OLLAMA_HOST, OPENAI_BASE_URL and OPENAI_API_KEY, and
+// Docent's own limits: DOCENT_IDLE_TIMEOUT (a duration such as 10m: how long
+// a slow model may go without sending a token) and DOCENT_MAX_CONTEXT (the
+// largest context window, in tokens, Docent asks Ollama for).
+func ConfigFromEnv() (Config, error) {
+	cfg := Config{
 		OllamaHost:    os.Getenv("OLLAMA_HOST"),
 		OpenAIBaseURL: os.Getenv("OPENAI_BASE_URL"),
 		OpenAIKey:     os.Getenv("OPENAI_API_KEY"),
 	}
+	if v := os.Getenv("DOCENT_IDLE_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("DOCENT_IDLE_TIMEOUT=%q: want a positive duration such as 10m", v)
+		}
+		cfg.IdleTimeout = d
+	}
+	if v := os.Getenv("DOCENT_MAX_CONTEXT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 512 {
+			return Config{}, fmt.Errorf("DOCENT_MAX_CONTEXT=%q: want a number of tokens, at least 512", v)
+		}
+		cfg.MaxNumCtx = n
+	}
+	return cfg, nil
 }
 
 // withDefaults fills the zero fields.

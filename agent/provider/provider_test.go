@@ -403,7 +403,7 @@ func TestOllamaPromptTooLongFailsBeforeSending(t *testing.T) {
 	p := providers(t, testConfig(s))[0]
 	req := userReq(strings.Repeat("word ", 52000*4/5))
 	_, _, err := collect(context.Background(), p, req)
-	wantKind(t, err, ErrContextOverflow, "the prompt is about 52,0", "qwen3:8b is run with a 32,768-token window", "--max-context")
+	wantKind(t, err, ErrContextOverflow, "the prompt is about 52,0", "qwen3:8b is run with a 32,768-token window", "DOCENT_MAX_CONTEXT")
 	if n := len(s.Requests()); n != 0 {
 		t.Errorf("%d chat requests sent, want none", n)
 	}
@@ -515,5 +515,18 @@ func TestParseRetryAfter(t *testing.T) {
 		if got := parseRetryAfter(in, now); got != want {
 			t.Errorf("parseRetryAfter(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+func TestConfigFromEnvReadsDocentLimits(t *testing.T) {
+	t.Setenv("DOCENT_IDLE_TIMEOUT", "12m")
+	t.Setenv("DOCENT_MAX_CONTEXT", "65536")
+	cfg, err := ConfigFromEnv()
+	if err != nil || cfg.IdleTimeout != 12*time.Minute || cfg.MaxNumCtx != 65536 {
+		t.Fatalf("cfg = %+v, %v; want a 12m idle timeout and a 65536-token cap", cfg, err)
+	}
+	t.Setenv("DOCENT_IDLE_TIMEOUT", "soon")
+	if _, err := ConfigFromEnv(); err == nil || !strings.Contains(err.Error(), "DOCENT_IDLE_TIMEOUT") {
+		t.Errorf("a bad DOCENT_IDLE_TIMEOUT gave %v, want an error naming it", err)
 	}
 }

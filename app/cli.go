@@ -42,8 +42,12 @@ var errPartial = errors.New("some items failed")
 type Env struct {
 	IO      *IOStreams
 	DataDir string
-	Model   string
-	Logger  *slog.Logger
+	// Model is the default model: --model, else DOCENT_MODEL.
+	Model string
+	// ModelFlag is --model alone, for commands where the flag names a
+	// model to record (prompts create) rather than a default to use.
+	ModelFlag string
+	Logger    *slog.Logger
 
 	db *storage.DB
 }
@@ -130,7 +134,8 @@ func run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	env.Model = firstNonEmpty(globals["model"], os.Getenv("DOCENT_MODEL"))
+	env.ModelFlag = globals["model"]
+	env.Model = firstNonEmpty(env.ModelFlag, os.Getenv("DOCENT_MODEL"))
 
 	top := flag.NewFlagSet("docent", flag.ContinueOnError)
 	top.SetOutput(io.Discard)

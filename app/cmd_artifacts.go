@@ -172,7 +172,6 @@ func createPrompt(ctx context.Context, env *Env, args []string) error {
 	content := fs.String("content", "", "")
 	file := fs.String("file", "", "")
 	schemaRef := fs.String("schema", "", "")
-	model := fs.String("model", "", "")
 	var tags stringList
 	fs.Var(&tags, "tag", "")
 	asJSON := fs.Bool("json", false, "")
@@ -192,7 +191,8 @@ func createPrompt(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	np := storage.NewPrompt{Name: *name, Content: *content, Model: *model}
+	// --model is a global flag, so it arrives in env rather than in fs.
+	np := storage.NewPrompt{Name: *name, Content: *content, Model: env.ModelFlag}
 	if *schemaRef != "" {
 		rev, err := db.FindSchema(ctx, *schemaRef)
 		if err != nil {

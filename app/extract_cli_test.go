@@ -140,4 +140,14 @@ func TestExtractSaysHowToStartOllama(t *testing.T) {
 	if code != ExitFailure || !strings.Contains(errOut, "--model") {
 		t.Errorf("no model: exit %d, %q; want a hint to pass --model", code, errOut)
 	}
+
+	// A prompt created with --model runs with that model when extract names none.
+	if code, _, errOut := docent(t, data, "prompts", "create", "--name", "aws-local", "--schema", "invoice",
+		"--content", "Extract the invoice.", "--model", "ollama/qwen3:8b"); code != ExitOK {
+		t.Fatalf("prompts create --model: exit %d %s", code, errOut)
+	}
+	code, _, errOut = docent(t, data, "extract", "--prompt", "aws-local", "AmazonWebServices.pdf")
+	if code != ExitFailure || !strings.Contains(errOut, "ollama serve") {
+		t.Errorf("extract with the prompt's model: exit %d, %q; want it to try Ollama", code, errOut)
+	}
 }

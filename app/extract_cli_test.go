@@ -87,6 +87,31 @@ func TestExtractFromTheCommandLine(t *testing.T) {
 			t.Errorf("%s: value %s", model, ext.Value)
 		}
 	}
+	// An answer of the wrong shape is repaired once; one still wrong after
+	// that is stored as invalid, with its errors, for the user to see.
+	wrong := modeltest.Reply{Text: `{"invoice_number": 42183017, "total": "4.11"}`}
+	for _, tc := range []struct {
+		replies []modeltest.Reply
+		status  string
+	}{
+		{[]modeltest.Reply{wrong, {Text: `{"invoice_number": "42183017", "total": 4.11}`}}, storage.ValidationValid},
+		{[]modeltest.Reply{wrong, wrong}, storage.ValidationInvalid},
+	} {
+		before := len(srv.Requests())
+		srv.Enqueue(tc.replies...)
+		var report extractReport
+		if err := json.Unmarshal([]byte(mustRun("extract", "--prompt", "aws", "--model", "ollama/qwen3:8b", "AmazonWebServices.pdf", "--json")), &report); err != nil {
+			t.Fatal(err)
+		}
+		ext := report.Extractions[0]
+		if ext.ValidationStatus != tc.status || len(srv.Requests())-before != 2 {
+			t.Errorf("after %d calls: status %s, want %s", len(srv.Requests())-before, ext.ValidationStatus, tc.status)
+		}
+		if tc.status == storage.ValidationInvalid && !strings.Contains(string(ext.ValidationErrors), "/total") {
+			t.Errorf("invalid extraction without its errors: %s", ext.ValidationErrors)
+		}
+	}
+
 	reqs := srv.Requests()
 	last := reqs[len(reqs)-1]
 	if len(last.Messages) == 0 || !strings.Contains(string(last.Body), "Amazon Web Services") {

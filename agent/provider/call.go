@@ -21,8 +21,8 @@ type retryPolicy struct {
 	maxWait time.Duration // cap on any one wait, Retry-After included
 }
 
-func defaultRetry(max int) retryPolicy {
-	return retryPolicy{max: max, base: 500 * time.Millisecond, maxWait: 60 * time.Second}
+func defaultRetry(retries int) retryPolicy {
+	return retryPolicy{max: max(retries, 0), base: 500 * time.Millisecond, maxWait: 60 * time.Second}
 }
 
 // run calls attempt until it succeeds, fails in a way not worth retrying,

@@ -76,10 +76,11 @@ func (c Config) withDefaults() Config {
 	c.OllamaHost = cmp.Or(c.OllamaHost, DefaultOllamaHost)
 	c.OpenAIBaseURL = strings.TrimRight(cmp.Or(c.OpenAIBaseURL, DefaultOpenAIBaseURL), "/")
 	c.IdleTimeout = cmp.Or(c.IdleTimeout, DefaultIdleTimeout)
+	// A negative MaxRetries stays negative (meaning none) so that applying
+	// the defaults twice, as NewRegistry and the providers both do, gives
+	// the same result.
 	if c.MaxRetries == 0 {
 		c.MaxRetries = DefaultMaxRetries
-	} else if c.MaxRetries < 0 {
-		c.MaxRetries = 0
 	}
 	c.MaxNumCtx = cmp.Or(c.MaxNumCtx, DefaultMaxNumCtx)
 	if c.HTTPClient == nil {

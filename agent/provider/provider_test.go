@@ -530,3 +530,17 @@ func TestConfigFromEnvReadsDocentLimits(t *testing.T) {
 		t.Errorf("a bad DOCENT_IDLE_TIMEOUT gave %v, want an error naming it", err)
 	}
 }
+
+func TestNegativeMaxRetriesMeansNoneThroughTheRegistry(t *testing.T) {
+	srv := modeltest.New(t)
+	srv.Enqueue(modeltest.Reply{Fault: modeltest.Fault{Status: 503, Message: "busy"}}, modeltest.Reply{Text: "late"})
+	reg := NewRegistry(Config{OllamaHost: srv.OllamaURL(), MaxRetries: -1})
+	p, model, err := reg.For("ollama/qwen3:8b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Chat(context.Background(), Request{Model: model, Messages: []Message{{Role: "user", Content: "hi"}}}, nil)
+	if !errors.Is(err, ErrServerError) || srv.Pending() != 1 {
+		t.Errorf("err = %v, %d replies left; want one attempt and a server error", err, srv.Pending())
+	}
+}

@@ -1,0 +1,411 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/storage"
+)
+
+// Access is a tool's access class: whether calling it needs approval.
+type Access string
+
+// Access classes.
+const (
+	ReadOnly  Access = "read_only"  // never needs approval
+	ReadWrite Access = "read_write" // needs approval unless auto-approved
+)
+
+// Tool is the one definition of a tool: what the model sees, what
+// GET /api/chat/tools lists, and dispatch all derive from it.
+type Tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Parameters is a JSON Schema object in the OpenAI function-calling
+	// format, with additionalProperties false.
+	Parameters json.RawMessage `json:"parameters"`
+	Access     Access          `json:"access"`
+	// Run does the work. Arguments have been checked against Parameters.
+	// Errors are rendered for the model by CallTool.
+	Run func(ctx context.Context, env *ToolEnv, args json.RawMessage) (any, error) `json:"-"`
+}
+
+// ToolEnv is what a tool call may touch: the store, the current document,
+// and the turn's working state (tools update it as they run).
+type ToolEnv struct {
+	DB        *storage.DB
+	Extractor *Extractor
+	Providers *provider.Registry
+	// DocumentID is the current document: the one the turn is about.
+	DocumentID string
+	// State is the working state; CallTool creates one when it is nil.
+	State *WorkingState
+	// SearchCalls counts search_docs and open_citation calls this turn;
+	// MaxSearchCalls of them are allowed.
+	SearchCalls int
+}
+
+// ToolResult is the outcome of one tool call, as the tool_result event and
+// the tool message carry it.
+type ToolResult struct {
+	Success bool            `json:"success"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	// Preview is a one-line summary for people ("created schema invoice v1
+	// (srv_…)").
+	Preview string `json:"preview,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Content is what the model is shown for this call: the result, or
+// {"error": message}.
+func (r ToolResult) Content() string {
+	if !r.Success {
+		return string(mustJSON(map[string]string{"error": r.Error}))
+	}
+	if len(r.Result) == 0 {
+		return "null"
+	}
+	return string(r.Result)
+}
+
+// Limits of tool results.
+const (
+	// TextCap is the default cap, in characters, of text in a result.
+	TextCap = 4000
+	// CitationCap caps the chunk text open_citation returns.
+	CitationCap = 1500
+	// ResultCap caps a whole result's JSON; beyond it the result is cut
+	// and marked, which only happens when a tool's own caps are not enough.
+	ResultCap = 16000
+	// MaxSearchCalls is how many search_docs + open_citation calls a turn
+	// may make.
+	MaxSearchCalls = 5
+)
+
+// Tools returns the registry, in catalogue order (tools.md).
+func Tools() []Tool { return slices.Clone(registry) }
+
+// ToolByName returns the tool with this name.
+func ToolByName(name string) (Tool, bool) {
+	i := slices.IndexFunc(registry, func(t Tool) bool { return t.Name == name })
+	if i < 0 {
+		return Tool{}, false
+	}
+	return registry[i], true
+}
+
+// ReadOnlyToolNames returns the names of the tools that never need approval.
+func ReadOnlyToolNames() []string { return toolNames(ReadOnly) }
+
+// ReadWriteToolNames returns the names of the tools that need approval.
+func ReadWriteToolNames() []string { return toolNames(ReadWrite) }
+
+func toolNames(a Access) []string {
+	var out []string
+	for _, t := range registry {
+		if t.Access == a {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+// ProviderTools returns the registry as the provider's tool definitions.
+func ProviderTools() []provider.Tool {
+	out := make([]provider.Tool, len(registry))
+	for i, t := range registry {
+		out[i] = provider.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+	}
+	return out
+}
+
+// registry is every tool; tools_*.go define them.
+var registry = slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), helpTools())
+
+func init() {
+	// Catalogue order, as tools.md lists them: read-only first.
+	order := catalogueOrder
+	slices.SortStableFunc(registry, func(a, b Tool) int {
+		return slices.Index(order, a.Name) - slices.Index(order, b.Name)
+	})
+}
+
+// catalogueOrder is the order of tools.md.
+var catalogueOrder = []string{
+	"get_ocr_text", "get_document", "list_documents", "get_extraction_result",
+	"get_schema", "list_schemas", "validate_schema", "validate_against_schema",
+	"get_prompt", "list_prompts", "get_tag", "list_tags", "help_schemas", "help_prompts",
+	"list_models", "search_docs", "open_citation",
+	"run_extraction", "update_extraction_field", "update_document", "delete_document",
+	"create_schema", "update_schema", "delete_schema",
+	"create_prompt", "update_prompt", "delete_prompt",
+	"create_tag", "update_tag", "delete_tag",
+}
+
+// validators holds each tool's compiled parameter schema, built once.
+var (
+	validatorsOnce sync.Once
+	validators     map[string]*schema.Compiled
+	validatorsErr  error
+)
+
+func parameterValidator(name string) (*schema.Compiled, error) {
+	validatorsOnce.Do(func() {
+		validators = map[string]*schema.Compiled{}
+		for _, t := range registry {
+			c, err := compileParameters(t)
+			if err != nil {
+				validatorsErr = err
+				return
+			}
+			validators[t.Name] = c
+		}
+	})
+	if validatorsErr != nil {
+		return nil, validatorsErr
+	}
+	return validators[name], nil
+}
+
+// compileParameters compiles a tool's parameter schema with agent/schema,
+// wrapped as a response_format.
+func compileParameters(t Tool) (*schema.Compiled, error) {
+	rf := schema.ResponseFormat{Type: "json_schema", JSONSchema: schema.JSONSchema{Name: t.Name, Schema: t.Parameters, Strict: true}}
+	c, err := schema.Compile(rf)
+	if err != nil {
+		detail := err.Error()
+		if ps := schema.Errors(err); len(ps) > 0 {
+			detail = problemList(ps)
+		}
+		return nil, fmt.Errorf("tool %s: parameters: %s", t.Name, detail)
+	}
+	return c, nil
+}
+
+// CallTool runs one tool call. It never panics: unknown tools, arguments
+// that are not JSON or do not match the tool's parameters, store errors and
+// panics all come back as error results that say what was wrong.
+func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessage) (res ToolResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			slog.ErrorContext(ctx, "tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
+			res = ToolResult{Error: fmt.Sprintf("internal error: %s failed unexpectedly; the details are in the server log", name)}
+		}
+	}()
+	t, ok := ToolByName(name)
+	if !ok {
+		return ToolResult{Error: fmt.Sprintf("unknown tool %q; the tools are: %s", name, strings.Join(catalogueOrder, ", "))}
+	}
+	if env.State == nil {
+		env.State = &WorkingState{}
+	}
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = json.RawMessage("{}")
+	}
+	if !json.Valid(args) {
+		return ToolResult{Error: fmt.Sprintf("the arguments of %s are not valid JSON (%s); send one JSON object", name, jsonError(string(args)))}
+	}
+	v, err := parameterValidator(name)
+	if err != nil {
+		slog.ErrorContext(ctx, "tool parameters do not compile", "tool", name, "err", err)
+		return ToolResult{Error: fmt.Sprintf("internal error: the parameters of %s do not compile", name)}
+	}
+	if problems := v.Validate(args); len(problems) > 0 {
+		return ToolResult{Error: fmt.Sprintf("invalid arguments for %s: %s", name, argumentProblems(problems))}
+	}
+	out, err := t.Run(ctx, env, args)
+	if err != nil {
+		return ToolResult{Error: toolErrorMessage(ctx, name, err)}
+	}
+	var preview string
+	if p, ok := out.(previewed); ok {
+		out, preview = p.value, p.preview
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		slog.ErrorContext(ctx, "tool result does not encode", "tool", name, "err", err)
+		return ToolResult{Error: fmt.Sprintf("internal error: the result of %s could not be encoded", name)}
+	}
+	return ToolResult{Success: true, Result: capResult(data), Preview: preview}
+}
+
+// argumentProblems renders argument validation problems, naming arguments
+// rather than JSON pointers where it can.
+func argumentProblems(ps []schema.Problem) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		path := strings.TrimPrefix(p.Path, "/")
+		if path == "" {
+			parts[i] = p.Message
+		} else {
+			parts[i] = strings.ReplaceAll(path, "/", ".") + ": " + p.Message
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// toolErrorMessage renders an error for the model, as the CLI and the HTTP
+// API render it: an application error's message as it is, a provider's
+// message (which says what to do), and for anything else a plain "internal
+// error" while the details go to the log.
+func toolErrorMessage(ctx context.Context, name string, err error) string {
+	var se *storage.Error
+	var pe *provider.Error
+	switch {
+	case errors.As(err, &se):
+		return se.Message
+	case errors.As(err, &pe):
+		return err.Error()
+	case errors.Is(err, context.Canceled):
+		return "the tool call was cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the tool call timed out"
+	}
+	slog.ErrorContext(ctx, "tool failed", "tool", name, "err", err)
+	return fmt.Sprintf("internal error: %s failed; the details are in the server log", name)
+}
+
+// previewed is a result with its one-line preview; CallTool unwraps it.
+type previewed struct {
+	value   any
+	preview string
+}
+
+func withPreview(v any, format string, args ...any) previewed {
+	return previewed{value: v, preview: fmt.Sprintf(format, args...)}
+}
+
+// capResult cuts a result whose JSON exceeds ResultCap, keeping it JSON: the
+// cut text becomes a string with a marker.
+func capResult(data []byte) json.RawMessage {
+	if utf8.RuneCount(data) <= ResultCap {
+		return data
+	}
+	text, _ := capText(string(data), ResultCap, "ask for less: a smaller limit, a later skip, or one page")
+	return mustJSON(map[string]any{"truncated": true, "partial_json": text})
+}
+
+// capText cuts s to at most max characters (runes), appending a marker that
+// says how many characters were left out and how to get them (more). It
+// reports whether s was cut.
+func capText(s string, max int, more string) (string, bool) {
+	n := utf8.RuneCountInString(s)
+	if n <= max {
+		return s, false
+	}
+	cut := 0
+	for i := range s {
+		if cut == max {
+			s, cut = s[:i], i
+			break
+		}
+		cut++
+	}
+	marker := fmt.Sprintf("\n[truncated: %s more characters", thousands(n-max))
+	if more != "" {
+		marker += "; " + more
+	}
+	return s + marker + "]", true
+}
+
+// thousands formats n with comma separators: 12345 → "12,345".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// decodeArgs returns a Run function that decodes checked arguments into A.
+func decodeArgs[A any](fn func(ctx context.Context, env *ToolEnv, a A) (any, error)) func(context.Context, *ToolEnv, json.RawMessage) (any, error) {
+	return func(ctx context.Context, env *ToolEnv, raw json.RawMessage) (any, error) {
+		var a A
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&a); err != nil {
+			return nil, storage.Errorf(storage.ErrInvalid, "invalid arguments: %v", err)
+		}
+		return fn(ctx, env, a)
+	}
+}
+
+// params builds a parameter schema: an object with these properties (each a
+// JSON Schema object literal) of which required are required, and no others.
+func params(required []string, props map[string]string) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(mustJSON(k))
+		b.WriteByte(':')
+		b.WriteString(props[k])
+	}
+	b.WriteString(`},"required":`)
+	if required == nil {
+		required = []string{}
+	}
+	b.Write(mustJSON(required))
+	b.WriteString(`,"additionalProperties":false}`)
+	var out bytes.Buffer
+	if err := json.Compact(&out, []byte(b.String())); err != nil {
+		panic(fmt.Sprintf("tool parameters: %v: %s", err, b.String()))
+	}
+	return out.Bytes()
+}
+
+// Parameter fragments shared by several tools.
+const (
+	pSkip       = `{"type":"integer","minimum":0,"description":"How many items to skip (for paging). Default 0."}`
+	pLimit      = `{"type":"integer","minimum":1,"maximum":100,"description":"Page size, 1-100. Default 20."}`
+	pNameSearch = `{"type":"string","description":"Keep only names containing this text (case-insensitive)."}`
+	pTagIDs     = `{"type":"array","items":{"type":"string"},"description":"Tag ids; an item must have all of them."}`
+	pDocumentID = `{"type":"string","description":"Document id. Default: the current document."}`
+)
+
+// defaultListLimit is the page size of list_* tools when none is given.
+const defaultListLimit = 20
+
+func listLimit(n int) int {
+	if n <= 0 {
+		return defaultListLimit
+	}
+	return n
+}
+
+// documentID returns id or, when it is empty, the current document.
+func (env *ToolEnv) documentID(id string) (string, error) {
+	if id = strings.TrimSpace(id); id != "" {
+		return id, nil
+	}
+	if env.DocumentID == "" {
+		return "", storage.Errorf(storage.ErrInvalid, "no document_id given and this conversation has no current document; pass document_id (list_documents finds one)")
+	}
+	return env.DocumentID, nil
+}

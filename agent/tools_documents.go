@@ -1,0 +1,215 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/docent/docent/storage"
+)
+
+func documentTools() []Tool {
+	return []Tool{
+		{
+			Name:        "get_ocr_text",
+			Description: "Read the current document's text. Without page_num: all pages, each after a '--- page N ---' marker, capped at 4,000 characters. With page_num: that page only.",
+			Parameters: params(nil, map[string]string{
+				"page_num": `{"type":"integer","minimum":1,"description":"1-based page number. Default: the whole document."}`,
+			}),
+			Access: ReadOnly,
+			Run:    decodeArgs(getOCRText),
+		},
+		{
+			Name:        "get_document",
+			Description: "Get a document's metadata, tags, page count, status and auto-create status.",
+			Parameters:  params(nil, map[string]string{"document_id": pDocumentID}),
+			Access:      ReadOnly,
+			Run:         decodeArgs(getDocument),
+		},
+		{
+			Name:        "list_documents",
+			Description: "List documents, newest first. name_search matches the name or the text; tag_ids keeps documents having all of them.",
+			Parameters: params(nil, map[string]string{
+				"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
+			}),
+			Access: ReadOnly,
+			Run:    decodeArgs(listDocuments),
+		},
+		{
+			Name:        "update_document",
+			Description: "Change a document's name, tags (tag_ids replaces them all) or metadata (a JSON object replacing the old one).",
+			Parameters: params(nil, map[string]string{
+				"document_id": pDocumentID,
+				"name":        `{"type":"string","minLength":1,"description":"New name."}`,
+				"tag_ids":     `{"type":"array","items":{"type":"string"},"description":"The document's tags from now on (replaces the current ones)."}`,
+				"metadata":    `{"type":"object","description":"Metadata from now on (replaces the current metadata)."}`,
+			}),
+			Access: ReadWrite,
+			Run:    decodeArgs(updateDocument),
+		},
+		{
+			Name:        "delete_document",
+			Description: "Delete a document with its pages, extractions and conversations. Default: the current document.",
+			Parameters:  params(nil, map[string]string{"document_id": pDocumentID}),
+			Access:      ReadWrite,
+			Run:         decodeArgs(deleteDocument),
+		},
+	}
+}
+
+type ocrTextResult struct {
+	Text  string `json:"text"`
+	Page  int    `json:"page,omitempty"`
+	Pages int    `json:"pages"`
+}
+
+func getOCRText(ctx context.Context, env *ToolEnv, a struct {
+	PageNum *int `json:"page_num"`
+}) (any, error) {
+	id, err := env.documentID("")
+	if err != nil {
+		return nil, err
+	}
+	doc, err := env.DB.GetDocument(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if a.PageNum != nil {
+		p := *a.PageNum
+		if p < 1 || p > doc.Pages {
+			if doc.Pages == 0 {
+				return nil, storage.Errorf(storage.ErrInvalid, "page %d out of range: document %s has no pages", p, doc.Name)
+			}
+			return nil, storage.Errorf(storage.ErrInvalid, "page %d out of range: document %s has pages 1-%d", p, doc.Name, doc.Pages)
+		}
+		text, err := env.DB.PageText(ctx, id, p)
+		if err != nil {
+			return nil, err
+		}
+		text, _ = capText(text, TextCap, fmt.Sprintf("the rest of page %d is not available to tools", p))
+		return ocrTextResult{Text: text, Page: p, Pages: doc.Pages}, nil
+	}
+	pages, err := env.DB.DocumentText(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	text, _ := pagesText(pages)
+	text, _ = capText(text, TextCap, fmt.Sprintf("call get_ocr_text with page_num (1-%d)", doc.Pages))
+	return ocrTextResult{Text: text, Pages: doc.Pages}, nil
+}
+
+// tagRef names a tag in results.
+type tagRef struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color,omitempty"`
+}
+
+type documentResult struct {
+	storage.Document
+	Tags []tagRef `json:"tags"`
+}
+
+func tagRefs(ctx context.Context, db *storage.DB, ids []string) ([]tagRef, error) {
+	out := make([]tagRef, 0, len(ids))
+	for _, id := range ids {
+		t, err := db.GetTag(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tagRef{ID: t.ID, Name: t.Name, Color: t.Color})
+	}
+	return out, nil
+}
+
+func getDocument(ctx context.Context, env *ToolEnv, a struct {
+	DocumentID string `json:"document_id"`
+}) (any, error) {
+	id, err := env.documentID(a.DocumentID)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := env.DB.GetDocument(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	tags, err := tagRefs(ctx, env.DB, doc.TagIDs)
+	if err != nil {
+		return nil, err
+	}
+	return documentResult{Document: doc, Tags: tags}, nil
+}
+
+// documentSummary is a document in lists.
+type documentSummary struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Pages     int       `json:"pages"`
+	Status    string    `json:"status"`
+	TagIDs    []string  `json:"tag_ids"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func listDocuments(ctx context.Context, env *ToolEnv, a struct {
+	Skip       int      `json:"skip"`
+	Limit      int      `json:"limit"`
+	NameSearch string   `json:"name_search"`
+	TagIDs     []string `json:"tag_ids"`
+}) (any, error) {
+	docs, total, err := env.DB.ListDocuments(ctx, storage.DocumentFilter{
+		Search: a.NameSearch, TagIDs: a.TagIDs, Limit: listLimit(a.Limit), Offset: a.Skip,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]documentSummary, len(docs))
+	for i, d := range docs {
+		out[i] = documentSummary{ID: d.ID, Name: d.Name, Pages: d.Pages, Status: d.Status, TagIDs: d.TagIDs, CreatedAt: d.CreatedAt}
+	}
+	return map[string]any{"documents": out, "total": total}, nil
+}
+
+func updateDocument(ctx context.Context, env *ToolEnv, a struct {
+	DocumentID string          `json:"document_id"`
+	Name       *string         `json:"name"`
+	TagIDs     *[]string       `json:"tag_ids"`
+	Metadata   json.RawMessage `json:"metadata"`
+}) (any, error) {
+	id, err := env.documentID(a.DocumentID)
+	if err != nil {
+		return nil, err
+	}
+	if a.Name == nil && a.TagIDs == nil && a.Metadata == nil {
+		return nil, storage.Errorf(storage.ErrInvalid, "nothing to change: give name, tag_ids or metadata")
+	}
+	doc, err := env.DB.UpdateDocument(ctx, id, storage.DocumentPatch{Name: a.Name, TagIDs: a.TagIDs, Metadata: a.Metadata})
+	if err != nil {
+		return nil, err
+	}
+	tags, err := tagRefs(ctx, env.DB, doc.TagIDs)
+	if err != nil {
+		return nil, err
+	}
+	return withPreview(documentResult{Document: doc, Tags: tags}, "updated document %s (%s)", doc.Name, doc.ID), nil
+}
+
+func deleteDocument(ctx context.Context, env *ToolEnv, a struct {
+	DocumentID string `json:"document_id"`
+}) (any, error) {
+	id, err := env.documentID(a.DocumentID)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := env.DB.GetDocument(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := env.DB.DeleteDocument(ctx, id); err != nil {
+		return nil, err
+	}
+	if x := env.State.Extraction; x != nil && x.DocumentID == id {
+		env.State.Extraction = nil
+	}
+	return withPreview(map[string]any{"deleted": true, "document_id": id, "name": doc.Name}, "deleted document %s (%s)", doc.Name, id), nil
+}

@@ -1,0 +1,189 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/storage"
+)
+
+func extractionTools() []Tool {
+	return []Tool{
+		{
+			Name:        "get_extraction_result",
+			Description: "Get the current extraction of the current document: the working state's, else the newest stored one (made with prompt_revid when given).",
+			Parameters: params(nil, map[string]string{
+				"prompt_revid": `{"type":"string","description":"Prompt revision whose extraction to get. Default: the working state's extraction, else the newest."}`,
+			}),
+			Access: ReadOnly,
+			Run:    decodeArgs(getExtractionResult),
+		},
+		{
+			Name:        "run_extraction",
+			Description: "Run an extraction prompt on the current document with the prompt's schema as structured output; the result is validated and stored, and becomes the current extraction.",
+			Parameters: params(nil, map[string]string{
+				"prompt_revid": `{"type":"string","description":"Prompt revision to run (a prompt_id or name runs its latest). Default: the working state's prompt_revid."}`,
+			}),
+			Access: ReadWrite,
+			Run:    decodeArgs(runExtraction),
+		},
+		{
+			Name:        "update_extraction_field",
+			Description: "Set one field of the current extraction and store it as edited (the model's original output is kept); the value is validated again against the schema.",
+			Parameters: params([]string{"path", "value"}, map[string]string{
+				"path":  `{"type":"string","minLength":1,"description":"Dot-separated path; numbers index arrays, e.g. line_items.0.amount."}`,
+				"value": `{"description":"The new value: any JSON (string, number, object, array, boolean or null)."}`,
+			}),
+			Access: ReadWrite,
+			Run:    decodeArgs(updateExtractionField),
+		},
+	}
+}
+
+type extractionResult struct {
+	Extraction  extractionView `json:"extraction"`
+	PromptRevID string         `json:"prompt_revid"`
+	SchemaRevID string         `json:"schema_revid,omitempty"`
+}
+
+func getExtractionResult(ctx context.Context, env *ToolEnv, a struct {
+	PromptRevID string `json:"prompt_revid"`
+}) (any, error) {
+	docID, err := env.documentID("")
+	if err != nil {
+		return nil, err
+	}
+	want := strings.TrimSpace(a.PromptRevID)
+	if x := env.State.Extraction; x != nil && x.DocumentID == docID && (want == "" || want == x.PromptRevID) {
+		return extractionResult{Extraction: viewExtraction(*x), PromptRevID: x.PromptRevID}, nil
+	}
+	if want != "" {
+		p, err := env.DB.FindPrompt(ctx, want)
+		if err != nil {
+			return nil, err
+		}
+		want = p.PromptRevID
+	}
+	x, err := env.DB.LatestExtraction(ctx, docID, want)
+	if err != nil {
+		if errors.Is(err, storage.ErrNotFound) {
+			if want != "" {
+				return nil, storage.Errorf(storage.ErrNotFound, "no extraction of this document with prompt revision %s; run_extraction makes one", want)
+			}
+			return nil, storage.Errorf(storage.ErrNotFound, "this document has no extraction yet; run_extraction makes one")
+		}
+		return nil, err
+	}
+	return extractionResult{Extraction: viewExtraction(x), PromptRevID: x.PromptRevID}, nil
+}
+
+func runExtraction(ctx context.Context, env *ToolEnv, a struct {
+	PromptRevID string `json:"prompt_revid"`
+}) (any, error) {
+	if env.Extractor == nil {
+		return nil, storage.Errorf(storage.ErrInvalid, "extraction is not available here: no model providers are configured")
+	}
+	docID, err := env.documentID("")
+	if err != nil {
+		return nil, err
+	}
+	id := strings.TrimSpace(a.PromptRevID)
+	if id == "" {
+		id = env.State.PromptRevID
+	}
+	if id == "" {
+		return nil, storage.Errorf(storage.ErrInvalid, "no prompt_revid given and none in the working state: pass prompt_revid (list_prompts finds one, create_prompt makes one)")
+	}
+	prompt, err := env.DB.FindPrompt(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	x, err := env.Extractor.Run(ctx, ExtractRequest{DocumentID: docID, PromptRevID: prompt.PromptRevID})
+	if err != nil {
+		return nil, err
+	}
+	env.State.setExtraction(x)
+	env.State.PromptRevID = prompt.PromptRevID
+	if prompt.SchemaRevID != "" {
+		env.State.SchemaRevID = prompt.SchemaRevID
+	}
+	res := extractionResult{Extraction: viewExtraction(x), PromptRevID: prompt.PromptRevID, SchemaRevID: prompt.SchemaRevID}
+	return withPreview(res, "extracted with prompt %s v%d: %s (%s)", prompt.Name, prompt.Version, x.ValidationStatus, x.ID), nil
+}
+
+// currentExtraction is the extraction field edits apply to: the working
+// state's, else the newest of the current document.
+func (env *ToolEnv) currentExtraction(ctx context.Context) (storage.Extraction, error) {
+	if x := env.State.Extraction; x != nil {
+		return *x, nil
+	}
+	docID, err := env.documentID("")
+	if err != nil {
+		return storage.Extraction{}, err
+	}
+	x, err := env.DB.LatestExtraction(ctx, docID, "")
+	if errors.Is(err, storage.ErrNotFound) {
+		return x, storage.Errorf(storage.ErrNotFound, "this document has no extraction to edit; run_extraction makes one")
+	}
+	return x, err
+}
+
+func updateExtractionField(ctx context.Context, env *ToolEnv, a struct {
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value"`
+}) (any, error) {
+	cur, err := env.currentExtraction(ctx)
+	if err != nil {
+		return nil, err
+	}
+	value := a.Value
+	if len(value) == 0 {
+		value = json.RawMessage("null")
+	}
+	path := strings.TrimSpace(a.Path)
+	x, err := env.DB.PatchExtractionField(ctx, cur.ID, path, value)
+	if err != nil {
+		if errors.Is(err, storage.ErrInvalid) {
+			return nil, storage.Errorf(storage.ErrInvalid, "cannot set %s: %s", path, storage.ErrorMessage(err))
+		}
+		return nil, err
+	}
+	// Validate the edited value against the schema of the prompt that made it.
+	schemaRevID := ""
+	if x.PromptRevID != "" {
+		if p, err := env.DB.GetPromptRevision(ctx, x.PromptRevID); err == nil {
+			schemaRevID = p.SchemaRevID
+		}
+	}
+	if schemaRevID != "" {
+		valid, problems, err := ValidateValue(ctx, env.DB, schemaRevID, x.Value)
+		if err != nil {
+			return nil, err
+		}
+		status := storage.ValidationValid
+		if !valid {
+			status = storage.ValidationInvalid
+		}
+		if problems == nil {
+			problems = []schema.Problem{}
+		}
+		if x, err = env.DB.SetExtractionValidation(ctx, x.ID, status, mustJSON(problems)); err != nil {
+			return nil, err
+		}
+	}
+	env.State.setExtraction(x)
+	res := extractionResult{Extraction: viewExtraction(x), PromptRevID: x.PromptRevID, SchemaRevID: schemaRevID}
+	return withPreview(res, "set %s = %s (%s)", a.Path, previewValue(value), x.ValidationStatus), nil
+}
+
+// previewValue shortens a JSON value for a one-line preview.
+func previewValue(v json.RawMessage) string {
+	s := strings.Join(strings.Fields(string(v)), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:57]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,86 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/docent/docent/storage"
+)
+
+func searchTools() []Tool {
+	return []Tool{
+		{
+			Name:        "search_docs",
+			Description: fmt.Sprintf("Full-text search over every document's text: hits with document, page, chunk id and a snippet (matches between « and »). Plain words, all must occur; word* matches prefixes. search_docs and open_citation together may be called %d times per turn.", MaxSearchCalls),
+			Parameters: params([]string{"query"}, map[string]string{
+				"query": `{"type":"string","minLength":1,"description":"Words to look for."}`,
+				"limit": `{"type":"integer","minimum":1,"maximum":20,"description":"How many hits, 1-20. Default 5."}`,
+			}),
+			Access: ReadOnly,
+			Run:    decodeArgs(searchDocs),
+		},
+		{
+			Name:        "open_citation",
+			Description: "Read the text of one search hit (a chunk), capped at 1,500 characters.",
+			Parameters: params([]string{"document_id", "chunk_id"}, map[string]string{
+				"document_id": `{"type":"string","minLength":1,"description":"The hit's document_id."}`,
+				"chunk_id":    `{"type":"integer","description":"The hit's chunk_id."}`,
+			}),
+			Access: ReadOnly,
+			Run:    decodeArgs(openCitation),
+		},
+	}
+}
+
+// countSearch counts a search_docs or open_citation call against the turn's
+// budget.
+func (env *ToolEnv) countSearch() error {
+	if env.SearchCalls >= MaxSearchCalls {
+		return storage.Errorf(storage.ErrInvalid, "search limit reached: search_docs and open_citation may be called %d times per turn; answer with what you found", MaxSearchCalls)
+	}
+	env.SearchCalls++
+	return nil
+}
+
+const defaultSearchHits = 5
+
+func searchDocs(ctx context.Context, env *ToolEnv, a struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit"`
+}) (any, error) {
+	if err := env.countSearch(); err != nil {
+		return nil, err
+	}
+	limit := a.Limit
+	if limit <= 0 {
+		limit = defaultSearchHits
+	}
+	hits, err := env.DB.Search(ctx, a.Query, limit)
+	if err != nil {
+		return nil, err
+	}
+	if hits == nil {
+		hits = []storage.SearchHit{}
+	}
+	return withPreview(map[string]any{"hits": hits}, "%d hits for %q", len(hits), strings.TrimSpace(a.Query)), nil
+}
+
+func openCitation(ctx context.Context, env *ToolEnv, a struct {
+	DocumentID string `json:"document_id"`
+	ChunkID    int64  `json:"chunk_id"`
+}) (any, error) {
+	if err := env.countSearch(); err != nil {
+		return nil, err
+	}
+	c, err := env.DB.GetChunk(ctx, strings.TrimSpace(a.DocumentID), a.ChunkID)
+	if err != nil {
+		return nil, err
+	}
+	more := fmt.Sprintf("the chunk is on page %d of document %s", c.Page, c.DocumentID)
+	if c.DocumentID == env.DocumentID {
+		more = fmt.Sprintf("call get_ocr_text with page_num %d for the page", c.Page)
+	}
+	c.Text, _ = capText(c.Text, CitationCap, more)
+	return c, nil
+}

@@ -1,0 +1,185 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/docent/docent/agent"
+)
+
+var getSchema = agent.ToolCall{ID: "c1", Name: "get_schema", Arguments: json.RawMessage(`{"schema_id":"s1"}`)}
+
+// golden is every event type, each as the protocol writes it.
+var golden = []struct {
+	name string
+	ev   agent.Event
+	want string
+}{
+	{"turn_started", agent.TurnStarted("th_1", "ollama/qwen3:8b"),
+		`{"type":"turn_started","thread_id":"th_1","model":"ollama/qwen3:8b"}`},
+	{"turn_started without thread", agent.TurnStarted("", "openai/gpt-4o-mini"),
+		`{"type":"turn_started","thread_id":"","model":"openai/gpt-4o-mini"}`},
+	{"thinking_chunk round 0", agent.ThinkingChunk(0, "Let me"),
+		`{"type":"thinking_chunk","chunk":"Let me","round_index":0}`},
+	{"thinking_done", agent.ThinkingDone(0, "Let me look."),
+		`{"type":"thinking_done","thinking":"Let me look.","round_index":0}`},
+	{"assistant_text_chunk", agent.TextChunk(2, "Hel"),
+		`{"type":"assistant_text_chunk","chunk":"Hel","round_index":2}`},
+	{"assistant_text_done", agent.TextDone(0, "Hello"),
+		`{"type":"assistant_text_done","full_text":"Hello","round_index":0}`},
+	{"assistant_text_done empty", agent.TextDone(0, ""),
+		`{"type":"assistant_text_done","full_text":"","round_index":0}`},
+	{"tool_calls", agent.ToolCalls(0, []agent.ToolCall{getSchema}, nil),
+		`{"type":"tool_calls","round_index":0,"tool_calls":[{"id":"c1","name":"get_schema","arguments":{"schema_id":"s1"}}],"needs_approval":[]}`},
+	{"tool_calls needing approval", agent.ToolCalls(1, []agent.ToolCall{
+		{ID: "c2", Name: "create_tag", Arguments: json.RawMessage(`{"name":"urgent"}`)},
+		{ID: "c3", Name: "list_tags"},                                         // no arguments: {}
+		{ID: "c4", Name: "get_tag", Arguments: json.RawMessage(`{"tag_id":`)}, // not JSON: a string
+	}, []string{"c2"}),
+		`{"type":"tool_calls","round_index":1,"tool_calls":[{"id":"c2","name":"create_tag","arguments":{"name":"urgent"}},{"id":"c3","name":"list_tags","arguments":{}},{"id":"c4","name":"get_tag","arguments":"{\"tag_id\":"}],"needs_approval":["c2"]}`},
+	{"tool_result success", agent.ToolResultEvent(0, "c1", "get_schema", agent.ToolResult{Success: true, Result: json.RawMessage(`{"schema_id":"s1"}`), Preview: "schema invoice v1"}),
+		`{"type":"tool_result","round_index":0,"call_id":"c1","name":"get_schema","success":true,"result":{"schema_id":"s1"},"preview":"schema invoice v1"}`},
+	{"tool_result failure", agent.ToolResultEvent(0, "c1", "get_schema", agent.ToolResult{Error: "schema s1 not found"}),
+		`{"type":"tool_result","round_index":0,"call_id":"c1","name":"get_schema","success":false,"error":"schema s1 not found"}`},
+	{"round_executed", agent.RoundExecuted(agent.ExecutedRound{RoundIndex: 0, ToolCalls: []agent.ExecutedCall{
+		{ID: "c1", Name: "get_schema", Arguments: json.RawMessage(`{"schema_id":"s1"}`), Success: true, Preview: "schema invoice v1"},
+		{ID: "c2", Name: "create_tag", Arguments: json.RawMessage(`{"name":"x"}`), Error: "User rejected this action."},
+	}}),
+		`{"type":"round_executed","round_index":0,"thinking":"","tool_calls":[{"id":"c1","name":"get_schema","arguments":{"schema_id":"s1"},"success":true,"preview":"schema invoice v1"},{"id":"c2","name":"create_tag","arguments":{"name":"x"},"success":false,"preview":"","error":"User rejected this action."}]}`},
+	{"usage zero", agent.UsageEvent(0, agent.Usage{}),
+		`{"type":"usage","round_index":0,"prompt_tokens":0,"completion_tokens":0}`},
+	{"usage", agent.UsageEvent(3, agent.Usage{PromptTokens: 1200, CompletionTokens: 34}),
+		`{"type":"usage","round_index":3,"prompt_tokens":1200,"completion_tokens":34}`},
+	{"done", agent.Done(agent.TurnResult{Text: "Hello", ThreadID: "th_1", Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 2}}),
+		`{"type":"done","result":{"text":"Hello","thinking":"","thread_id":"th_1","working_state":{},"executed_rounds":[],"usage":{"prompt_tokens":10,"completion_tokens":2}}}`},
+	{"done paused", agent.Done(agent.TurnResult{
+		ThreadID:       "th_1",
+		WorkingState:   agent.WorkingState{SchemaRevID: "srv_1"},
+		ExecutedRounds: []agent.ExecutedRound{{RoundIndex: 0, Thinking: "t", ToolCalls: []agent.ExecutedCall{{ID: "c1", Name: "get_schema", Arguments: json.RawMessage(`{}`), Success: true}}}},
+		TurnID:         "turn_1",
+		ToolCalls:      []agent.ToolCall{{ID: "c2", Name: "create_tag", Arguments: json.RawMessage(`{"name":"x"}`)}},
+	}),
+		`{"type":"done","result":{"text":"","thinking":"","thread_id":"th_1","working_state":{"schema_revid":"srv_1"},"executed_rounds":[{"round_index":0,"thinking":"t","tool_calls":[{"id":"c1","name":"get_schema","arguments":{},"success":true,"preview":""}]}],"turn_id":"turn_1","tool_calls":[{"id":"c2","name":"create_tag","arguments":{"name":"x"}}],"usage":{"prompt_tokens":0,"completion_tokens":0}}}`},
+	{"error", agent.ErrorEvent("the model server is not running; start it with `ollama serve`", ""),
+		`{"type":"error","error":"the model server is not running; start it with ` + "`ollama serve`" + `"}`},
+	{"error with code", agent.ErrorEvent("model not found", "model_not_found"),
+		`{"type":"error","error":"model not found","code":"model_not_found"}`},
+}
+
+func TestEventJSONIsTheProtocols(t *testing.T) {
+	for _, g := range golden {
+		got, err := json.Marshal(g.ev)
+		if err != nil {
+			t.Errorf("%s: %v", g.name, err)
+			continue
+		}
+		if string(got) != g.want {
+			t.Errorf("%s:\n got %s\nwant %s", g.name, got, g.want)
+		}
+		// A pointer encodes the same.
+		if p, _ := json.Marshal(&g.ev); string(p) != string(got) {
+			t.Errorf("%s: *Event encodes as %s", g.name, p)
+		}
+	}
+	seen := map[agent.EventType]bool{}
+	for _, g := range golden {
+		seen[g.ev.Type] = true
+	}
+	for _, typ := range agent.EventTypes {
+		if !seen[typ] {
+			t.Errorf("no golden string for %s", typ)
+		}
+	}
+}
+
+func TestEventsRoundTrip(t *testing.T) {
+	for _, g := range golden {
+		var back agent.Event
+		if err := json.Unmarshal([]byte(g.want), &back); err != nil {
+			t.Errorf("%s: decode: %v", g.name, err)
+			continue
+		}
+		again, err := json.Marshal(back)
+		if err != nil || string(again) != g.want {
+			t.Errorf("%s: round trip:\n got %s (%v)\nwant %s", g.name, again, err, g.want)
+		}
+		if back.Type != g.ev.Type || back.RoundIndex != g.ev.RoundIndex || back.Success != g.ev.Success ||
+			back.Chunk != g.ev.Chunk || back.Error != g.ev.Error || back.CallID != g.ev.CallID {
+			t.Errorf("%s: decoded %+v, want %+v", g.name, back, g.ev)
+		}
+	}
+
+	var done agent.Event
+	if err := json.Unmarshal([]byte(golden[len(golden)-3].want), &done); err != nil {
+		t.Fatal(err)
+	}
+	r := done.TurnResult
+	if r == nil || !r.Paused() || r.TurnID != "turn_1" || len(r.ToolCalls) != 1 || r.ToolCalls[0].ID != "c2" ||
+		r.WorkingState.SchemaRevID != "srv_1" || len(r.ExecutedRounds) != 1 || !r.ExecutedRounds[0].ToolCalls[0].Success {
+		t.Errorf("decoded paused result: %+v", r)
+	}
+
+	// Fields of other types are not picked up.
+	var e agent.Event
+	if err := json.Unmarshal([]byte(`{"type":"turn_started","thread_id":"th","model":"m","round_index":4,"chunk":"x"}`), &e); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(e, agent.Event{Type: agent.EventTurnStarted, ThreadID: "th", Model: "m"}) {
+		t.Errorf("decoded %+v", e)
+	}
+	// Additions to the protocol decode without error.
+	if err := json.Unmarshal([]byte(`{"type":"compaction","round_index":1}`), &e); err != nil || e.Type != "compaction" {
+		t.Errorf("unknown type: %+v, %v", e, err)
+	}
+	if err := json.Unmarshal([]byte(`{"round_index":1}`), &e); err == nil {
+		t.Error("an event without type decoded")
+	}
+}
+
+func TestEventsThatDoNotEncode(t *testing.T) {
+	for _, e := range []agent.Event{{Type: "compaction"}, {}, {Type: agent.EventDone}} {
+		if b, err := json.Marshal(e); err == nil {
+			t.Errorf("%+v encoded as %s", e, b)
+		}
+	}
+}
+
+func TestAccessors(t *testing.T) {
+	r := agent.ToolResult{Success: true, Result: json.RawMessage(`1`), Preview: "p"}
+	if got := agent.ToolResultEvent(0, "c", "n", r).Outcome(); string(got.Result) != "1" || !got.Success || got.Preview != "p" {
+		t.Errorf("Outcome = %+v", got)
+	}
+	round := agent.ExecutedRound{RoundIndex: 2, Thinking: "t", ToolCalls: []agent.ExecutedCall{{ID: "c"}}}
+	if got := agent.RoundExecuted(round).Round(); got.RoundIndex != 2 || got.Thinking != "t" || len(got.ToolCalls) != 1 {
+		t.Errorf("Round = %+v", got)
+	}
+	if !agent.EventDone.Terminal() || !agent.EventError.Terminal() || agent.EventUsage.Terminal() {
+		t.Error("Terminal")
+	}
+	if agent.EventTurnStarted.HasRoundIndex() || agent.EventDone.HasRoundIndex() || !agent.EventUsage.HasRoundIndex() {
+		t.Error("HasRoundIndex")
+	}
+}
+
+func TestSinkFunc(t *testing.T) {
+	gone := errors.New("client gone")
+	var got []agent.EventType
+	var s agent.Sink = agent.SinkFunc(func(e agent.Event) error {
+		got = append(got, e.Type)
+		if e.Type == agent.EventTextChunk {
+			return gone
+		}
+		return nil
+	})
+	if err := s.Emit(agent.TurnStarted("", "m")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Emit(agent.TextChunk(0, "x")); !errors.Is(err, gone) {
+		t.Fatalf("Emit = %v", err)
+	}
+	if len(got) != 2 {
+		t.Errorf("got %v", got)
+	}
+}

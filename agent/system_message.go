@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/docent/docent/storage"
+)
+
+// ExcerptCap is the default cap, in characters, of the document text
+// excerpt in the system message.
+const ExcerptCap = 8000
+
+// systemInstructions is the fixed first part of the system message. It
+// never changes between rounds, so local models reuse their KV cache.
+const systemInstructions = `You are Docent's document assistant. You help the user understand one document and build what extracts data from it: JSON schemas, prompts, extractions and tags.
+
+Rules:
+- Use the tools to read and change things; do not invent ids or content.
+- Always call validate_schema before create_schema or update_schema, and fix every problem it reports first.
+- Call help_schemas or help_prompts when unsure how to write a schema or a prompt.
+- Tools that change data may need the user's approval; propose them with complete arguments.
+- Refer to things with resource links: [label](schema_rev:ID), [label](schema:ID), [label](prompt_rev:ID), [label](prompt:ID), [label](tag:ID), [label](doc:ID) and [label](doc:ID#page=N).
+- Answer concisely.`
+
+// documentContext is the stable middle of the system message: the
+// document and its text excerpt. It is built once per turn.
+func documentContext(ctx context.Context, db *storage.DB, doc storage.Document, excerptCap int) (string, error) {
+	pages, err := db.DocumentText(ctx, doc.ID)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("Current document:\n")
+	fmt.Fprintf(&b, "- id: %s\n- name: %s\n- pages: %d\n", doc.ID, doc.Name, doc.Pages)
+	if len(doc.TagIDs) > 0 {
+		fmt.Fprintf(&b, "- tags: %s\n", strings.Join(doc.TagIDs, ", "))
+	}
+	var text strings.Builder
+	for i, p := range pages {
+		fmt.Fprintf(&text, "--- page %d ---\n%s\n", i+1, strings.TrimRight(p, "\n"))
+	}
+	if excerptCap <= 0 {
+		excerptCap = ExcerptCap
+	}
+	excerpt := strings.TrimSpace(text.String())
+	if excerpt == "" {
+		excerpt = "(no text)"
+	}
+	excerpt, _ = capText(excerpt, excerptCap, "call get_ocr_text to read the rest, page by page")
+	b.WriteString("\nDocument text excerpt:\n")
+	b.WriteString(excerpt)
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+// systemMessage assembles the system message of one round: instructions,
+// the document context, and last the working state, which changes.
+func systemMessage(docContext string, state *WorkingState) string {
+	var b strings.Builder
+	b.WriteString(systemInstructions)
+	b.WriteString("\n\n")
+	b.WriteString(docContext)
+	if d := state.Describe(); d != "" {
+		b.WriteString("\n")
+		b.WriteString(d)
+	}
+	return b.String()
+}

@@ -1,0 +1,579 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/storage"
+)
+
+// Defaults of an Agent's limits.
+const (
+	DefaultMaxToolRounds = 10
+	DefaultTurnTTL       = 30 * time.Minute
+)
+
+// MaxRoundsText is the answer of a turn that reached the round cap.
+const MaxRoundsText = "(Max tool rounds reached.)"
+
+// RejectedText is the error a rejected call reports to the model.
+const RejectedText = "User rejected this action."
+
+// Agent runs the turns of document conversations (agent-protocol.md,
+// "Turn").
+type Agent struct {
+	DB           *storage.DB
+	Providers    *provider.Registry
+	Extractor    *Extractor
+	DefaultModel string
+	// MaxToolRounds caps the rounds of a turn, approvals included (default 10).
+	MaxToolRounds int
+	// TurnTTL is how long a paused turn waits for approval (default 30m).
+	TurnTTL time.Duration
+}
+
+// ChatRequest starts a turn.
+type ChatRequest struct {
+	DocumentID string
+	// ThreadID continues a thread; "" starts a new one.
+	ThreadID string
+	Message  string
+	// Model is a provider-prefixed model id; "" uses the thread's model,
+	// then the agent's default.
+	Model string
+	// AutoApprove runs every tool without asking.
+	AutoApprove bool
+	// AutoApprovedTools names read-write tools that run without asking.
+	AutoApprovedTools []string
+}
+
+// Approval is the user's decision on one pending call.
+type Approval struct {
+	CallID   string `json:"call_id"`
+	Approved bool   `json:"approved"`
+	// Arguments, when set, replace the proposed arguments.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// ApproveRequest continues a paused turn.
+type ApproveRequest struct {
+	DocumentID string
+	TurnID     string
+	Approvals  []Approval
+}
+
+// pausedTurn is the JSON object saved with SaveTurnState when a turn
+// pauses: everything Approve needs to continue it.
+type pausedTurn struct {
+	ThreadID string `json:"thread_id"`
+	Model    string `json:"model"`
+	Round    int    `json:"round_index"`
+	// Pending is the history delta not yet in the thread: the assistant
+	// message whose calls wait for approval.
+	Pending           storage.ThreadMessage `json:"pending"`
+	Calls             []ToolCall            `json:"tool_calls"`
+	NeedsApproval     []string              `json:"needs_approval"`
+	WorkingState      WorkingState          `json:"working_state"`
+	AutoApprove       bool                  `json:"auto_approve"`
+	AutoApprovedTools []string              `json:"auto_approved_tools,omitempty"`
+	ExecutedRounds    []ExecutedRound       `json:"executed_rounds,omitempty"`
+	Usage             Usage                 `json:"usage"`
+	SearchCalls       int                   `json:"search_calls,omitempty"`
+	CallIDs           []string              `json:"call_ids,omitempty"`
+}
+
+// turn is one running turn.
+type turn struct {
+	a     *Agent
+	sink  Sink
+	doc   storage.Document
+	model string // provider-prefixed
+	prov  provider.Provider
+	name  string // model name without prefix
+
+	threadID   string
+	docContext string
+	history    []provider.Message
+	env        *ToolEnv
+
+	autoApprove bool
+	autoTools   []string
+
+	round    int
+	executed []ExecutedRound
+	usage    Usage
+	callIDs  map[string]bool // call ids used in this turn
+}
+
+func (a *Agent) maxRounds() int {
+	if a.MaxToolRounds > 0 {
+		return a.MaxToolRounds
+	}
+	return DefaultMaxToolRounds
+}
+
+func (a *Agent) turnTTL() time.Duration {
+	if a.TurnTTL > 0 {
+		return a.TurnTTL
+	}
+	return DefaultTurnTTL
+}
+
+// Chat runs a turn: the user's message, then model rounds and tool calls
+// until the model answers, a call needs approval, or the round cap. Errors
+// before the turn starts (an unknown document or thread, an empty message,
+// no model) are returned without events; after turn_started every failure
+// is an error event as well as the returned error.
+func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResult, error) {
+	msg := strings.TrimSpace(req.Message)
+	if msg == "" {
+		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "the message is empty")
+	}
+	doc, err := a.DB.GetDocument(ctx, req.DocumentID)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	var th storage.Thread
+	if req.ThreadID != "" {
+		if th, err = a.DB.GetThread(ctx, doc.ID, req.ThreadID); err != nil {
+			return TurnResult{}, err
+		}
+	}
+	model := firstNonEmpty(req.Model, th.Model, a.DefaultModel)
+	t, err := a.newTurn(ctx, doc, model, sink)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	t.autoApprove, t.autoTools = req.AutoApprove, slices.Clone(req.AutoApprovedTools)
+	if th.ID == "" {
+		if th, err = a.DB.CreateThread(ctx, doc.ID, threadTitle(msg), model); err != nil {
+			return TurnResult{}, err
+		}
+	}
+	t.threadID = th.ID
+	if len(th.WorkingState) > 0 {
+		if err := json.Unmarshal(th.WorkingState, t.env.State); err != nil {
+			return TurnResult{}, fmt.Errorf("thread %s: working state: %w", th.ID, err)
+		}
+	}
+	stored, err := a.DB.ThreadMessages(ctx, th.ID)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	t.history = historyOf(stored)
+	if err := t.emit(TurnStarted(t.threadID, t.model)); err != nil {
+		return TurnResult{}, err
+	}
+	user := storage.ThreadMessage{Role: storage.RoleUser, Content: req.Message}
+	if err := t.persist(ctx, user); err != nil {
+		return t.fail(err)
+	}
+	t.history = append(t.history, provider.Message{Role: storage.RoleUser, Content: req.Message})
+	return t.loop(ctx)
+}
+
+// Approve continues a paused turn: it claims the turn (once), runs the
+// approved calls (with edited arguments where given), reports the others
+// as rejected, and goes on as Chat does.
+func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (TurnResult, error) {
+	if strings.TrimSpace(req.TurnID) == "" {
+		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "no turn_id given")
+	}
+	seen := map[string]bool{}
+	for _, ap := range req.Approvals {
+		if seen[ap.CallID] {
+			return TurnResult{}, storage.Errorf(storage.ErrInvalid, "call %s is approved or rejected twice", ap.CallID)
+		}
+		seen[ap.CallID] = true
+		if len(ap.Arguments) > 0 && !json.Valid(ap.Arguments) {
+			return TurnResult{}, storage.Errorf(storage.ErrInvalid, "the edited arguments of call %s are not valid JSON", ap.CallID)
+		}
+	}
+	doc, err := a.DB.GetDocument(ctx, req.DocumentID)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	ts, err := a.DB.ClaimDocumentTurnState(ctx, doc.ID, req.TurnID)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	var p pausedTurn
+	if err := json.Unmarshal(ts.State, &p); err != nil {
+		return TurnResult{}, fmt.Errorf("turn %s: state: %w", ts.ID, err)
+	}
+	t, err := a.newTurn(ctx, doc, p.Model, sink)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	t.threadID = p.ThreadID
+	t.autoApprove, t.autoTools = p.AutoApprove, p.AutoApprovedTools
+	*t.env.State = p.WorkingState
+	t.env.SearchCalls = p.SearchCalls
+	t.round, t.executed, t.usage = p.Round, p.ExecutedRounds, p.Usage
+	for _, id := range p.CallIDs {
+		t.callIDs[id] = true
+	}
+	stored, err := a.DB.ThreadMessages(ctx, p.ThreadID)
+	if err != nil {
+		return TurnResult{}, err
+	}
+	t.history = historyOf(stored)
+	if err := t.emit(TurnStarted(t.threadID, t.model)); err != nil {
+		return TurnResult{}, err
+	}
+	approvals := map[string]Approval{}
+	for _, ap := range req.Approvals {
+		approvals[ap.CallID] = ap
+	}
+	decide := func(c ToolCall) (json.RawMessage, bool) {
+		if !slices.Contains(p.NeedsApproval, c.ID) {
+			return c.Arguments, true
+		}
+		ap, ok := approvals[c.ID]
+		if !ok || !ap.Approved {
+			return nil, false
+		}
+		if len(ap.Arguments) > 0 {
+			return ap.Arguments, true
+		}
+		return c.Arguments, true
+	}
+	if err := t.execute(ctx, p.Pending, p.Calls, decide); err != nil {
+		return t.fail(err)
+	}
+	t.round++
+	return t.loop(ctx)
+}
+
+func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string, sink Sink) (*turn, error) {
+	if model == "" {
+		return nil, storage.Errorf(storage.ErrInvalid, "no model given and no default model is set; choose one, e.g. ollama/qwen3:8b")
+	}
+	prov, name, err := a.Providers.For(model)
+	if err != nil {
+		return nil, storage.Errorf(storage.ErrInvalid, "model %q: %v", model, err)
+	}
+	dc, err := documentContext(ctx, a.DB, doc, ExcerptCap)
+	if err != nil {
+		return nil, err
+	}
+	return &turn{
+		a: a, sink: sink, doc: doc, model: model, prov: prov, name: name, docContext: dc,
+		env:     &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &WorkingState{}},
+		callIDs: map[string]bool{},
+	}, nil
+}
+
+func (t *turn) emit(e Event) error {
+	if t.sink == nil {
+		return nil
+	}
+	return t.sink.Emit(e)
+}
+
+// clientGone marks an error from the sink: the client left, no event is
+// owed to it.
+type clientGone struct{ err error }
+
+func (c clientGone) Error() string { return "client gone: " + c.err.Error() }
+func (c clientGone) Unwrap() error { return c.err }
+
+// fail ends the turn with an error event (unless the client is gone).
+func (t *turn) fail(err error) (TurnResult, error) {
+	var gone clientGone
+	if errors.As(err, &gone) || errors.Is(err, context.Canceled) {
+		return TurnResult{}, err
+	}
+	msg := storage.ErrorMessage(err)
+	code := ""
+	var pe *provider.Error
+	if errors.As(err, &pe) {
+		msg, code = pe.Error(), string(pe.Kind)
+	} else {
+		code = storage.ErrorCode(err)
+	}
+	_ = t.emit(ErrorEvent(msg, code))
+	return TurnResult{}, err
+}
+
+// send emits e, turning a sink failure into clientGone.
+func (t *turn) send(e Event) error {
+	if err := t.emit(e); err != nil {
+		return clientGone{err}
+	}
+	return nil
+}
+
+// persist appends messages to the thread with the current working state.
+func (t *turn) persist(ctx context.Context, msgs ...storage.ThreadMessage) error {
+	ws, err := json.Marshal(t.env.State)
+	if err != nil {
+		return err
+	}
+	_, err = t.a.DB.AppendMessages(ctx, t.threadID, msgs, ws)
+	return err
+}
+
+func (t *turn) result(text, thinking string) TurnResult {
+	return TurnResult{
+		Text: text, Thinking: thinking, ThreadID: t.threadID, WorkingState: *t.env.State,
+		ExecutedRounds: t.executed, Usage: t.usage,
+	}
+}
+
+// loop runs rounds from t.round until the model answers, the turn pauses,
+// or the cap.
+func (t *turn) loop(ctx context.Context) (TurnResult, error) {
+	tools := ProviderTools()
+	for ; t.round < t.a.maxRounds(); t.round++ {
+		round := t.round
+		msgs := make([]provider.Message, 0, len(t.history)+1)
+		msgs = append(msgs, provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.env.State)})
+		msgs = append(msgs, t.history...)
+
+		var thinking strings.Builder
+		thinkingDone := false
+		endThinking := func() error {
+			if thinking.Len() > 0 && !thinkingDone {
+				thinkingDone = true
+				return t.send(ThinkingDone(round, thinking.String()))
+			}
+			return nil
+		}
+		resp, err := t.prov.Chat(ctx, provider.Request{Model: t.name, Messages: msgs, Tools: tools}, func(d provider.Delta) error {
+			if d.Thinking != "" && !thinkingDone {
+				thinking.WriteString(d.Thinking)
+				return t.send(ThinkingChunk(round, d.Thinking))
+			}
+			if d.Text != "" {
+				if err := endThinking(); err != nil {
+					return err
+				}
+				return t.send(TextChunk(round, d.Text))
+			}
+			return nil
+		})
+		if err != nil {
+			return t.fail(err)
+		}
+		if !thinkingDone && (thinking.Len() > 0 || resp.Thinking != "") {
+			full := resp.Thinking
+			if full == "" {
+				full = thinking.String()
+			}
+			if err := t.send(ThinkingDone(round, full)); err != nil {
+				return t.fail(err)
+			}
+		}
+		if err := t.send(TextDone(round, resp.Text)); err != nil {
+			return t.fail(err)
+		}
+		t.usage.PromptTokens += resp.Usage.PromptTokens
+		t.usage.CompletionTokens += resp.Usage.CompletionTokens
+		if err := t.send(UsageEvent(round, resp.Usage)); err != nil {
+			return t.fail(err)
+		}
+
+		if len(resp.ToolCalls) == 0 {
+			if err := t.persist(ctx, storage.ThreadMessage{
+				Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
+				Data: mustJSON(map[string]any{"round_index": round, "usage": resp.Usage}),
+			}); err != nil {
+				return t.fail(err)
+			}
+			res := t.result(resp.Text, resp.Thinking)
+			if err := t.send(Done(res)); err != nil {
+				return t.fail(err)
+			}
+			return res, nil
+		}
+
+		calls := t.callsOf(round, resp.ToolCalls)
+		var needs []string
+		for _, c := range calls {
+			if t.needsApproval(c.Name) {
+				needs = append(needs, c.ID)
+			}
+		}
+		if err := t.send(ToolCalls(round, calls, needs)); err != nil {
+			return t.fail(err)
+		}
+		assistant := storage.ThreadMessage{
+			Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
+			ToolCalls: mustJSON(calls),
+			Data:      mustJSON(map[string]any{"round_index": round, "usage": resp.Usage}),
+		}
+		if len(needs) > 0 {
+			return t.pause(ctx, assistant, calls, needs, resp)
+		}
+		if err := t.execute(ctx, assistant, calls, nil); err != nil {
+			return t.fail(err)
+		}
+	}
+	res := t.result(MaxRoundsText, "")
+	if err := t.persist(ctx, storage.ThreadMessage{Role: storage.RoleAssistant, Content: MaxRoundsText}); err != nil {
+		return t.fail(err)
+	}
+	if err := t.send(Done(res)); err != nil {
+		return t.fail(err)
+	}
+	return res, nil
+}
+
+// callsOf gives the model's calls ids that are unique within the turn.
+func (t *turn) callsOf(round int, in []provider.ToolCall) []ToolCall {
+	out := make([]ToolCall, len(in))
+	for i, c := range in {
+		id := c.ID
+		if id == "" || t.callIDs[id] {
+			id = fmt.Sprintf("call_r%d_%d", round, i)
+			for n := 2; t.callIDs[id]; n++ {
+				id = fmt.Sprintf("call_r%d_%d_%d", round, i, n)
+			}
+		}
+		t.callIDs[id] = true
+		out[i] = ToolCall{ID: id, Name: c.Name, Arguments: c.Arguments}
+	}
+	return out
+}
+
+// needsApproval reports whether a call of this tool needs the user's
+// approval. Unknown tools run (and fail) without it.
+func (t *turn) needsApproval(name string) bool {
+	tool, ok := ToolByName(name)
+	if !ok || tool.Access != ReadWrite {
+		return false
+	}
+	return !t.autoApprove && !slices.Contains(t.autoTools, name)
+}
+
+// pause saves the turn state and ends the turn with done carrying turn_id.
+func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls []ToolCall, needs []string, resp provider.Response) (TurnResult, error) {
+	ids := make([]string, 0, len(t.callIDs))
+	for id := range t.callIDs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	state := pausedTurn{
+		ThreadID: t.threadID, Model: t.model, Round: t.round, Pending: assistant,
+		Calls: calls, NeedsApproval: needs, WorkingState: *t.env.State,
+		AutoApprove: t.autoApprove, AutoApprovedTools: t.autoTools,
+		ExecutedRounds: t.executed, Usage: t.usage, SearchCalls: t.env.SearchCalls, CallIDs: ids,
+	}
+	raw, err := json.Marshal(state)
+	if err != nil {
+		return t.fail(err)
+	}
+	ts, err := t.a.DB.SaveTurnState(ctx, t.threadID, t.doc.ID, raw, t.a.turnTTL())
+	if err != nil {
+		return t.fail(err)
+	}
+	res := t.result(resp.Text, resp.Thinking)
+	res.TurnID, res.ToolCalls = ts.ID, calls
+	if err := t.send(Done(res)); err != nil {
+		return t.fail(err)
+	}
+	return res, nil
+}
+
+// execute runs a round's calls in order. decide, when not nil, says for
+// each call whether it runs and with which arguments; nil runs them all as
+// proposed. It emits tool_result per call and round_executed, and appends
+// the assistant message and the tool messages to history and thread.
+func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, calls []ToolCall, decide func(ToolCall) (json.RawMessage, bool)) error {
+	round := ExecutedRound{RoundIndex: t.round, Thinking: assistant.Thinking, ToolCalls: []ExecutedCall{}}
+	msgs := []storage.ThreadMessage{assistant}
+	var toolMsgs []provider.Message
+	for _, c := range calls {
+		args, run := c.Arguments, true
+		if decide != nil {
+			args, run = decide(c)
+		}
+		var r ToolResult
+		data := map[string]any{"round_index": t.round, "proposed_arguments": wireArguments(c.Arguments)}
+		if run {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r = CallTool(ctx, t.env, c.Name, args)
+			data["arguments"] = wireArguments(args)
+			if decide != nil && !slices.Equal(args, c.Arguments) {
+				data["edited"] = true
+			}
+		} else {
+			r = ToolResult{Error: RejectedText}
+			data["rejected"] = true
+			args = c.Arguments
+		}
+		data["success"] = r.Success
+		if err := t.send(ToolResultEvent(t.round, c.ID, c.Name, r)); err != nil {
+			return err
+		}
+		round.ToolCalls = append(round.ToolCalls, ExecutedCall{
+			ID: c.ID, Name: c.Name, Arguments: args, Success: r.Success, Preview: r.Preview, Error: r.Error,
+		})
+		content := r.Content()
+		msgs = append(msgs, storage.ThreadMessage{
+			Role: storage.RoleTool, Content: content, ToolCallID: c.ID, ToolName: c.Name, Data: mustJSON(data),
+		})
+		toolMsgs = append(toolMsgs, provider.Message{Role: storage.RoleTool, Content: content, ToolCallID: c.ID, ToolName: c.Name})
+	}
+	t.executed = append(t.executed, round)
+	if err := t.send(RoundExecuted(round)); err != nil {
+		return err
+	}
+	t.history = append(t.history, assistantMessage(assistant))
+	t.history = append(t.history, toolMsgs...)
+	return t.persist(ctx, msgs...)
+}
+
+// historyOf turns stored thread messages into provider messages.
+func historyOf(stored []storage.ThreadMessage) []provider.Message {
+	out := make([]provider.Message, 0, len(stored))
+	for _, m := range stored {
+		switch m.Role {
+		case storage.RoleSystem:
+			continue // the system message is rebuilt every round
+		case storage.RoleAssistant:
+			out = append(out, assistantMessage(m))
+		default:
+			out = append(out, provider.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName})
+		}
+	}
+	return out
+}
+
+func assistantMessage(m storage.ThreadMessage) provider.Message {
+	pm := provider.Message{Role: storage.RoleAssistant, Content: m.Content, Thinking: m.Thinking}
+	if len(m.ToolCalls) > 0 {
+		var calls []ToolCall
+		if err := json.Unmarshal(m.ToolCalls, &calls); err == nil {
+			for _, c := range calls {
+				pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+			}
+		}
+	}
+	return pm
+}
+
+// threadTitle is a new thread's title: the first message on one line, cut
+// to about 60 characters.
+func threadTitle(msg string) string {
+	s := strings.Join(strings.Fields(msg), " ")
+	if utf8.RuneCountInString(s) <= 60 {
+		return s
+	}
+	r := []rune(s)[:60]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > 40 {
+		cut = cut[:i]
+	}
+	return strings.TrimSpace(cut) + "…"
+}

@@ -577,3 +577,27 @@ func threadTitle(msg string) string {
 	}
 	return strings.TrimSpace(cut) + "…"
 }
+
+// PendingTurn is what a paused turn waits for.
+type PendingTurn struct {
+	DocumentID string
+	// ToolCalls is the paused batch; NeedsApproval the ids among them that
+	// wait for the user's decision.
+	ToolCalls     []ToolCall
+	NeedsApproval []string
+}
+
+// Pending reads a paused turn without claiming it, so that a client holding
+// only its id (`docent approve TURN_ID --all`) can name its document and
+// calls before approving.
+func (a *Agent) Pending(ctx context.Context, turnID string) (PendingTurn, error) {
+	ts, err := a.DB.PeekTurnState(ctx, turnID)
+	if err != nil {
+		return PendingTurn{}, err
+	}
+	var st pausedTurn
+	if err := json.Unmarshal(ts.State, &st); err != nil {
+		return PendingTurn{}, fmt.Errorf("turn %s: read its saved state: %w", turnID, err)
+	}
+	return PendingTurn{DocumentID: ts.DocumentID, ToolCalls: st.Calls, NeedsApproval: st.NeedsApproval}, nil
+}

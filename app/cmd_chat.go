@@ -1,0 +1,308 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/storage"
+)
+
+// newAgent builds the agent the chat commands run turns with, on the
+// providers configured in the environment.
+func newAgent(env *Env, db *storage.DB) (*agent.Agent, error) {
+	cfg, err := provider.ConfigFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	reg := provider.NewRegistry(cfg)
+	return &agent.Agent{
+		DB: db, Providers: reg, DefaultModel: env.Model,
+		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: env.Model},
+	}, nil
+}
+
+func runChat(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
+	threadID := fs.String("thread", "", "")
+	autoApprove := fs.Bool("auto-approve", false, "")
+	approveTools := fs.String("approve-tools", "", "")
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) < 1 || len(rest) > 2 {
+		return usagef("chat needs a document and at most one message\n%s", usageLine("chat"))
+	}
+	var message string
+	if len(rest) == 2 {
+		message = rest[1]
+	} else {
+		b, err := io.ReadAll(env.IO.In)
+		if err != nil {
+			return fmt.Errorf("read the message from stdin: %w", err)
+		}
+		message = string(b)
+	}
+	if strings.TrimSpace(message) == "" {
+		return usagef("chat needs a message, as an argument or on stdin\n%s", usageLine("chat"))
+	}
+	var tools []string
+	for _, name := range strings.Split(*approveTools, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			tools = append(tools, name)
+		}
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	doc, err := db.FindDocument(ctx, rest[0])
+	if err != nil {
+		return err
+	}
+	a, err := newAgent(env, db)
+	if err != nil {
+		return err
+	}
+	out := newTurnPrinter(env, *asJSON)
+	res, err := a.Chat(ctx, agent.ChatRequest{
+		DocumentID: doc.ID, ThreadID: *threadID, Message: message, Model: env.Model,
+		AutoApprove: *autoApprove, AutoApprovedTools: tools,
+	}, out)
+	return out.finish(res, err)
+}
+
+func runApprove(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("approve", flag.ContinueOnError)
+	all := fs.Bool("all", false, "")
+	var approve, reject stringList
+	fs.Var(&approve, "approve", "")
+	fs.Var(&reject, "reject", "")
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	approve, reject = splitCommas(approve), splitCommas(reject)
+	switch {
+	case len(rest) != 1:
+		return usagef("approve needs one turn id\n%s", usageLine("approve"))
+	case *all && (len(approve) > 0 || len(reject) > 0):
+		return usagef("--all goes without --approve and --reject\n%s", usageLine("approve"))
+	case !*all && len(approve) == 0 && len(reject) == 0:
+		return usagef("approve needs --all, or --approve and --reject with call ids\n%s", usageLine("approve"))
+	}
+	turnID := rest[0]
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	a, err := newAgent(env, db)
+	if err != nil {
+		return err
+	}
+	paused, err := a.Pending(ctx, turnID)
+	if err != nil {
+		return err
+	}
+	pending := paused.NeedsApproval
+	var approvals []agent.Approval
+	if *all {
+		for _, id := range pending {
+			approvals = append(approvals, agent.Approval{CallID: id, Approved: true})
+		}
+	} else {
+		for _, id := range slices.Concat(approve, reject) {
+			if !slices.Contains(pending, id) {
+				return usagef("call %s does not wait for approval in turn %s (pending: %s)", id, turnID, strings.Join(pending, ", "))
+			}
+		}
+		// Calls named in neither list are rejected, as the protocol says;
+		// Agent.Approve reports a call approved and rejected twice.
+		for _, id := range approve {
+			approvals = append(approvals, agent.Approval{CallID: id, Approved: true})
+		}
+		for _, id := range reject {
+			approvals = append(approvals, agent.Approval{CallID: id, Approved: false})
+		}
+	}
+	out := newTurnPrinter(env, *asJSON)
+	res, err := a.Approve(ctx, agent.ApproveRequest{DocumentID: paused.DocumentID, TurnID: turnID, Approvals: approvals}, out)
+	return out.finish(res, err)
+}
+
+func splitCommas(list []string) []string {
+	var out []string
+	for _, v := range list {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// turnPrinter is the sink of a turn on the command line: NDJSON events on
+// stdout with --json, else the answer on stdout and what happens around it
+// (thinking, tool calls and results) on stderr.
+type turnPrinter struct {
+	ios    *IOStreams
+	json   bool
+	dim    bool
+	failed string // the message of an error event
+
+	textOpen     bool // answer text printed without its final newline
+	thinkingOpen bool
+	pending      []agent.ToolCall
+}
+
+func newTurnPrinter(env *Env, asJSON bool) *turnPrinter {
+	_, noColor := os.LookupEnv("NO_COLOR")
+	return &turnPrinter{ios: env.IO, json: asJSON, dim: env.IO.ErrTTY && !noColor}
+}
+
+// Emit writes one event.
+func (p *turnPrinter) Emit(e agent.Event) error {
+	if e.Type == agent.EventError {
+		p.failed = e.Error
+	}
+	if p.json {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		_, err = p.ios.Out.Write(append(b, '\n'))
+		return err
+	}
+	switch e.Type {
+	case agent.EventThinkingChunk:
+		if !p.thinkingOpen && p.dim {
+			fmt.Fprint(p.ios.Err, "\033[2m")
+		}
+		p.thinkingOpen = true
+		fmt.Fprint(p.ios.Err, e.Chunk)
+	case agent.EventThinkingDone:
+		p.endThinking()
+	case agent.EventTextChunk:
+		p.endThinking()
+		p.textOpen = !strings.HasSuffix(e.Chunk, "\n")
+		_, err := fmt.Fprint(p.ios.Out, e.Chunk)
+		return err
+	case agent.EventTextDone:
+		p.endText()
+	case agent.EventToolCalls:
+		p.endThinking()
+		p.endText()
+		for _, c := range e.ToolCalls {
+			fmt.Fprintf(p.ios.Err, "→ %s %s\n", c.Name, compactArgs(c.Arguments))
+			if slices.Contains(e.NeedsApproval, c.ID) {
+				p.pending = append(p.pending, c)
+			}
+		}
+	case agent.EventToolResult:
+		if e.Success {
+			fmt.Fprintf(p.ios.Err, "✓ %s: %s\n", e.Name, e.Preview)
+		} else {
+			fmt.Fprintf(p.ios.Err, "✗ %s: %s\n", e.Name, e.Error)
+		}
+	}
+	return nil
+}
+
+func (p *turnPrinter) endThinking() {
+	if !p.thinkingOpen {
+		return
+	}
+	p.thinkingOpen = false
+	if p.dim {
+		fmt.Fprint(p.ios.Err, "\033[0m")
+	}
+	fmt.Fprintln(p.ios.Err)
+}
+
+func (p *turnPrinter) endText() {
+	if p.textOpen {
+		fmt.Fprintln(p.ios.Out)
+		p.textOpen = false
+	}
+}
+
+// finish ends the output of a turn and turns its outcome into the
+// command's error: a failed turn exits 1 with the error event's message.
+func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
+	if !p.json {
+		p.endThinking()
+		p.endText()
+	}
+	if err != nil {
+		if p.failed != "" && !errors.Is(err, context.Canceled) {
+			return errors.New(p.failed)
+		}
+		return err
+	}
+	if res.Paused() && !p.json {
+		fmt.Fprintf(p.ios.Err, "\nturn %s waits for approval of:\n", res.TurnID)
+		for _, c := range p.pending {
+			fmt.Fprintf(p.ios.Err, "  %s  %s %s\n", c.ID, c.Name, compactArgs(c.Arguments))
+		}
+		fmt.Fprintf(p.ios.Err, "approve with: docent approve %s --all\n", res.TurnID)
+	}
+	return nil
+}
+
+// compactArgs renders a call's arguments on one line, shortened for people.
+func compactArgs(raw json.RawMessage) string {
+	s := strings.Join(strings.Fields(string(raw)), " ")
+	if s == "" {
+		s = "{}"
+	}
+	return truncate(s, 200)
+}
+
+// threadList is what `docent threads --json` prints.
+type threadList struct {
+	Threads []storage.Thread `json:"threads"`
+}
+
+func runThreads(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("threads", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("threads needs one document\n%s", usageLine("threads"))
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	doc, err := db.FindDocument(ctx, rest[0])
+	if err != nil {
+		return err
+	}
+	threads, err := db.ListThreads(ctx, doc.ID)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(env.IO, threadList{Threads: threads})
+	}
+	t := newTable(env.IO.Out, "THREAD", "TITLE", "MESSAGES", "UPDATED")
+	for _, th := range threads {
+		t.row(th.ID, truncate(th.Title, 60), fmt.Sprint(th.MessageCount), formatTime(th.UpdatedAt))
+	}
+	return t.flush()
+}

@@ -180,20 +180,13 @@ func (f *extractFixture) answer(t *testing.T, edit func(map[string]any)) string 
 	return string(b)
 }
 
-type wireMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-func messagesOf(t *testing.T, r modeltest.Request) []wireMessage {
+func messagesOf(t *testing.T, r modeltest.Request) []modeltest.Message {
 	t.Helper()
-	out := make([]wireMessage, len(r.Messages))
-	for i, m := range r.Messages {
-		if err := json.Unmarshal(m, &out[i]); err != nil {
-			t.Fatalf("message %d %s: %v", i, m, err)
-		}
+	msgs, err := r.ChatMessages()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	return msgs
 }
 
 func jsonEqual(t *testing.T, a, b []byte) bool {

@@ -89,7 +89,7 @@ func minPrefixShare(tb testing.TB, reqs []modeltest.Request) float64 {
 	share := 1.0
 	var prev string
 	for i, r := range reqs {
-		var m wireMessage
+		var m modeltest.Message
 		if len(r.Messages) == 0 {
 			tb.Fatalf("request %d has no messages", i)
 		}

@@ -15,6 +15,7 @@ package modeltest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -338,4 +339,23 @@ func promptTokens(req Request, rep Reply) int {
 		n += len(m)
 	}
 	return n/4 + 1
+}
+
+// Message is the part of a recorded chat message that both wire formats
+// share.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// ChatMessages decodes the recorded messages' roles and contents, for tests
+// that check what a model was sent.
+func (r Request) ChatMessages() ([]Message, error) {
+	out := make([]Message, len(r.Messages))
+	for i, m := range r.Messages {
+		if err := json.Unmarshal(m, &out[i]); err != nil {
+			return nil, fmt.Errorf("message %d %s: %w", i, m, err)
+		}
+	}
+	return out, nil
 }

@@ -16,14 +16,23 @@ import (
 	"github.com/docent/docent/storage"
 )
 
-// newAgent builds the agent the chat commands run turns with, on the
-// providers configured in the environment.
-func newAgent(env *Env, db *storage.DB) (*agent.Agent, error) {
+// newProviders builds the model providers from the environment, the one
+// place where the commands read OLLAMA_HOST, OPENAI_* and DOCENT_* limits.
+func newProviders() (*provider.Registry, error) {
 	cfg, err := provider.ConfigFromEnv()
 	if err != nil {
 		return nil, err
 	}
-	reg := provider.NewRegistry(cfg)
+	return provider.NewRegistry(cfg), nil
+}
+
+// newAgent builds the agent the chat commands run turns with, on the
+// providers configured in the environment.
+func newAgent(env *Env, db *storage.DB) (*agent.Agent, error) {
+	reg, err := newProviders()
+	if err != nil {
+		return nil, err
+	}
 	return &agent.Agent{
 		DB: db, Providers: reg, DefaultModel: env.Model,
 		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: env.Model},
@@ -56,12 +65,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if strings.TrimSpace(message) == "" {
 		return usagef("chat needs a message, as an argument or on stdin\n%s", usageLine("chat"))
 	}
-	var tools []string
-	for _, name := range strings.Split(*approveTools, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			tools = append(tools, name)
-		}
-	}
+	tools := splitCommas([]string{*approveTools})
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
@@ -278,18 +282,7 @@ type threadList struct {
 func runThreads(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("threads", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return usagef("threads needs one document\n%s", usageLine("threads"))
-	}
-	db, err := env.Store(ctx)
-	if err != nil {
-		return err
-	}
-	doc, err := db.FindDocument(ctx, rest[0])
+	db, doc, err := documentArg(ctx, env, fs, args)
 	if err != nil {
 		return err
 	}

@@ -27,11 +27,11 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 	} else if len(rest) > 0 {
 		return usagef("models takes no arguments\n%s", usageLine("models"))
 	}
-	cfg, err := provider.ConfigFromEnv()
+	reg, err := newProviders()
 	if err != nil {
 		return err
 	}
-	models, errs := provider.NewRegistry(cfg).Models(ctx)
+	models, errs := reg.Models(ctx)
 	list := modelList{Models: models, Default: env.Model}
 	if list.Models == nil {
 		list.Models = []provider.ModelInfo{}
@@ -94,11 +94,11 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := provider.ConfigFromEnv()
+	a, err := newAgent(env, db)
 	if err != nil {
 		return err
 	}
-	x := &agent.Extractor{DB: db, Providers: provider.NewRegistry(cfg), DefaultModel: env.Model}
+	x := a.Extractor
 	report := extractReport{Extractions: []storage.Extraction{}, Errors: []extractError{}}
 	bar := newProgress(env.IO, len(docs), "extracting")
 	for i, ref := range docs {

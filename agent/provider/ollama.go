@@ -142,41 +142,23 @@ type attemptResult struct {
 
 func (p *Ollama) attempt(ctx context.Context, model string, areq *api.ChatRequest, onDelta func(Delta) error) (attemptResult, error) {
 	var (
-		res            attemptResult
-		split          thinkSplitter
-		text, thinking strings.Builder
-		frames, chars  int
-		done           bool
+		res    attemptResult
+		frames int
+		done   bool
 	)
+	d := deltas{onDelta: onDelta}
 	note := &headerNote{}
 	actx, wd := newWatchdog(context.WithValue(ctx, headerNoteKey{}, note), p.cfg.IdleTimeout)
 	defer wd.stop()
 
-	emit := func(th, tx string) error {
-		thinking.WriteString(th)
-		text.WriteString(tx)
-		chars += len(th) + len(tx)
-		for _, d := range [2]Delta{{Thinking: th}, {Text: tx}} {
-			if d == (Delta{}) || onDelta == nil {
-				continue
-			}
-			res.streamed = true
-			if err := onDelta(d); err != nil {
-				return &callbackError{err}
-			}
-		}
-		return nil
-	}
 	err := p.client.Chat(actx, areq, func(r api.ChatResponse) error {
 		wd.kick()
 		frames++
-		if err := emit(r.Message.Thinking, ""); err != nil {
+		if err := d.add(r.Message.Thinking, ""); err != nil {
 			return err
 		}
-		if r.Message.Content != "" {
-			if err := emit(split.Feed(r.Message.Content)); err != nil {
-				return err
-			}
+		if err := d.content(r.Message.Content); err != nil {
+			return err
 		}
 		for _, tc := range r.Message.ToolCalls {
 			args := []byte("{}")
@@ -197,11 +179,11 @@ func (p *Ollama) attempt(ctx context.Context, model string, areq *api.ChatReques
 			done = true
 			res.DoneReason = r.DoneReason
 			res.Usage = Usage{PromptTokens: r.PromptEvalCount, CompletionTokens: r.EvalCount}
-			return emit(split.Flush())
+			return d.flush()
 		}
 		return nil
 	})
-	res.Text, res.Thinking = text.String(), thinking.String()
+	d.fill(&res)
 
 	// The client returns nil for a stream cut or cancelled after the
 	// headers (it ignores the scanner's error): the missing done frame and
@@ -218,13 +200,13 @@ func (p *Ollama) attempt(ctx context.Context, model string, areq *api.ChatReques
 	case ctx.Err() != nil:
 		return res, ctx.Err()
 	case err != nil:
-		e := p.classify(err, model, chars, frames)
+		e := p.classify(err, model, d.chars, frames)
 		note.mu.Lock()
 		e.retryAfter = parseRetryAfter(note.retryAfter, time.Now())
 		note.mu.Unlock()
 		return res, e
 	case !done:
-		return res, interrupted(chars, nil)
+		return res, interrupted(d.chars, nil)
 	}
 	return res, nil
 }

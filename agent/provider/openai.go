@@ -90,35 +90,14 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 
 func (p *OpenAI) attempt(ctx context.Context, model string, params openai.ChatCompletionNewParams, onDelta func(Delta) error) (attemptResult, error) {
 	var (
-		res            attemptResult
-		acc            openai.ChatCompletionAccumulator
-		split          thinkSplitter
-		text, thinking strings.Builder
-		chars          int
-		finish         string
-		chunks         int
+		res    attemptResult
+		acc    openai.ChatCompletionAccumulator
+		finish string
+		chunks int
 	)
+	d := deltas{onDelta: onDelta}
 	actx, wd := newWatchdog(ctx, p.cfg.IdleTimeout)
 	defer wd.stop()
-
-	emit := func(th, tx string) error {
-		thinking.WriteString(th)
-		text.WriteString(tx)
-		chars += len(th) + len(tx)
-		for _, d := range [2]Delta{{Thinking: th}, {Text: tx}} {
-			if d == (Delta{}) || onDelta == nil {
-				continue
-			}
-			res.streamed = true
-			if err := onDelta(d); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	finishText := func() {
-		res.Text, res.Thinking = text.String(), thinking.String()
-	}
 
 	stream := p.client.Chat.Completions.NewStreaming(actx, params)
 	defer stream.Close()
@@ -134,15 +113,13 @@ func (p *OpenAI) attempt(ctx context.Context, model string, params openai.ChatCo
 			continue
 		}
 		c := chunk.Choices[0]
-		if err := emit(reasoningContent(c.Delta.JSON.ExtraFields), ""); err != nil {
-			finishText()
-			return res, err
+		if err := d.add(reasoningContent(c.Delta.JSON.ExtraFields), ""); err != nil {
+			d.fill(&res)
+			return res, callerError(err)
 		}
-		if c.Delta.Content != "" {
-			if err := emit(split.Feed(c.Delta.Content)); err != nil {
-				finishText()
-				return res, err
-			}
+		if err := d.content(c.Delta.Content); err != nil {
+			d.fill(&res)
+			return res, callerError(err)
 		}
 		if c.FinishReason != "" {
 			finish = c.FinishReason
@@ -150,22 +127,21 @@ func (p *OpenAI) attempt(ctx context.Context, model string, params openai.ChatCo
 	}
 	err := stream.Err()
 	if err == nil && finish != "" {
-		err = emit(split.Flush())
-		if err != nil {
-			finishText()
-			return res, err
+		if err := d.flush(); err != nil {
+			d.fill(&res)
+			return res, callerError(err)
 		}
 	}
-	finishText()
+	d.fill(&res)
 	switch {
 	case fired(actx):
 		return res, timeoutError(p.cfg.IdleTimeout)
 	case ctx.Err() != nil:
 		return res, ctx.Err()
 	case err != nil:
-		return res, p.classify(err, model, chars, chunks > 0)
+		return res, p.classify(err, model, d.chars, chunks > 0)
 	case finish == "":
-		return res, interrupted(chars, nil)
+		return res, interrupted(d.chars, nil)
 	}
 	res.DoneReason = finish
 	if len(acc.Choices) > 0 {

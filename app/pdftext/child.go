@@ -24,24 +24,15 @@ const (
 	testHookEnv = "DOCENT_PDFTEXT_TEST_HOOK"
 )
 
-// The child is started from an init function rather than only from an
-// explicit call in main: every binary that links this package, including
-// the test binaries of the packages that import it (ingest, the CLI), can
-// then serve as the child without a TestMain of its own. The environment
-// variable is set only by ExtractIsolated, so a normal start is unaffected.
+// The child is started from an init function rather than from a call in
+// main: every binary that links this package, including the test binaries
+// of the packages that import it (ingest, the CLI), can then serve as the
+// child without a TestMain of its own. The environment variable is set only
+// by ExtractIsolated, so a normal start is unaffected.
 func init() {
-	RunChildIfRequested()
-}
-
-// RunChildIfRequested turns this process into the PDF reader child when
-// ExtractIsolated started it, and exits when done; otherwise it returns at
-// once. The package's init already calls it, so main's call is a harmless
-// statement of intent.
-func RunChildIfRequested() {
-	if os.Getenv(childEnv) != "1" {
-		return
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(runChild(os.Stdin, os.Stdout))
 	}
-	os.Exit(runChild(os.Stdin, os.Stdout))
 }
 
 // request is the first line the parent writes to the child's stdin; the PDF

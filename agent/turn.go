@@ -52,6 +52,36 @@ type ChatRequest struct {
 	AutoApprove bool
 	// AutoApprovedTools names read-write tools that run without asking.
 	AutoApprovedTools []string
+	// Mentions are artifacts the user @-mentioned; each is resolved and
+	// shown in full in the system message. An unknown one is an
+	// ErrInvalid error before any model call.
+	Mentions []Mention
+	// Messages, when not nil and ThreadID is "", is the history the client
+	// carries (stateless use): nothing is stored in a thread.
+	Messages []Message
+	// TruncateThreadToMessageCount, with ThreadID, first cuts the thread
+	// to that many messages: resubmitting from an earlier question.
+	TruncateThreadToMessageCount *int
+}
+
+// Mention is one @-mentioned artifact.
+type Mention struct {
+	// Type is "schema", "prompt", "tag" or "document".
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+// Message is one message of a history the client carries (stateless
+// chat): what a previous turn's thread would hold.
+type Message struct {
+	// Role is "user", "assistant" or "tool".
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// ToolCalls are an assistant message's calls.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID and Name are a tool message's call id and tool name.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	Name       string `json:"name,omitempty"`
 }
 
 // Approval is the user's decision on one pending call.
@@ -67,6 +97,9 @@ type ApproveRequest struct {
 	DocumentID string
 	TurnID     string
 	Approvals  []Approval
+	// AutoApprovedTools adds tools the user chose to always approve for the
+	// rest of the turn (the "always approve this tool" answer).
+	AutoApprovedTools []string
 }
 
 // pausedTurn is the JSON object saved with SaveTurnState when a turn

@@ -56,12 +56,17 @@ func documentContext(ctx context.Context, db *storage.DB, doc storage.Document, 
 }
 
 // systemMessage assembles the system message of one round: instructions,
-// the document context, and last the working state, which changes.
-func systemMessage(docContext string, state *WorkingState) string {
+// the document context, the turn's @-mentions, and last the working state,
+// which changes.
+func systemMessage(docContext, mentions string, state *WorkingState) string {
 	var b strings.Builder
 	b.WriteString(systemInstructions)
 	b.WriteString("\n\n")
 	b.WriteString(docContext)
+	if mentions != "" {
+		b.WriteString("\n")
+		b.WriteString(mentions)
+	}
 	if d := state.Describe(); d != "" {
 		b.WriteString("\n")
 		b.WriteString(d)

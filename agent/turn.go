@@ -120,6 +120,17 @@ type pausedTurn struct {
 	Usage             Usage                 `json:"usage"`
 	SearchCalls       int                   `json:"search_calls,omitempty"`
 	CallIDs           []string              `json:"call_ids,omitempty"`
+	// Mentions is the turn's resolved @-mentions, kept so the continuation
+	// sends the same system message.
+	Mentions string `json:"mentions,omitempty"`
+	// MessageCount is the thread's length once the pending assistant
+	// message is stored; a thread that has moved on since cannot continue.
+	MessageCount int `json:"message_count,omitempty"`
+	// History is a stateless turn's whole history, the pending assistant
+	// message included (a thread's lives in the thread).
+	History []provider.Message `json:"history,omitempty"`
+	// TextMode is set when the model takes tools through the text protocol.
+	TextMode bool `json:"text_mode,omitempty"`
 }
 
 // turn is one running turn.
@@ -132,9 +143,13 @@ type turn struct {
 	name  string // model name without prefix
 
 	threadID   string
+	stateless  bool // the client carries the history; nothing is stored
 	docContext string
+	mentions   string
 	history    []provider.Message
 	env        *ToolEnv
+	limits     provider.Limits
+	textMode   bool // tools through the text protocol (textproto.go)
 
 	autoApprove bool
 	autoTools   []string
@@ -173,6 +188,13 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 	if err != nil {
 		return TurnResult{}, err
 	}
+	if req.TruncateThreadToMessageCount != nil && req.ThreadID == "" {
+		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "truncate_thread_to_message_count needs a thread_id")
+	}
+	mentions, err := resolveMentions(ctx, a.DB, req.Mentions)
+	if err != nil {
+		return TurnResult{}, err
+	}
 	var th storage.Thread
 	if req.ThreadID != "" {
 		if th, err = a.DB.GetThread(ctx, doc.ID, req.ThreadID); err != nil {
@@ -184,27 +206,42 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 	if err != nil {
 		return TurnResult{}, err
 	}
+	t.mentions = mentions
 	t.autoApprove, t.autoTools = req.AutoApprove, slices.Clone(req.AutoApprovedTools)
-	if th.ID == "" {
-		if th, err = a.DB.CreateThread(ctx, doc.ID, threadTitle(msg), model); err != nil {
+	t.stateless = req.ThreadID == "" && req.Messages != nil
+	switch {
+	case t.stateless:
+		t.history = historyOfClient(req.Messages)
+	default:
+		if th.ID == "" {
+			if th, err = a.DB.CreateThread(ctx, doc.ID, threadTitle(msg), model); err != nil {
+				return TurnResult{}, err
+			}
+		}
+		if n := req.TruncateThreadToMessageCount; n != nil {
+			if err := a.DB.TruncateThread(ctx, doc.ID, th.ID, *n); err != nil {
+				return TurnResult{}, err
+			}
+		}
+		t.threadID = th.ID
+		if len(th.WorkingState) > 0 {
+			if err := json.Unmarshal(th.WorkingState, t.env.State); err != nil {
+				return TurnResult{}, fmt.Errorf("thread %s: working state: %w", th.ID, err)
+			}
+		}
+		stored, err := a.DB.ThreadMessages(ctx, th.ID)
+		if err != nil {
 			return TurnResult{}, err
 		}
+		t.history = historyOf(stored)
 	}
-	t.threadID = th.ID
-	if len(th.WorkingState) > 0 {
-		if err := json.Unmarshal(th.WorkingState, t.env.State); err != nil {
-			return TurnResult{}, fmt.Errorf("thread %s: working state: %w", th.ID, err)
-		}
-	}
-	stored, err := a.DB.ThreadMessages(ctx, th.ID)
-	if err != nil {
-		return TurnResult{}, err
-	}
-	t.history = historyOf(stored)
 	if err := t.emit(TurnStarted(t.threadID, t.model)); err != nil {
 		return TurnResult{}, err
 	}
 	user := storage.ThreadMessage{Role: storage.RoleUser, Content: req.Message}
+	if len(req.Mentions) > 0 {
+		user.Data = mustJSON(map[string]any{"mentions": req.Mentions})
+	}
 	if err := t.persist(ctx, user); err != nil {
 		return t.fail(err)
 	}
@@ -245,19 +282,28 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 	if err != nil {
 		return TurnResult{}, err
 	}
-	t.threadID = p.ThreadID
-	t.autoApprove, t.autoTools = p.AutoApprove, p.AutoApprovedTools
+	t.threadID, t.stateless, t.mentions = p.ThreadID, p.ThreadID == "", p.Mentions
+	t.textMode = t.textMode || p.TextMode
+	t.autoApprove = p.AutoApprove
+	t.autoTools = append(slices.Clone(p.AutoApprovedTools), req.AutoApprovedTools...)
 	*t.env.State = p.WorkingState
 	t.env.SearchCalls = p.SearchCalls
 	t.round, t.executed, t.usage = p.Round, p.ExecutedRounds, p.Usage
 	for _, id := range p.CallIDs {
 		t.callIDs[id] = true
 	}
-	stored, err := a.DB.ThreadMessages(ctx, p.ThreadID)
-	if err != nil {
-		return TurnResult{}, err
+	if t.stateless {
+		t.history = p.History
+	} else {
+		stored, err := a.DB.ThreadMessages(ctx, p.ThreadID)
+		if err != nil {
+			return TurnResult{}, err
+		}
+		if len(stored) != p.MessageCount {
+			return TurnResult{}, storage.Errorf(storage.ErrConflict, "turn %s cannot continue: its thread has changed since it paused; ask again", req.TurnID)
+		}
+		t.history = historyOf(stored)
 	}
-	t.history = historyOf(stored)
 	if err := t.emit(TurnStarted(t.threadID, t.model)); err != nil {
 		return TurnResult{}, err
 	}
@@ -278,7 +324,7 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 		}
 		return c.Arguments, true
 	}
-	if err := t.execute(ctx, p.Pending, p.Calls, decide); err != nil {
+	if err := t.execute(ctx, p.Pending, p.Calls, decide, true); err != nil {
 		return t.fail(err)
 	}
 	t.round++
@@ -297,8 +343,10 @@ func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string,
 	if err != nil {
 		return nil, err
 	}
+	limits := a.Providers.Limits(ctx, model)
 	return &turn{
 		a: a, sink: sink, doc: doc, model: model, prov: prov, name: name, docContext: dc,
+		limits: limits, textMode: !limits.Tools,
 		env:     &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &WorkingState{}},
 		callIDs: map[string]bool{},
 	}, nil
@@ -346,6 +394,9 @@ func (t *turn) send(e Event) error {
 
 // persist appends messages to the thread with the current working state.
 func (t *turn) persist(ctx context.Context, msgs ...storage.ThreadMessage) error {
+	if t.stateless {
+		return nil
+	}
 	ws, err := json.Marshal(t.env.State)
 	if err != nil {
 		return err
@@ -367,9 +418,8 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 	tools := ProviderTools()
 	for ; t.round < t.a.maxRounds(); t.round++ {
 		round := t.round
-		msgs := make([]provider.Message, 0, len(t.history)+1)
-		msgs = append(msgs, provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.env.State)})
-		msgs = append(msgs, t.history...)
+		system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.mentions, t.env.State)}
+		msgs := append([]provider.Message{system}, modelHistory(system, tools, t.history, t.limits.ContextWindow)...)
 
 		var thinking strings.Builder
 		thinkingDone := false
@@ -446,7 +496,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		if len(needs) > 0 {
 			return t.pause(ctx, assistant, calls, needs, resp)
 		}
-		if err := t.execute(ctx, assistant, calls, nil); err != nil {
+		if err := t.execute(ctx, assistant, calls, nil, false); err != nil {
 			return t.fail(err)
 		}
 	}
@@ -488,17 +538,31 @@ func (t *turn) needsApproval(name string) bool {
 }
 
 // pause saves the turn state and ends the turn with done carrying turn_id.
+// The proposed calls go into the thread at once, as the user saw them; the
+// approve appends their results. A thread left paused still reads as a
+// valid history (pairToolResults).
 func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls []ToolCall, needs []string, resp provider.Response) (TurnResult, error) {
 	ids := make([]string, 0, len(t.callIDs))
 	for id := range t.callIDs {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
+	t.history = append(t.history, assistantMessage(assistant))
 	state := pausedTurn{
 		ThreadID: t.threadID, Model: t.model, Round: t.round, Pending: assistant,
 		Calls: calls, NeedsApproval: needs, WorkingState: *t.env.State,
 		AutoApprove: t.autoApprove, AutoApprovedTools: t.autoTools,
 		ExecutedRounds: t.executed, Usage: t.usage, SearchCalls: t.env.SearchCalls, CallIDs: ids,
+		Mentions: t.mentions, TextMode: t.textMode,
+	}
+	if t.stateless {
+		state.History = t.history
+	} else {
+		th, err := t.a.DB.GetThread(ctx, t.doc.ID, t.threadID)
+		if err != nil {
+			return t.fail(err)
+		}
+		state.MessageCount = th.MessageCount + 1
 	}
 	raw, err := json.Marshal(state)
 	if err != nil {
@@ -506,6 +570,10 @@ func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls
 	}
 	ts, err := t.a.DB.SaveTurnState(ctx, t.threadID, t.doc.ID, raw, t.a.turnTTL())
 	if err != nil {
+		return t.fail(err)
+	}
+	assistant.Data = mustJSON(map[string]any{"round_index": t.round, "usage": resp.Usage, "turn_id": ts.ID, "needs_approval": needs})
+	if err := t.persist(ctx, assistant); err != nil {
 		return t.fail(err)
 	}
 	res := t.result(resp.Text, resp.Thinking)
@@ -519,11 +587,15 @@ func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls
 // execute runs a round's calls in order. decide, when not nil, says for
 // each call whether it runs and with which arguments; nil runs them all as
 // proposed. It emits tool_result per call and round_executed, and appends
-// the assistant message and the tool messages to history and thread.
-func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, calls []ToolCall, decide func(ToolCall) (json.RawMessage, bool)) error {
+// the tool messages (and the assistant message, unless a pause stored it
+// already) to history and thread.
+func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, calls []ToolCall, decide func(ToolCall) (json.RawMessage, bool), assistantStored bool) error {
 	round := ExecutedRound{RoundIndex: t.round, Thinking: assistant.Thinking, ToolCalls: []ExecutedCall{}}
-	msgs := []storage.ThreadMessage{assistant}
-	var toolMsgs []provider.Message
+	var msgs []storage.ThreadMessage
+	if !assistantStored {
+		msgs = append(msgs, assistant)
+		t.history = append(t.history, assistantMessage(assistant))
+	}
 	for _, c := range calls {
 		args, run := c.Arguments, true
 		if decide != nil {
@@ -556,44 +628,13 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 		msgs = append(msgs, storage.ThreadMessage{
 			Role: storage.RoleTool, Content: content, ToolCallID: c.ID, ToolName: c.Name, Data: mustJSON(data),
 		})
-		toolMsgs = append(toolMsgs, provider.Message{Role: storage.RoleTool, Content: content, ToolCallID: c.ID, ToolName: c.Name})
+		t.history = append(t.history, provider.Message{Role: storage.RoleTool, Content: content, ToolCallID: c.ID, ToolName: c.Name})
 	}
 	t.executed = append(t.executed, round)
 	if err := t.send(RoundExecuted(round)); err != nil {
 		return err
 	}
-	t.history = append(t.history, assistantMessage(assistant))
-	t.history = append(t.history, toolMsgs...)
 	return t.persist(ctx, msgs...)
-}
-
-// historyOf turns stored thread messages into provider messages.
-func historyOf(stored []storage.ThreadMessage) []provider.Message {
-	out := make([]provider.Message, 0, len(stored))
-	for _, m := range stored {
-		switch m.Role {
-		case storage.RoleSystem:
-			continue // the system message is rebuilt every round
-		case storage.RoleAssistant:
-			out = append(out, assistantMessage(m))
-		default:
-			out = append(out, provider.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName})
-		}
-	}
-	return out
-}
-
-func assistantMessage(m storage.ThreadMessage) provider.Message {
-	pm := provider.Message{Role: storage.RoleAssistant, Content: m.Content, Thinking: m.Thinking}
-	if len(m.ToolCalls) > 0 {
-		var calls []ToolCall
-		if err := json.Unmarshal(m.ToolCalls, &calls); err == nil {
-			for _, c := range calls {
-				pm.ToolCalls = append(pm.ToolCalls, provider.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
-			}
-		}
-	}
-	return pm
 }
 
 // threadTitle is a new thread's title: the first message on one line, cut

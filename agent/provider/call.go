@@ -154,8 +154,10 @@ func withNotes(hc *http.Client) *http.Client {
 	return &c
 }
 
-// estimateTokens guesses a prompt's size: about four characters a token.
-func estimateTokens(req Request) int {
+// EstimateTokens guesses a request's size in tokens: about four characters
+// a token, the same rule for every model, so the agent budgets its history
+// with the estimate the provider checks before sending.
+func EstimateTokens(req Request) int {
 	n := len(req.Format)
 	for _, m := range req.Messages {
 		n += len(m.Content) + len(m.Thinking) + 8

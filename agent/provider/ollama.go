@@ -117,7 +117,7 @@ func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 			numCtx = min(info.ContextLength, p.cfg.MaxNumCtx)
 		}
 	}
-	if est := estimateTokens(req); est > numCtx {
+	if est := EstimateTokens(req); est > numCtx {
 		return Response{}, newError(KindContextOverflow, nil,
 			"the prompt is about %s tokens but %s is run with a %s-token window (raise DOCENT_MAX_CONTEXT or pick a model with a larger context)",
 			thousands(est), req.Model, thousands(numCtx))

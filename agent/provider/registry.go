@@ -110,3 +110,33 @@ func (r *Registry) openaiOnly(ctx context.Context, ollamaErr error) ([]ModelInfo
 func (r *Registry) openaiConfigured() bool {
 	return r.cfg.OpenAIKey != "" || r.cfg.OpenAIBaseURL != DefaultOpenAIBaseURL
 }
+
+// Limits is what the agent needs to know of a model before a turn.
+type Limits struct {
+	// ContextWindow is the window calls run with, in tokens: Ollama's
+	// num_ctx as Chat chooses it, else Config.MaxNumCtx.
+	ContextWindow int
+	// Tools is false when the server says in advance that the model cannot
+	// take tools (Ollama's capabilities); the agent then falls back to its
+	// text protocol.
+	Tools bool
+}
+
+// Limits asks the model's provider what it can tell in advance. A failure
+// gives the defaults: the model call itself reports what went wrong.
+func (r *Registry) Limits(ctx context.Context, modelID string) Limits {
+	l := Limits{ContextWindow: r.cfg.MaxNumCtx, Tools: true}
+	name, model, err := ParseModelID(modelID)
+	if err != nil || name != "ollama" || r.ollamaErr != nil {
+		return l
+	}
+	info, err := r.ollama.Show(ctx, model)
+	if err != nil {
+		return l
+	}
+	if info.ContextLength > 0 {
+		l.ContextWindow = min(info.ContextLength, r.cfg.MaxNumCtx)
+	}
+	l.Tools = len(info.Capabilities) == 0 || info.Has("tools")
+	return l
+}

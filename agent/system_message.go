@@ -57,10 +57,14 @@ func documentContext(ctx context.Context, db *storage.DB, doc storage.Document, 
 
 // systemMessage assembles the system message of one round: instructions,
 // the document context, the turn's @-mentions, and last the working state,
-// which changes.
-func systemMessage(docContext, mentions string, state *WorkingState) string {
+// which changes. In text mode the instructions end with the tools and the
+// text protocol.
+func systemMessage(docContext, mentions string, state *WorkingState, textMode bool) string {
 	var b strings.Builder
 	b.WriteString(systemInstructions)
+	if textMode {
+		b.WriteString(textToolsSection())
+	}
 	b.WriteString("\n\n")
 	b.WriteString(docContext)
 	if mentions != "" {

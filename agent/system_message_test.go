@@ -24,11 +24,11 @@ func TestSystemMessageExcerptIsCappedAndStateIsLast(t *testing.T) {
 		t.Errorf("excerpt not capped: %d chars", len(dc))
 	}
 	state := &WorkingState{SchemaRevID: "srv_1"}
-	s := systemMessage(dc, "", state)
+	s := systemMessage(dc, "", state, false)
 	if !strings.HasPrefix(s, systemInstructions) || !strings.HasSuffix(s, state.Describe()) {
 		t.Error("system message order")
 	}
-	if !strings.HasPrefix(systemMessage(dc, "", &WorkingState{}), s[:len(s)-len(state.Describe())-1]) {
+	if !strings.HasPrefix(systemMessage(dc, "", &WorkingState{}, false), s[:len(s)-len(state.Describe())-1]) {
 		t.Error("the prefix changes with the working state")
 	}
 }

@@ -418,49 +418,8 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 	tools := ProviderTools()
 	for ; t.round < t.a.maxRounds(); t.round++ {
 		round := t.round
-		system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.mentions, t.env.State)}
-		msgs := append([]provider.Message{system}, modelHistory(system, tools, t.history, t.limits.ContextWindow)...)
-
-		var thinking strings.Builder
-		thinkingDone := false
-		endThinking := func() error {
-			if thinking.Len() > 0 && !thinkingDone {
-				thinkingDone = true
-				return t.send(ThinkingDone(round, thinking.String()))
-			}
-			return nil
-		}
-		resp, err := t.prov.Chat(ctx, provider.Request{Model: t.name, Messages: msgs, Tools: tools}, func(d provider.Delta) error {
-			if d.Thinking != "" && !thinkingDone {
-				thinking.WriteString(d.Thinking)
-				return t.send(ThinkingChunk(round, d.Thinking))
-			}
-			if d.Text != "" {
-				if err := endThinking(); err != nil {
-					return err
-				}
-				return t.send(TextChunk(round, d.Text))
-			}
-			return nil
-		})
+		resp, err := t.modelRound(ctx, tools)
 		if err != nil {
-			return t.fail(err)
-		}
-		if !thinkingDone && (thinking.Len() > 0 || resp.Thinking != "") {
-			full := resp.Thinking
-			if full == "" {
-				full = thinking.String()
-			}
-			if err := t.send(ThinkingDone(round, full)); err != nil {
-				return t.fail(err)
-			}
-		}
-		if err := t.send(TextDone(round, resp.Text)); err != nil {
-			return t.fail(err)
-		}
-		t.usage.PromptTokens += resp.Usage.PromptTokens
-		t.usage.CompletionTokens += resp.Usage.CompletionTokens
-		if err := t.send(UsageEvent(round, resp.Usage)); err != nil {
 			return t.fail(err)
 		}
 

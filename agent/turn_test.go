@@ -25,7 +25,8 @@ type turnFixture struct {
 	agent *agent.Agent
 }
 
-func newTurnFixture(t *testing.T) *turnFixture {
+// newTurnFixture serves models (modeltest.DefaultModel when none).
+func newTurnFixture(t *testing.T, models ...modeltest.Model) *turnFixture {
 	t.Helper()
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
@@ -40,7 +41,7 @@ func newTurnFixture(t *testing.T) *turnFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := modeltest.New(t)
+	srv := modeltest.New(t, models...)
 	reg := provider.NewRegistry(provider.Config{
 		OllamaHost: srv.OllamaURL(), OpenAIBaseURL: srv.OpenAIURL(), OpenAIKey: "test",
 		IdleTimeout: 5 * time.Second, MaxRetries: -1,

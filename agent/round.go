@@ -1,0 +1,138 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/storage"
+)
+
+// roundStream turns one round's deltas into events: thinking chunks, then
+// thinking_done as soon as text starts (or the round ends), then text.
+type roundStream struct {
+	t        *turn
+	round    int
+	thinking strings.Builder
+	done     bool // thinking_done was sent
+	// streamText is false in text mode, where the visible text is known
+	// only once the answer is parsed.
+	streamText bool
+	streamed   bool // something reached the client
+}
+
+func (s *roundStream) onDelta(d provider.Delta) error {
+	if d.Thinking != "" && !s.done {
+		s.thinking.WriteString(d.Thinking)
+		s.streamed = true
+		return s.t.send(ThinkingChunk(s.round, d.Thinking))
+	}
+	if d.Text != "" && s.streamText {
+		if err := s.endThinking(""); err != nil {
+			return err
+		}
+		s.streamed = true
+		return s.t.send(TextChunk(s.round, d.Text))
+	}
+	return nil
+}
+
+// endThinking sends thinking_done once, when there was thinking; full is
+// the provider's complete thinking when it has one.
+func (s *roundStream) endThinking(full string) error {
+	if s.done || (s.thinking.Len() == 0 && full == "") {
+		return nil
+	}
+	s.done = true
+	if full == "" {
+		full = s.thinking.String()
+	}
+	return s.t.send(ThinkingDone(s.round, full))
+}
+
+// finish ends the round's stream: thinking_done if owed, the text (in one
+// chunk when it was not streamed), assistant_text_done and usage.
+func (s *roundStream) finish(resp provider.Response) error {
+	if err := s.endThinking(resp.Thinking); err != nil {
+		return err
+	}
+	if !s.streamText && resp.Text != "" {
+		if err := s.t.send(TextChunk(s.round, resp.Text)); err != nil {
+			return err
+		}
+	}
+	if err := s.t.send(TextDone(s.round, resp.Text)); err != nil {
+		return err
+	}
+	s.t.usage.PromptTokens += resp.Usage.PromptTokens
+	s.t.usage.CompletionTokens += resp.Usage.CompletionTokens
+	return s.t.send(UsageEvent(s.round, resp.Usage))
+}
+
+// modelRound makes the round's model call and streams it. A model found
+// unable to take tools before anything streamed switches the turn to the
+// text protocol for the rest of it.
+func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.Response, error) {
+	if !t.textMode {
+		s := &roundStream{t: t, round: t.round, streamText: true}
+		system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.mentions, t.env.State, false)}
+		msgs := append([]provider.Message{system}, modelHistory(system, tools, t.history, t.limits.ContextWindow)...)
+		resp, err := t.prov.Chat(ctx, provider.Request{Model: t.name, Messages: msgs, Tools: tools}, s.onDelta)
+		if err == nil {
+			return resp, s.finish(resp)
+		}
+		if provider.ErrorKind(err) != provider.KindNoToolSupport || s.streamed {
+			return resp, err
+		}
+		slog.Info("model takes no tools; using the text protocol", "model", t.model)
+		t.textMode = true
+	}
+	return t.textRound(ctx)
+}
+
+// textRound is a round in the text protocol. An answer that follows neither
+// TOOL_CALL nor FINAL is asked for again once; a second miss asks for a
+// final answer, and whatever comes then ends the turn.
+func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
+	s := &roundStream{t: t, round: t.round}
+	system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.mentions, t.env.State, true)}
+	msgs := append([]provider.Message{system}, textHistory(modelHistory(system, nil, t.history, t.limits.ContextWindow))...)
+	var out provider.Response
+	var thinking []string
+	for attempt := 0; ; attempt++ {
+		resp, err := t.prov.Chat(ctx, provider.Request{Model: t.name, Messages: msgs}, s.onDelta)
+		if err != nil {
+			return out, err
+		}
+		out.Usage.PromptTokens += resp.Usage.PromptTokens
+		out.Usage.CompletionTokens += resp.Usage.CompletionTokens
+		if resp.Thinking != "" {
+			thinking = append(thinking, resp.Thinking)
+		}
+		reply, perr := parseTextReply(resp.Text)
+		if perr == nil && attempt < 2 {
+			out.Text, out.ToolCalls = reply.Text, reply.Calls
+			break
+		}
+		if attempt == 2 {
+			// The forced answer: no more tools, whatever it says.
+			out.Text = strings.TrimSpace(resp.Text)
+			if perr == nil && reply.Text != "" {
+				out.Text = reply.Text
+			}
+			break
+		}
+		follow := textForceFinal
+		if attempt == 0 {
+			follow = fmt.Sprintf(textRepromptFormat, perr)
+		}
+		slog.Debug("text protocol answer unreadable", "model", t.model, "attempt", attempt+1, "err", perr)
+		msgs = append(msgs,
+			provider.Message{Role: storage.RoleAssistant, Content: resp.Text},
+			provider.Message{Role: storage.RoleUser, Content: follow})
+	}
+	out.Thinking = strings.Join(thinking, "\n\n")
+	return out, s.finish(out)
+}

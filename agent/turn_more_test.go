@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -313,4 +314,30 @@ func TestTurnThinkingKeptThroughReload(t *testing.T) {
 			t.Errorf("thinking not sent back after reload: %q, %q", msgs[2].Thinking, msgs[4].Thinking)
 		}
 	})
+}
+
+func TestSweepTurnsDeletesExpiredPausedTurns(t *testing.T) {
+	f := newTurnFixture(t)
+	f.agent.TurnTTL = time.Millisecond
+	f.srv.Enqueue(modeltest.Reply{ToolCalls: []modeltest.ToolCall{createSchemaCall("c1", "Receipt")}})
+	res, _ := f.chat(t, agent.ChatRequest{Message: "make a schema"})
+	if res.TurnID == "" {
+		t.Fatal("the turn did not pause")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { f.agent.SweepTurns(ctx, 5*time.Millisecond); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		// Peek, unlike an approve, does not delete: only the sweeper can.
+		_, err := f.db.PeekTurnState(context.Background(), res.TurnID)
+		if errors.Is(err, storage.ErrNotFound) && strings.Contains(err.Error(), "unknown") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the expired turn was not swept: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

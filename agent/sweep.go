@@ -1,0 +1,35 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// DefaultSweepInterval is how often a long-running process deletes expired
+// and used turn states.
+const DefaultSweepInterval = time.Minute
+
+// SweepTurns deletes expired and used turn states now and then every
+// interval until ctx ends, so a paused turn nobody approves does not stay in
+// the database. `--serve` and the desktop run it beside the server; a CLI
+// command sweeps once.
+func (a *Agent) SweepTurns(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = DefaultSweepInterval
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		if n, err := a.DB.SweepTurnStates(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			slog.Warn("sweep turn states", "err", err)
+		} else if n > 0 {
+			slog.Debug("swept turn states", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -4,9 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/eventcheck"
@@ -184,4 +192,373 @@ func TestChatForPeople(t *testing.T) {
 	if code, _, e := docent(t, data, "chat", doc, "hello"); code != ExitFailure || !strings.Contains(e, "the model broke") {
 		t.Errorf("failed turn: exit %d %q", code, e)
 	}
+}
+
+// interactiveChat is a corpus invoice imported into a fresh data directory
+// and a scripted model, for the approval questions of `docent chat` on a
+// terminal.
+type interactiveChat struct {
+	t    *testing.T
+	srv  *modeltest.Server
+	data string
+}
+
+const interactiveDoc = "AmazonWebServices.pdf"
+
+func newInteractiveChat(t *testing.T) *interactiveChat {
+	t.Helper()
+	corpus := testcorpus.Dir(t)
+	srv := modeltest.New(t)
+	t.Setenv("OLLAMA_HOST", srv.OllamaURL())
+	t.Setenv("DOCENT_MODEL", "ollama/qwen3:8b")
+	data := t.TempDir()
+	if code, _, errOut := docent(t, data, "import", filepath.Join(corpus, "invoice2data", interactiveDoc)); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	return &interactiveChat{t: t, srv: srv, data: data}
+}
+
+// chat runs `docent chat DOC MESSAGE args...` as on a terminal, with input
+// as what the person types.
+func (c *interactiveChat) chat(ctx context.Context, input string, args ...string) (int, string, string) {
+	c.t.Helper()
+	var out, errOut bytes.Buffer
+	ios := &IOStreams{In: strings.NewReader(input), Out: &out, Err: &errOut, InTTY: true}
+	code := Run(ctx, append([]string{"--data-dir", c.data, "chat", interactiveDoc, "please act"}, args...), ios)
+	return code, out.String(), errOut.String()
+}
+
+// mustChat is chat that must succeed.
+func (c *interactiveChat) mustChat(input string) (string, string) {
+	c.t.Helper()
+	code, out, errOut := c.chat(context.Background(), input)
+	if code != ExitOK {
+		c.t.Fatalf("chat: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if n := c.srv.Pending(); n != 0 {
+		c.t.Errorf("%d scripted replies left\nstdout: %s\nstderr: %s", n, out, errOut)
+	}
+	return out, errOut
+}
+
+// db opens the store; the caller closes it.
+func (c *interactiveChat) db() *storage.DB {
+	c.t.Helper()
+	db, err := storage.Open(context.Background(), filepath.Join(c.data, databaseFile))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func (c *interactiveChat) hasTag(name string) bool {
+	c.t.Helper()
+	_, err := c.db().FindTag(context.Background(), name)
+	return err == nil
+}
+
+// questions counts the approval questions asked.
+func questions(stderr string) int { return strings.Count(stderr, "[a]pprove, [r]eject") }
+
+// fakeEditor makes $VISUAL a script with the given body, run as
+// `script FILE`.
+func fakeEditor(t *testing.T, body string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake editor is a shell script")
+	}
+	path := filepath.Join(t.TempDir(), "editor.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VISUAL", path)
+}
+
+func createSchemaReply(t *testing.T) modeltest.Reply {
+	t.Helper()
+	var schema bytes.Buffer
+	if err := json.Compact(&schema, []byte(invoiceSchemaJSON)); err != nil {
+		t.Fatal(err)
+	}
+	return modeltest.Reply{Text: "I will make a schema.", ToolCalls: []modeltest.ToolCall{{
+		ID: "c1", Name: "create_schema", Arguments: `{"name":"invoice","response_format":` + schema.String() + `}`,
+	}}}
+}
+
+func TestChatOnTerminalApproves(t *testing.T) {
+	c := newInteractiveChat(t)
+	c.srv.Enqueue(createSchemaReply(t), modeltest.Reply{Text: "The schema invoice is saved."})
+	out, errOut := c.mustChat("a\n")
+	if out != "I will make a schema.\nThe schema invoice is saved.\n" {
+		t.Errorf("stdout %q", out)
+	}
+	if questions(errOut) != 1 || !strings.Contains(errOut, "create_schema wants to run, call c1, with:\n{\n  \"name\": \"invoice\",") ||
+		!strings.Contains(errOut, "a[l]ways approve create_schema, [e]dit arguments?") || !strings.Contains(errOut, "✓ create_schema") ||
+		strings.Contains(errOut, "docent approve") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	if _, err := c.db().FindSchema(context.Background(), "invoice"); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+}
+
+func TestChatOnTerminalRejects(t *testing.T) {
+	c := newInteractiveChat(t)
+	c.srv.Enqueue(createSchemaReply(t), modeltest.Reply{Text: "Fine, no schema."})
+	out, errOut := c.mustChat("r\n")
+	if out != "I will make a schema.\nFine, no schema.\n" || questions(errOut) != 1 || !strings.Contains(errOut, "✗ create_schema: "+agent.RejectedText) {
+		t.Errorf("stdout %q\nstderr:\n%s", out, errOut)
+	}
+	if _, err := c.db().FindSchema(context.Background(), "invoice"); err == nil {
+		t.Error("a rejected schema was created")
+	}
+	reqs := c.srv.Requests()
+	msgs, err := reqs[len(reqs)-1].ChatMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != "tool" || !strings.Contains(last.Content, agent.RejectedText) {
+		t.Errorf("the model was last sent %+v", last)
+	}
+}
+
+func TestChatOnTerminalAlwaysApprovesTheTool(t *testing.T) {
+	c := newInteractiveChat(t)
+	c.srv.Enqueue(
+		modeltest.Reply{Text: "Tagging.", ToolCalls: []modeltest.ToolCall{
+			{ID: "t1", Name: "create_tag", Arguments: `{"name":"aws"}`},
+			{ID: "t2", Name: "create_tag", Arguments: `{"name":"cloud"}`},
+		}},
+		// A later call of the same tool in the same turn is not asked about.
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "t3", Name: "create_tag", Arguments: `{"name":"invoices"}`}}},
+		modeltest.Reply{Text: "Three tags made."},
+	)
+	out, errOut := c.mustChat("l\n")
+	if out != "Tagging.\nThree tags made.\n" || questions(errOut) != 1 || strings.Count(errOut, "✓ create_tag") != 3 {
+		t.Errorf("stdout %q\nstderr:\n%s", out, errOut)
+	}
+	if !strings.Contains(errOut, "create_tag wants to run (1 of 2)") {
+		t.Errorf("stderr does not number the calls:\n%s", errOut)
+	}
+	for _, name := range []string{"aws", "cloud", "invoices"} {
+		if !c.hasTag(name) {
+			t.Errorf("no tag %s", name)
+		}
+	}
+}
+
+func TestChatOnTerminalEditsArguments(t *testing.T) {
+	c := newInteractiveChat(t)
+	fakeEditor(t, `grep -q '"name": "aws"' "$1" || exit 3; printf '{"name": "edited"}' > "$1"`)
+	c.srv.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "t1", Name: "create_tag", Arguments: `{"name":"aws"}`}}},
+		modeltest.Reply{Text: "Tagged."},
+	)
+	out, errOut := c.mustChat("e\n")
+	if out != "Tagged.\n" || questions(errOut) != 1 || !strings.Contains(errOut, `edited arguments {"name":"edited"}`) {
+		t.Errorf("stdout %q\nstderr:\n%s", out, errOut)
+	}
+	if !c.hasTag("edited") || c.hasTag("aws") {
+		t.Error("the edited arguments did not run instead of the proposed ones")
+	}
+	reqs := c.srv.Requests()
+	msgs, err := reqs[len(reqs)-1].ChatMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := msgs[len(msgs)-1]; last.Role != "tool" || !strings.Contains(last.Content, "edited") {
+		t.Errorf("the model was last sent %+v", last)
+	}
+}
+
+func TestChatOnTerminalRefusesInvalidEditedJSON(t *testing.T) {
+	c := newInteractiveChat(t)
+	// The first edit leaves broken JSON; the second starts from it and
+	// fixes it.
+	fakeEditor(t, `if grep -q 'not json' "$1"; then printf '{"name": "fixed"}' > "$1"; else printf '{"name": not json' > "$1"; fi`)
+	c.srv.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "t1", Name: "create_tag", Arguments: `{"name":"aws"}`}}},
+		modeltest.Reply{Text: "Tagged."},
+	)
+	out, errOut := c.mustChat("e\ne\n")
+	if out != "Tagged.\n" || questions(errOut) != 2 || !strings.Contains(errOut, "not valid JSON") {
+		t.Errorf("stdout %q\nstderr:\n%s", out, errOut)
+	}
+	if !c.hasTag("fixed") || c.hasTag("aws") {
+		t.Error("the fixed arguments did not run")
+	}
+}
+
+func TestChatOnTerminalAsksAgainOnAnUnknownAnswer(t *testing.T) {
+	c := newInteractiveChat(t)
+	c.srv.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "t1", Name: "create_tag", Arguments: `{"name":"aws"}`}}},
+		modeltest.Reply{Text: "Tagged."},
+	)
+	_, errOut := c.mustChat("\nmaybe\nyes\n")
+	if questions(errOut) != 3 || strings.Count(errOut, "answer a, r, l or e") != 2 || !c.hasTag("aws") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+func TestChatOnTerminalStopsAskingAtEndOfInput(t *testing.T) {
+	c := newInteractiveChat(t)
+	c.srv.Enqueue(modeltest.Reply{Text: "Tagging.", ToolCalls: []modeltest.ToolCall{
+		{ID: "t1", Name: "create_tag", Arguments: `{"name":"aws"}`},
+		{ID: "t2", Name: "create_tag", Arguments: `{"name":"cloud"}`},
+	}})
+	// One answer, then the end of stdin: nothing is decided, not even t1.
+	_, errOut := c.mustChat("a\n")
+	if questions(errOut) != 2 || !strings.Contains(errOut, "approve with: docent approve turn_") {
+		t.Fatalf("stderr:\n%s", errOut)
+	}
+	if c.hasTag("aws") || c.hasTag("cloud") {
+		t.Error("a tag was made without a complete decision")
+	}
+	turnID := strings.Fields(errOut[strings.Index(errOut, "docent approve ")+len("docent approve "):])[0]
+	c.srv.Enqueue(modeltest.Reply{Text: "Tagged."})
+	if code, out, e := docent(t, c.data, "approve", turnID, "--all"); code != ExitOK || out != "Tagged.\n" {
+		t.Fatalf("approve: exit %d %q %q", code, out, e)
+	}
+	if !c.hasTag("aws") || !c.hasTag("cloud") {
+		t.Error("approve after the end of input did not run the calls")
+	}
+}
+
+func TestChatOnTerminalStopsAskingOnInterrupt(t *testing.T) {
+	c := newInteractiveChat(t)
+	c.srv.Enqueue(modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "t1", Name: "create_tag", Arguments: `{"name":"aws"}`}}})
+	in, typing := io.Pipe() // a person who never answers
+	defer typing.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errOut := &lockedBuffer{}
+	var out bytes.Buffer
+	ios := &IOStreams{In: in, Out: &out, Err: errOut, InTTY: true}
+	done := make(chan int)
+	go func() {
+		done <- Run(ctx, []string{"--data-dir", c.data, "chat", interactiveDoc, "tag it"}, ios)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for questions(errOut.String()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no question asked:\n%s", errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel() // Ctrl-C
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("chat does not stop on Ctrl-C while asking")
+	}
+	se := errOut.String()
+	if code != ExitFailure || !strings.Contains(se, "approve with: docent approve turn_") || !strings.Contains(se, "interrupted") {
+		t.Errorf("exit %d\nstderr:\n%s", code, se)
+	}
+	if c.hasTag("aws") {
+		t.Error("an interrupted question ran the call")
+	}
+}
+
+func TestChatWithoutTerminalDoesNotAsk(t *testing.T) {
+	c := newInteractiveChat(t)
+	c.srv.Enqueue(modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "t1", Name: "create_tag", Arguments: `{"name":"aws"}`}}})
+	// --json never asks, even on a terminal.
+	code, out, errOut := c.chat(context.Background(), "a\n", "--json")
+	if code != ExitOK || questions(errOut) != 0 || !strings.Contains(out, `"turn_id"`) || c.hasTag("aws") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+func TestChatMentions(t *testing.T) {
+	c := newInteractiveChat(t)
+	for _, bad := range []string{"bad", "widget:x", "schema:", ":x"} {
+		code, _, errOut := c.chat(context.Background(), "", "--mention", bad)
+		if code != ExitUsage || !strings.Contains(errOut, "--mention") || !strings.Contains(errOut, "schema, prompt, tag, document") {
+			t.Errorf("--mention %s: exit %d %q", bad, code, errOut)
+		}
+	}
+	if n := len(c.srv.Requests()); n != 0 {
+		t.Errorf("a bad --mention reached the model (%d requests)", n)
+	}
+
+	// The agent resolves the ids: an unknown one fails before any model
+	// call, a known one reaches the system message.
+	if code, _, errOut := c.chat(context.Background(), "", "--mention", "tag:tag_nope"); code != ExitFailure || !strings.Contains(errOut, "tag_nope") {
+		t.Errorf("unknown mention: exit %d %q", code, errOut)
+	}
+	if n := len(c.srv.Requests()); n != 0 {
+		t.Errorf("an unknown mention reached the model (%d requests)", n)
+	}
+	code, out, errOut := docent(t, c.data, "tags", "create", "--name", "mentioned-tag")
+	if code != ExitOK {
+		t.Fatalf("tags create: %d %s %s", code, out, errOut)
+	}
+	tag, err := c.db().FindTag(context.Background(), "mentioned-tag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.srv.Enqueue(modeltest.Reply{Text: "I see the tag."})
+	if code, out, errOut := c.chat(context.Background(), "", "--mention", "tag:"+tag.ID); code != ExitOK || out != "I see the tag.\n" {
+		t.Fatalf("chat with a mention: exit %d %q %q", code, out, errOut)
+	}
+	msgs, err := c.srv.Requests()[0].ChatMessages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msgs[0].Role != "system" || !strings.Contains(msgs[0].Content, "mentioned-tag") {
+		t.Errorf("the mentioned tag is not in the system message:\n%s", msgs[0].Content)
+	}
+
+	got, err := parseMentions([]string{"schema:sch_1", "Document: doc_2", "tag:a:b"})
+	want := []agent.Mention{{Type: "schema", ID: "sch_1"}, {Type: "document", ID: "doc_2"}, {Type: "tag", ID: "a:b"}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("parseMentions: %+v %v", got, err)
+	}
+}
+
+func TestPrettyArgsIsCut(t *testing.T) {
+	if got := prettyArgs(json.RawMessage(`{"a":1}`), 40, 200); got != "{\n  \"a\": 1\n}" {
+		t.Errorf("short arguments: %q", got)
+	}
+	var fields []string
+	for i := range 100 {
+		fields = append(fields, fmt.Sprintf(`"f%d":"%s"`, i, strings.Repeat("x", 500)))
+	}
+	got := prettyArgs(json.RawMessage("{"+strings.Join(fields, ",")+"}"), 40, 200)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 41 || !strings.Contains(lines[40], "62 more lines") {
+		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
+	}
+	for _, l := range lines {
+		if n := utf8.RuneCountInString(l); n > 200 {
+			t.Errorf("line of %d runes", n)
+		}
+	}
+	if got := prettyArgs(nil, 40, 200); got != "{}" {
+		t.Errorf("no arguments: %q", got)
+	}
+}
+
+// lockedBuffer is a buffer written by a command and read by the test at
+// the same time.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -44,6 +44,8 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	threadID := fs.String("thread", "", "")
 	autoApprove := fs.Bool("auto-approve", false, "")
 	approveTools := fs.String("approve-tools", "", "")
+	var mentionFlags stringList
+	fs.Var(&mentionFlags, "mention", "")
 	asJSON := fs.Bool("json", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -51,6 +53,10 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	if len(rest) < 1 || len(rest) > 2 {
 		return usagef("chat needs a document and at most one message\n%s", usageLine("chat"))
+	}
+	mentions, err := parseMentions(mentionFlags)
+	if err != nil {
+		return err
 	}
 	var message string
 	if len(rest) == 2 {
@@ -81,9 +87,61 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	out := newTurnPrinter(env, *asJSON)
 	res, err := a.Chat(ctx, agent.ChatRequest{
 		DocumentID: doc.ID, ThreadID: *threadID, Message: message, Model: env.Model,
-		AutoApprove: *autoApprove, AutoApprovedTools: tools,
+		AutoApprove: *autoApprove, AutoApprovedTools: tools, Mentions: mentions,
 	}, out)
+	if err == nil && res.Paused() && env.IO.InTTY && !*asJSON {
+		return approveOnTerminal(ctx, env, a, doc.ID, out, res)
+	}
 	return out.finish(res, err)
+}
+
+// parseMentions reads the --mention TYPE:ID values; a malformed one is a
+// usage error, found before any model call.
+func parseMentions(values []string) ([]agent.Mention, error) {
+	var out []agent.Mention
+	for _, v := range values {
+		m, err := agent.ParseMention(v)
+		if err != nil {
+			return nil, usagef("--mention: %s\n%s", storage.ErrorMessage(err), usageLine("chat"))
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// approveOnTerminal asks the person at the terminal about the calls a
+// paused chat turn waits for, approves them and streams the rest of the
+// turn, asking again each time it pauses. At the end of stdin or on Ctrl-C
+// it stops asking and prints how to approve later: the turn stays paused.
+func approveOnTerminal(ctx context.Context, env *Env, a *agent.Agent, docID string, out *turnPrinter, res agent.TurnResult) error {
+	ask := newApprover(env.IO)
+	for res.Paused() {
+		out.endThinking()
+		out.endText()
+		paused, err := a.Pending(ctx, res.TurnID)
+		if err != nil {
+			return err
+		}
+		approvals, err := ask.decide(ctx, res.ToolCalls, paused.NeedsApproval)
+		if err != nil {
+			if ferr := out.finish(res, nil); ferr != nil {
+				return ferr
+			}
+			if errors.Is(err, errStopAsking) {
+				return nil
+			}
+			return err
+		}
+		out.pending = nil
+		res, err = a.Approve(ctx, agent.ApproveRequest{
+			DocumentID: docID, TurnID: res.TurnID, Approvals: approvals,
+			AutoApprovedTools: slices.Clone(ask.always),
+		}, out)
+		if err != nil {
+			return out.finish(res, err)
+		}
+	}
+	return out.finish(res, nil)
 }
 
 func runApprove(ctx context.Context, env *Env, args []string) error {

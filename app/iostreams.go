@@ -16,6 +16,10 @@ type IOStreams struct {
 	// OutTTY and ErrTTY tell whether stdout and stderr are terminals.
 	OutTTY bool
 	ErrTTY bool
+	// InTTY tells whether a person sits at a terminal to answer questions:
+	// stdin and stdout are both terminals. Commands ask (chat's approval
+	// questions) only when it is set; tests set it with a reader as In.
+	InTTY bool
 }
 
 // System returns the process's own streams.
@@ -26,6 +30,7 @@ func System() *IOStreams {
 		Err:    os.Stderr,
 		OutTTY: isTerminal(os.Stdout),
 		ErrTTY: isTerminal(os.Stderr),
+		InTTY:  isTerminal(os.Stdin) && isTerminal(os.Stdout),
 	}
 }
 

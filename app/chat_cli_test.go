@@ -144,6 +144,25 @@ func TestChatAndApproveFromTheCommandLine(t *testing.T) {
 	if !strings.Contains(out, "THREAD") || !strings.Contains(out, threadID) {
 		t.Errorf("threads table:\n%s", out)
 	}
+
+	// The conversation as the user saw it, in order.
+	out, _ = mustRun("threads", doc, threadID)
+	at := 0
+	for _, want := range []string{
+		"you: Extract the invoice number and total", "assistant: I will make a schema.", "→ create_schema", "← create_schema ok",
+		"→ create_prompt", "← create_prompt ok", "→ run_extraction", "← run_extraction ok", "assistant: The invoice 42183017 totals 4.11.",
+	} {
+		i := strings.Index(out[at:], want)
+		if i < 0 {
+			t.Fatalf("the transcript lacks %q after byte %d:\n%s", want, at, out)
+		}
+		at += i + len(want)
+	}
+	out, _ = mustRun("threads", doc, threadID, "--json")
+	var tr threadTranscript
+	if err := json.Unmarshal([]byte(out), &tr); err != nil || tr.ID != threadID || len(tr.Messages) != tr.MessageCount || len(tr.Messages) < 8 {
+		t.Errorf("threads DOC THREAD --json: %v, %d messages of %d", err, len(tr.Messages), tr.MessageCount)
+	}
 }
 
 // TestChatForPeople checks the output without --json: the answer on stdout,

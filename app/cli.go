@@ -99,7 +99,7 @@ func commands() []command {
 		{"models", "models [--json]", "list the models of the configured providers", runModels},
 		{"chat", "chat DOC [MESSAGE] [--thread ID] [--auto-approve] [--approve-tools a,b] [--mention TYPE:ID]... [--json]", "talk with the agent about a document (MESSAGE from stdin when missing; on a terminal it asks before each write)", runChat},
 		{"approve", "approve TURN_ID (--all | --approve CALL_ID... --reject CALL_ID...) [--json]", "approve or reject the tool calls a paused turn waits for", runApprove},
-		{"threads", "threads DOC [--json]", "list a document's conversation threads", runThreads},
+		{"threads", "threads DOC [THREAD] [--json]", "list a document's conversations, or show one", runThreads},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
@@ -83,6 +84,11 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	a, err := newAgent(env, db)
 	if err != nil {
 		return err
+	}
+	// No process stays up to sweep on a timer: each chat clears what
+	// expired since, so paused turns nobody approved do not pile up.
+	if _, err := db.SweepTurnStates(ctx, time.Now()); err != nil {
+		env.Logger.Warn("sweep expired turns", "err", err)
 	}
 	out := newTurnPrinter(env, *asJSON)
 	res, err := a.Chat(ctx, agent.ChatRequest{
@@ -330,30 +336,4 @@ func compactArgs(raw json.RawMessage) string {
 		s = "{}"
 	}
 	return truncate(s, 200)
-}
-
-// threadList is what `docent threads --json` prints.
-type threadList struct {
-	Threads []storage.Thread `json:"threads"`
-}
-
-func runThreads(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("threads", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "")
-	db, doc, err := documentArg(ctx, env, fs, args)
-	if err != nil {
-		return err
-	}
-	threads, err := db.ListThreads(ctx, doc.ID)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(env.IO, threadList{Threads: threads})
-	}
-	t := newTable(env.IO.Out, "THREAD", "TITLE", "MESSAGES", "UPDATED")
-	for _, th := range threads {
-		t.row(th.ID, truncate(th.Title, 60), fmt.Sprint(th.MessageCount), formatTime(th.UpdatedAt))
-	}
-	return t.flush()
 }

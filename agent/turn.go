@@ -62,6 +62,10 @@ type ChatRequest struct {
 	// TruncateThreadToMessageCount, with ThreadID, first cuts the thread
 	// to that many messages: resubmitting from an earlier question.
 	TruncateThreadToMessageCount *int
+	// CallLimits caps how many times a tool may run in this turn; a call
+	// over its limit is not run and reports an error to the model. The
+	// headless auto-create run uses it to bound refinements.
+	CallLimits map[string]int
 }
 
 // Mention is one @-mentioned artifact.
@@ -131,6 +135,9 @@ type pausedTurn struct {
 	History []provider.Message `json:"history,omitempty"`
 	// TextMode is set when the model takes tools through the text protocol.
 	TextMode bool `json:"text_mode,omitempty"`
+	// CallLimits and CallCounts carry ChatRequest.CallLimits across a pause.
+	CallLimits map[string]int `json:"call_limits,omitempty"`
+	CallCounts map[string]int `json:"call_counts,omitempty"`
 }
 
 // turn is one running turn.
@@ -153,6 +160,9 @@ type turn struct {
 
 	autoApprove bool
 	autoTools   []string
+
+	callLimits map[string]int
+	callCounts map[string]int
 
 	round    int
 	executed []ExecutedRound
@@ -208,6 +218,7 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 	}
 	t.mentions = mentions
 	t.autoApprove, t.autoTools = req.AutoApprove, slices.Clone(req.AutoApprovedTools)
+	t.callLimits = req.CallLimits
 	t.stateless = req.ThreadID == "" && req.Messages != nil
 	switch {
 	case t.stateless:
@@ -288,6 +299,10 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 	t.autoTools = append(slices.Clone(p.AutoApprovedTools), req.AutoApprovedTools...)
 	*t.env.State = p.WorkingState
 	t.env.SearchCalls = p.SearchCalls
+	t.callLimits = p.CallLimits
+	if p.CallCounts != nil {
+		t.callCounts = p.CallCounts
+	}
 	t.round, t.executed, t.usage = p.Round, p.ExecutedRounds, p.Usage
 	for _, id := range p.CallIDs {
 		t.callIDs[id] = true
@@ -348,7 +363,7 @@ func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string,
 		a: a, sink: sink, doc: doc, model: model, prov: prov, name: name, docContext: dc,
 		limits: limits, textMode: !limits.Tools,
 		env:     &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &WorkingState{}},
-		callIDs: map[string]bool{},
+		callIDs: map[string]bool{}, callCounts: map[string]int{},
 	}, nil
 }
 
@@ -513,6 +528,7 @@ func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls
 		AutoApprove: t.autoApprove, AutoApprovedTools: t.autoTools,
 		ExecutedRounds: t.executed, Usage: t.usage, SearchCalls: t.env.SearchCalls, CallIDs: ids,
 		Mentions: t.mentions, TextMode: t.textMode,
+		CallLimits: t.callLimits, CallCounts: t.callCounts,
 	}
 	if t.stateless {
 		state.History = t.history
@@ -566,7 +582,7 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r = CallTool(ctx, t.env, c.Name, args)
+			r = t.callTool(ctx, c.Name, args)
 			data["arguments"] = wireArguments(args)
 			if decide != nil && !slices.Equal(args, c.Arguments) {
 				data["edited"] = true
@@ -594,6 +610,17 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 		return err
 	}
 	return t.persist(ctx, msgs...)
+}
+
+// callTool runs one call, unless the tool has used up its CallLimits.
+func (t *turn) callTool(ctx context.Context, name string, args json.RawMessage) ToolResult {
+	if limit, ok := t.callLimits[name]; ok {
+		if t.callCounts[name] >= limit {
+			return ToolResult{Error: fmt.Sprintf("%s may run at most %d times in this turn; finish with what you have", name, limit)}
+		}
+		t.callCounts[name]++
+	}
+	return CallTool(ctx, t.env, name, args)
 }
 
 // threadTitle is a new thread's title: the first message on one line, cut

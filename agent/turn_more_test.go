@@ -341,3 +341,24 @@ func TestSweepTurnsDeletesExpiredPausedTurns(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestTurnCallLimitsStopARepeatedTool(t *testing.T) {
+	f := newTurnFixture(t)
+	tag := func(id, name string) modeltest.ToolCall {
+		return modeltest.ToolCall{ID: id, Name: "create_tag", Arguments: `{"name":"` + name + `"}`}
+	}
+	f.srv.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{tag("t1", "one"), tag("t2", "two")}},
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{tag("t3", "three")}},
+		modeltest.Reply{Text: "Done."},
+	)
+	_, evs := f.chat(t, agent.ChatRequest{Message: "tag it", AutoApprove: true, CallLimits: map[string]int{"create_tag": 2}})
+	results := eventsOf(evs, agent.EventToolResult)
+	if len(results) != 3 || !results[0].Success || !results[1].Success || results[2].Success || !strings.Contains(results[2].Error, "at most 2 times") {
+		t.Fatalf("results = %s", dumpEvents(results))
+	}
+	tags, err := f.db.ListTags(context.Background())
+	if err != nil || len(tags) != 2 {
+		t.Errorf("tags = %+v, %v", tags, err)
+	}
+}

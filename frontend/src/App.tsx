@@ -1,42 +1,152 @@
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import { onUnauthorized } from "./api/http";
+import { Spinner } from "./components/common";
+import { navigate, useRoute } from "./lib/router";
+import { UploadsProvider, useUploads } from "./lib/uploads";
+import { DocumentsPage } from "./pages/DocumentsPage";
 
-type Health = { ok: boolean; version: string };
+const DocumentPage = lazy(() => import("./pages/DocumentPage"));
+const SchemasPage = lazy(() => import("./pages/SchemasPage"));
+const PromptsPage = lazy(() => import("./pages/PromptsPage"));
+const TagsPage = lazy(() => import("./pages/TagsPage"));
+const SettingsPage = lazy(() => import("./pages/SettingsPage"));
 
-// The first page of Docent: it proves the embedded UI and the API are wired
-// together. The document workspace replaces it as the web UI grows.
-export function App() {
-  const [health, setHealth] = useState<Health | null>(null);
-  const [error, setError] = useState<string | null>(null);
+const sections = [
+  ["documents", "Documents"],
+  ["schemas", "Schemas"],
+  ["prompts", "Prompts"],
+  ["tags", "Tags"],
+  ["settings", "Settings"],
+] as const;
 
-  useEffect(() => {
-    fetch("/api/health")
-      .then((r) => {
-        if (!r.ok) throw new Error(`health check answered ${r.status}`);
-        return r.json() as Promise<Health>;
-      })
-      .then(setHealth)
-      .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)));
-  }, []);
+function sectionOf(first: string): string {
+  if (first === "schema-revisions") return "schemas";
+  if (first === "prompt-revisions") return "prompts";
+  return first;
+}
 
+function Unauthorized() {
   return (
-    <main>
-      <h1>Docent</h1>
-      <p className="lead">Turn a pile of documents into structured data, on your own machine.</p>
-      <section>
-        <h2>Status</h2>
-        {health && (
-          <p id="health" data-ok={health.ok}>
-            Running, version {health.version}.
+    <div className="center-screen" data-testid="unauthorized">
+      <div className="card narrow">
+        <h1>Sign in to Docent</h1>
+        <p>This page needs the access link that Docent printed when it started.</p>
+        <p>
+          Open the link printed by <code>docent --serve</code> in your terminal (it looks like{" "}
+          <code>http://127.0.0.1:PORT/?token=…</code>).
+        </p>
+      </div>
+    </div>
+  );
+}
+
+function DropZone() {
+  const { upload } = useUploads();
+  const [over, setOver] = useState(false);
+  const depth = useRef(0);
+  useEffect(() => {
+    const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes("Files");
+    const enter = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth.current++;
+      setOver(true);
+    };
+    const leave = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      depth.current = Math.max(0, depth.current - 1);
+      if (depth.current === 0) setOver(false);
+    };
+    const overFn = (e: DragEvent) => {
+      if (hasFiles(e)) e.preventDefault();
+    };
+    const drop = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth.current = 0;
+      setOver(false);
+      const files = Array.from(e.dataTransfer?.files ?? []);
+      if (files.length) {
+        upload(files);
+        navigate("#/documents");
+      }
+    };
+    window.addEventListener("dragenter", enter);
+    window.addEventListener("dragleave", leave);
+    window.addEventListener("dragover", overFn);
+    window.addEventListener("drop", drop);
+    return () => {
+      window.removeEventListener("dragenter", enter);
+      window.removeEventListener("dragleave", leave);
+      window.removeEventListener("dragover", overFn);
+      window.removeEventListener("drop", drop);
+    };
+  }, [upload]);
+  if (!over) return null;
+  return (
+    <div className="drop-overlay" data-testid="drop-overlay">
+      <div>Drop files to add them to Docent</div>
+    </div>
+  );
+}
+
+function Page() {
+  const route = useRoute();
+  const [first, second] = route.parts;
+  switch (first) {
+    case "documents":
+      return second ? <DocumentPage key={second} docId={second} page={Number(route.query.get("page")) || undefined} /> : <DocumentsPage />;
+    case "schemas":
+      return <SchemasPage id={second} />;
+    case "schema-revisions":
+      return <SchemasPage revid={second} />;
+    case "prompts":
+      return <PromptsPage id={second} />;
+    case "prompt-revisions":
+      return <PromptsPage revid={second} />;
+    case "tags":
+      return <TagsPage id={second} />;
+    case "settings":
+      return <SettingsPage />;
+    default:
+      return (
+        <div className="page">
+          <p>
+            Nothing here. <a href="#/documents">Go to your documents</a>.
           </p>
-        )}
-        {error && <p className="error">Cannot reach the Docent server: {error}</p>}
-        {!health && !error && <p>Checking the server…</p>}
-      </section>
-      <section>
-        <h2>Get started</h2>
-        <p>Import documents from a terminal, then list them:</p>
-        <pre>{"docent import ~/Documents/invoices\ndocent documents"}</pre>
-      </section>
-    </main>
+        </div>
+      );
+  }
+}
+
+export function App() {
+  const [unauthorized, setUnauthorized] = useState(false);
+  const route = useRoute();
+  useEffect(() => onUnauthorized(() => setUnauthorized(true)), []);
+  if (unauthorized) return <Unauthorized />;
+  const current = sectionOf(route.parts[0]);
+  return (
+    <UploadsProvider>
+      <div className="app">
+        <header className="topbar">
+          <a className="brand" href="#/documents">
+            Docent
+          </a>
+          <nav>
+            {sections.map(([id, label]) => (
+              <a key={id} href={`#/${id}`} className={current === id ? "active" : ""} data-testid={`nav-${id}`}>
+                {label}
+              </a>
+            ))}
+          </nav>
+        </header>
+        <main className="content">
+          <Suspense fallback={<Spinner />}>
+            <Page />
+          </Suspense>
+        </main>
+        <DropZone />
+      </div>
+    </UploadsProvider>
   );
 }

@@ -1,0 +1,154 @@
+import { useState } from "react";
+import { Markdown } from "../components/Markdown";
+import { ThinkingBlock } from "./Thinking";
+import { ToolCard, type ApprovalControls } from "./ToolCard";
+import type { AssistantMessageView, ConversationState, PendingApproval, UserMessageView } from "./reducer";
+
+export interface MessagesProps {
+  state: ConversationState;
+  approvalFor(callId: string, pending: PendingApproval): ApprovalControls | undefined;
+  onDocLink(docId: string, page?: number): boolean;
+  /** Edit-and-resubmit; undefined when it is not possible now. */
+  onResubmit?: (m: UserMessageView, text: string) => void;
+  onRetry(): void;
+}
+
+function UserMessage({ m, onResubmit }: { m: UserMessageView; onResubmit?: (m: UserMessageView, text: string) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(m.text);
+  const canEdit = !!onResubmit && m.seq !== null;
+  if (editing && onResubmit) {
+    return (
+      <div className="msg user editing" data-testid="user-message">
+        <textarea value={text} onChange={(e) => setText(e.target.value)} rows={3} data-testid="edit-message-input" autoFocus />
+        <div className="row">
+          <button
+            type="button"
+            className="btn primary small"
+            disabled={!text.trim()}
+            data-testid="resubmit-button"
+            onClick={() => {
+              setEditing(false);
+              onResubmit(m, text.trim());
+            }}
+          >
+            Save and resubmit
+          </button>
+          <button type="button" className="btn small" onClick={() => setEditing(false)}>
+            Cancel
+          </button>
+        </div>
+        <div className="muted small-text">Everything after this message is replaced.</div>
+      </div>
+    );
+  }
+  return (
+    <div className="msg user" data-testid="user-message">
+      <div className="bubble">{m.text}</div>
+      {canEdit && (
+        <button
+          type="button"
+          className="btn link small edit-msg"
+          data-testid="edit-message-button"
+          onClick={() => {
+            setText(m.text);
+            setEditing(true);
+          }}
+        >
+          Edit
+        </button>
+      )}
+    </div>
+  );
+}
+
+function AssistantMessage({
+  m,
+  pending,
+  approvalFor,
+  onDocLink,
+  onRetry,
+  isLast,
+}: {
+  m: AssistantMessageView;
+  pending: PendingApproval | null;
+  approvalFor: MessagesProps["approvalFor"];
+  onDocLink: MessagesProps["onDocLink"];
+  onRetry(): void;
+  isLast: boolean;
+}) {
+  const p = pending && pending.messageId === m.id ? pending : null;
+  const empty = m.rounds.length === 0;
+  return (
+    <div className={`msg assistant status-${m.status}`} data-testid="assistant-message" data-status={m.status}>
+      {m.model && <div className="msg-model muted">{m.model}</div>}
+      {empty && m.status === "streaming" && (
+        <div className="muted working" data-testid="agent-working">
+          <span className="pulse" aria-hidden="true" /> Working…
+        </div>
+      )}
+      {m.rounds.map((r) => (
+        <div key={r.index} className="round" data-round={r.index}>
+          <ThinkingBlock round={r} />
+          {r.text && <Markdown text={r.text} onDocLink={onDocLink} />}
+          {r.text && !r.textDone && m.status === "streaming" && <span className="caret" aria-hidden="true" />}
+          {r.toolCalls.length > 0 && (
+            <div className="tool-cards">
+              {r.toolCalls.map((c) => (
+                <ToolCard key={c.id} call={c} approval={p && p.needsApproval.includes(c.id) ? approvalFor(c.id, p) : undefined} />
+              ))}
+            </div>
+          )}
+        </div>
+      ))}
+      {m.status === "error" && m.error && (
+        <div className="turn-error" role="alert" data-testid="turn-error">
+          <span>{m.error.message}</span>
+          {isLast && (
+            <button type="button" className="btn small" onClick={onRetry} data-testid="retry-button">
+              Retry
+            </button>
+          )}
+        </div>
+      )}
+      {(m.status === "interrupted" || m.status === "stopped") && (
+        <div className="turn-error soft" data-testid="turn-interrupted">
+          <span>{m.status === "stopped" ? "Stopped." : "The connection ended before the answer was complete."}</span>
+          {isLast && (
+            <button type="button" className="btn small" onClick={onRetry} data-testid="retry-button">
+              Retry
+            </button>
+          )}
+        </div>
+      )}
+      {(m.usage.prompt_tokens > 0 || m.usage.completion_tokens > 0) && m.status !== "streaming" && (
+        <div className="usage muted" data-testid="turn-usage">
+          {m.usage.prompt_tokens.toLocaleString()} prompt + {m.usage.completion_tokens.toLocaleString()} completion tokens
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function Messages({ state, approvalFor, onDocLink, onResubmit, onRetry }: MessagesProps) {
+  const lastAssistant = [...state.messages].reverse().find((m) => m.kind === "assistant");
+  return (
+    <div className="messages" data-testid="messages">
+      {state.messages.map((m) =>
+        m.kind === "user" ? (
+          <UserMessage key={m.id} m={m} onResubmit={onResubmit} />
+        ) : (
+          <AssistantMessage
+            key={m.id}
+            m={m}
+            pending={state.pending}
+            approvalFor={approvalFor}
+            onDocLink={onDocLink}
+            onRetry={onRetry}
+            isLast={m === lastAssistant}
+          />
+        ),
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+import { useEffect, useState } from "react";
+import type { RoundView } from "./reducer";
+
+function seconds(ms: number): string {
+  return (Math.max(0, ms) / 1000).toFixed(1);
+}
+
+export function ThinkingBlock({ round }: { round: RoundView }) {
+  const streaming = round.thinkingPhase === "streaming";
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!streaming) return;
+    const t = setInterval(() => setNow(Date.now()), 100);
+    return () => clearInterval(t);
+  }, [streaming]);
+  if (round.thinkingPhase === "none" && !round.thinking) return null;
+  if (streaming) {
+    return (
+      <div className="thinking streaming" data-testid="thinking-block" data-state="streaming">
+        <div className="thinking-head">
+          <span className="pulse" aria-hidden="true" /> Thinking… {round.thinkingStartedAt !== null && <span data-testid="thinking-elapsed">{seconds(now - round.thinkingStartedAt)} s</span>}
+        </div>
+        <div className="thinking-text">{round.thinking}</div>
+      </div>
+    );
+  }
+  const took =
+    round.thinkingStartedAt !== null && round.thinkingEndedAt !== null
+      ? ` for ${seconds(round.thinkingEndedAt - round.thinkingStartedAt)} s`
+      : "";
+  return (
+    <details className="thinking done" data-testid="thinking-block" data-state="done">
+      <summary>Thought{took}</summary>
+      <div className="thinking-text">{round.thinking}</div>
+    </details>
+  );
+}

@@ -1,0 +1,112 @@
+// Rebuilds the Agent tab's messages from a stored thread (GET .../threads/{id}),
+// so a reopened conversation looks like it did while it streamed.
+
+import type { ThreadMessage, ToolCall, Usage } from "../api/types";
+import { emptyRound, type AssistantMessageView, type MessageView, type RoundView } from "./reducer";
+
+function parseJSON(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+function num(v: unknown): number | null {
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
+function usageOf(v: unknown): Usage | null {
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  return { prompt_tokens: num(o.prompt_tokens) ?? 0, completion_tokens: num(o.completion_tokens) ?? 0 };
+}
+
+export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h"): MessageView[] {
+  const out: MessageView[] = [];
+  let current: AssistantMessageView | null = null;
+
+  const assistant = (): AssistantMessageView => {
+    if (!current) {
+      current = {
+        kind: "assistant",
+        id: `${idPrefix}${out.length}`,
+        rounds: [],
+        status: "done",
+        model: null,
+        error: null,
+        usage: { prompt_tokens: 0, completion_tokens: 0 },
+        text: "",
+      };
+      out.push(current);
+    }
+    return current;
+  };
+
+  for (const msg of stored) {
+    const data = (msg.data ?? {}) as Record<string, unknown>;
+    if (msg.role === "user") {
+      current = null;
+      out.push({ kind: "user", id: `${idPrefix}${out.length}`, text: msg.content, mentions: [], seq: msg.seq });
+      continue;
+    }
+    if (msg.role === "assistant") {
+      const a = assistant();
+      const last = a.rounds[a.rounds.length - 1];
+      const index = num(data.round_index) ?? (last ? last.index + 1 : 0);
+      const usage = usageOf(data.usage);
+      const calls = (Array.isArray(msg.tool_calls) ? msg.tool_calls : []) as ToolCall[];
+      const round: RoundView = {
+        ...emptyRound(index),
+        thinking: msg.thinking ?? "",
+        thinkingPhase: msg.thinking ? "done" : "none",
+        text: msg.content ?? "",
+        textDone: true,
+        toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, needsApproval: false })),
+        usage,
+      };
+      a.rounds = [...a.rounds.filter((r) => r.index !== index), round].sort((x, y) => x.index - y.index);
+      if (usage) {
+        a.usage = {
+          prompt_tokens: a.usage.prompt_tokens + usage.prompt_tokens,
+          completion_tokens: a.usage.completion_tokens + usage.completion_tokens,
+        };
+      }
+      a.text = msg.content ?? "";
+      continue;
+    }
+    if (msg.role === "tool") {
+      const a = assistant();
+      const body = parseJSON(msg.content);
+      const errText =
+        body && typeof body === "object" && typeof (body as Record<string, unknown>).error === "string"
+          ? ((body as Record<string, unknown>).error as string)
+          : undefined;
+      const success = typeof data.success === "boolean" ? data.success : errText === undefined;
+      for (const r of a.rounds) {
+        const c = r.toolCalls.find((x) => x.id === msg.tool_call_id);
+        if (!c) continue;
+        c.result = success ? { success, result: body } : { success, error: errText ?? String(msg.content) };
+        if (data.rejected === true) c.decision = { approved: false };
+        else if (data.arguments !== undefined) {
+          c.decision = data.edited ? { approved: true, arguments: data.arguments } : { approved: true };
+          if (c.arguments === undefined) c.arguments = data.arguments;
+        }
+        r.executed = true;
+      }
+    }
+  }
+  // A turn whose calls never got results was waiting for an approval that
+  // cannot be resumed from here (the turn id is not part of the thread).
+  for (const m of out) {
+    if (m.kind !== "assistant") continue;
+    const unanswered = m.rounds.some((r) => r.toolCalls.some((c) => !c.result));
+    if (unanswered) m.status = "interrupted";
+  }
+  return out;
+}
+
+/** The seq of every user message, in order (for sync_seqs). */
+export function userSeqs(stored: ThreadMessage[]): number[] {
+  return stored.filter((m) => m.role === "user").map((m) => m.seq);
+}

@@ -1,0 +1,366 @@
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, TurnResult } from "../api/types";
+import {
+  allDecided,
+  approvalsFor,
+  canSend,
+  currentAssistant,
+  initialConversation,
+  reducer,
+  type Action,
+  type AssistantMessageView,
+  type ConversationState,
+} from "./reducer";
+import { messagesFromThread, userSeqs } from "./history";
+
+function run(s: ConversationState, ...actions: Action[]): ConversationState {
+  return actions.reduce(reducer, s);
+}
+
+let clock = 1000;
+function ev(event: AgentEvent, now = (clock += 100)): Action {
+  return { type: "event", event, now };
+}
+
+function result(over: Partial<TurnResult> = {}): TurnResult {
+  return {
+    text: "",
+    thinking: "",
+    thread_id: "th1",
+    working_state: {},
+    executed_rounds: [],
+    usage: { prompt_tokens: 0, completion_tokens: 0 },
+    ...over,
+  };
+}
+
+function sent(text = "hello"): ConversationState {
+  return run(initialConversation(), { type: "send", text });
+}
+
+function assistant(s: ConversationState): AssistantMessageView {
+  return currentAssistant(s)!;
+}
+
+describe("reducer: a plain turn", () => {
+  it("adds a user and a streaming assistant message, and refuses a second send while streaming", () => {
+    const s = sent("hi");
+    expect(s.messages.map((m) => m.kind)).toEqual(["user", "assistant"]);
+    expect(s.status).toBe("streaming");
+    expect(canSend(s)).toBe(false);
+    expect(run(s, { type: "send", text: "again" })).toBe(s);
+  });
+
+  it("handles every event of a round in protocol order", () => {
+    let s = sent();
+    s = run(s, ev({ type: "turn_started", thread_id: "th1", model: "ollama/qwen3:8b" }, 1000));
+    expect(s.threadId).toBe("th1");
+    expect(assistant(s).model).toBe("ollama/qwen3:8b");
+
+    s = run(s, ev({ type: "thinking_chunk", chunk: "Let me ", round_index: 0 }, 1100));
+    let r = assistant(s).rounds[0];
+    expect(r.thinkingPhase).toBe("streaming");
+    expect(r.thinkingStartedAt).toBe(1100);
+    s = run(s, ev({ type: "thinking_chunk", chunk: "think", round_index: 0 }, 1200));
+    expect(assistant(s).rounds[0].thinking).toBe("Let me think");
+    expect(assistant(s).rounds[0].thinkingStartedAt).toBe(1100);
+
+    s = run(s, ev({ type: "thinking_done", thinking: "Let me think.", round_index: 0 }, 1500));
+    r = assistant(s).rounds[0];
+    expect(r.thinkingPhase).toBe("done");
+    expect(r.thinking).toBe("Let me think.");
+    expect(r.thinkingEndedAt! - r.thinkingStartedAt!).toBe(400);
+
+    s = run(
+      s,
+      ev({ type: "assistant_text_chunk", chunk: "Hel", round_index: 0 }),
+      ev({ type: "assistant_text_chunk", chunk: "lo", round_index: 0 }),
+    );
+    expect(assistant(s).rounds[0].text).toBe("Hello");
+    expect(assistant(s).rounds[0].textDone).toBe(false);
+
+    s = run(s, ev({ type: "assistant_text_done", full_text: "Hello!", round_index: 0 }));
+    expect(assistant(s).rounds[0].text).toBe("Hello!");
+    expect(assistant(s).rounds[0].textDone).toBe(true);
+
+    s = run(s, ev({ type: "usage", round_index: 0, prompt_tokens: 100, completion_tokens: 20 }));
+    expect(assistant(s).rounds[0].usage).toEqual({ prompt_tokens: 100, completion_tokens: 20 });
+
+    s = run(s, ev({ type: "done", result: result({ text: "Hello!", usage: { prompt_tokens: 100, completion_tokens: 20 } }) }));
+    expect(s.status).toBe("idle");
+    expect(assistant(s).status).toBe("done");
+    expect(assistant(s).text).toBe("Hello!");
+    expect(assistant(s).usage).toEqual({ prompt_tokens: 100, completion_tokens: 20 });
+    expect(canSend(s)).toBe(true);
+  });
+
+  it("lets the done text win over coalesced chunks that lost a piece", () => {
+    let s = sent();
+    s = run(
+      s,
+      ev({ type: "assistant_text_chunk", chunk: "The total is", round_index: 0 }),
+      ev({ type: "assistant_text_done", full_text: "The total is 42 EUR.", round_index: 0 }),
+      ev({ type: "assistant_text_chunk", chunk: " late", round_index: 0 }),
+    );
+    expect(assistant(s).rounds[0].text).toBe("The total is 42 EUR.");
+  });
+
+  it("treats several chunks merged into one exactly like the separate chunks", () => {
+    const fine = run(
+      sent(),
+      ev({ type: "thinking_chunk", chunk: "a", round_index: 0 }, 1),
+      ev({ type: "thinking_chunk", chunk: "b", round_index: 0 }, 2),
+      ev({ type: "assistant_text_chunk", chunk: "x", round_index: 0 }, 3),
+      ev({ type: "assistant_text_chunk", chunk: "y", round_index: 0 }, 4),
+    );
+    const coalesced = run(
+      sent(),
+      ev({ type: "thinking_chunk", chunk: "ab", round_index: 0 }, 1),
+      ev({ type: "assistant_text_chunk", chunk: "xy", round_index: 0 }, 4),
+    );
+    expect(assistant(coalesced).rounds[0].thinking).toBe(assistant(fine).rounds[0].thinking);
+    expect(assistant(coalesced).rounds[0].text).toBe(assistant(fine).rounds[0].text);
+    // Thinking ends when the text starts, even without thinking_done.
+    expect(assistant(coalesced).rounds[0].thinkingPhase).toBe("done");
+  });
+
+  it("sums usage over the rounds of a turn", () => {
+    const s = run(
+      sent(),
+      ev({ type: "usage", round_index: 0, prompt_tokens: 10, completion_tokens: 1 }),
+      ev({ type: "usage", round_index: 1, prompt_tokens: 20, completion_tokens: 2 }),
+      ev({ type: "done", result: result({ usage: { prompt_tokens: 30, completion_tokens: 3 } }) }),
+    );
+    expect(assistant(s).usage).toEqual({ prompt_tokens: 30, completion_tokens: 3 });
+  });
+
+  it("takes usage and text from done when nothing streamed (a JSON answer)", () => {
+    const s = run(sent(), ev({ type: "done", result: result({ text: "Hi", usage: { prompt_tokens: 5, completion_tokens: 2 } }) }));
+    expect(assistant(s).rounds[0].text).toBe("Hi");
+    expect(assistant(s).usage).toEqual({ prompt_tokens: 5, completion_tokens: 2 });
+  });
+});
+
+describe("reducer: tools", () => {
+  it("shows calls, their results and the executed round", () => {
+    let s = run(
+      sent(),
+      ev({
+        type: "tool_calls",
+        round_index: 0,
+        tool_calls: [
+          { id: "c1", name: "get_ocr_text", arguments: { page_num: 1 } },
+          { id: "c2", name: "list_schemas", arguments: {} },
+        ],
+        needs_approval: [],
+      }),
+      ev({ type: "tool_result", round_index: 0, call_id: "c1", name: "get_ocr_text", success: true, result: { text: "x" }, preview: "Page 1: 1 character" }),
+      ev({ type: "tool_result", round_index: 0, call_id: "c2", name: "list_schemas", success: false, error: "boom" }),
+      ev({
+        type: "round_executed",
+        round_index: 0,
+        thinking: "",
+        tool_calls: [
+          { id: "c1", name: "get_ocr_text", arguments: { page_num: 1 }, success: true, preview: "Page 1: 1 character" },
+          { id: "c2", name: "list_schemas", arguments: {}, success: false, preview: "", error: "boom" },
+        ],
+      }),
+    );
+    const r = assistant(s).rounds[0];
+    expect(r.executed).toBe(true);
+    expect(r.toolCalls.map((c) => c.needsApproval)).toEqual([false, false]);
+    expect(r.toolCalls[0].result).toEqual({ success: true, result: { text: "x" }, preview: "Page 1: 1 character" });
+    expect(r.toolCalls[1].result).toEqual({ success: false, error: "boom" });
+
+    s = run(s, ev({ type: "assistant_text_done", full_text: "Done.", round_index: 1 }));
+    expect(assistant(s).rounds.map((x) => x.index)).toEqual([0, 1]);
+  });
+
+  it("bumps the extraction revision after run_extraction succeeds and when done carries an extraction", () => {
+    let s = run(
+      sent(),
+      ev({ type: "tool_calls", round_index: 0, tool_calls: [{ id: "c1", name: "run_extraction", arguments: {} }], needs_approval: null }),
+    );
+    const before = s.extractionRevision;
+    s = run(s, ev({ type: "tool_result", round_index: 0, call_id: "c1", name: "run_extraction", success: true, result: {} }));
+    expect(s.extractionRevision).toBe(before + 1);
+    const extraction = { extraction_id: "x1" } as never;
+    s = run(s, ev({ type: "done", result: result({ working_state: { prompt_revid: "p1", extraction } }) }));
+    expect(s.extractionRevision).toBe(before + 2);
+    expect(s.workingState?.prompt_revid).toBe("p1");
+  });
+});
+
+function pausedTurn(): ConversationState {
+  return run(
+    sent("make a schema"),
+    ev({ type: "turn_started", thread_id: "th1", model: "m" }),
+    ev({ type: "assistant_text_done", full_text: "", round_index: 0 }),
+    ev({ type: "usage", round_index: 0, prompt_tokens: 50, completion_tokens: 5 }),
+    ev({
+      type: "tool_calls",
+      round_index: 0,
+      tool_calls: [
+        { id: "a", name: "validate_schema", arguments: { schema: {} } },
+        { id: "b", name: "create_schema", arguments: { name: "Invoice" } },
+        { id: "c", name: "create_tag", arguments: { name: "paid" } },
+      ],
+      needs_approval: ["b", "c"],
+    }),
+    ev({
+      type: "done",
+      result: result({
+        turn_id: "turn-1",
+        tool_calls: [
+          { id: "a", name: "validate_schema", arguments: { schema: {} } },
+          { id: "b", name: "create_schema", arguments: { name: "Invoice" } },
+          { id: "c", name: "create_tag", arguments: { name: "paid" } },
+        ],
+        usage: { prompt_tokens: 50, completion_tokens: 5 },
+      }),
+    }),
+  );
+}
+
+describe("reducer: approval", () => {
+  it("pauses with the turn id and the calls that need a decision, and blocks sending", () => {
+    const s = pausedTurn();
+    expect(s.status).toBe("paused");
+    expect(assistant(s).status).toBe("paused");
+    expect(s.pending).toMatchObject({ turnId: "turn-1", needsApproval: ["b", "c"] });
+    expect(assistant(s).rounds[0].toolCalls.map((c) => c.needsApproval)).toEqual([false, true, true]);
+    expect(canSend(s)).toBe(false);
+    expect(run(s, { type: "send", text: "x" })).toBe(s);
+  });
+
+  it("collects decisions and builds approvals (calls without a decision point are approved)", () => {
+    let s = pausedTurn();
+    s = run(s, { type: "draft", callId: "b", decision: { approved: true, arguments: { name: "Invoice 2" } } });
+    expect(allDecided(s.pending!)).toBe(false);
+    s = run(s, { type: "draft", callId: "c", decision: { approved: false } });
+    expect(allDecided(s.pending!)).toBe(true);
+    expect(approvalsFor(s.pending!)).toEqual([
+      { call_id: "a", approved: true },
+      { call_id: "b", approved: true, arguments: { name: "Invoice 2" } },
+      { call_id: "c", approved: false },
+    ]);
+  });
+
+  it("streams the approve continuation into the same assistant message, rounds continuing", () => {
+    let s = pausedTurn();
+    const id = assistant(s).id;
+    const count = s.messages.length;
+    const approvals = [
+      { call_id: "a", approved: true },
+      { call_id: "b", approved: true },
+      { call_id: "c", approved: false },
+    ];
+    s = run(s, { type: "approve", approvals });
+    expect(s.status).toBe("streaming");
+    expect(s.pending).toBeNull();
+    expect(assistant(s).rounds[0].toolCalls.map((c) => c.decision?.approved)).toEqual([true, true, false]);
+
+    s = run(
+      s,
+      ev({ type: "turn_started", thread_id: "th1", model: "m" }),
+      ev({ type: "tool_result", round_index: 0, call_id: "a", name: "validate_schema", success: true, result: { valid: true } }),
+      ev({ type: "tool_result", round_index: 0, call_id: "b", name: "create_schema", success: true, preview: "Created schema “Invoice” v1" }),
+      ev({ type: "tool_result", round_index: 0, call_id: "c", name: "create_tag", success: false, error: "User rejected this action." }),
+      ev({ type: "round_executed", round_index: 0, thinking: "", tool_calls: [] }),
+      ev({ type: "assistant_text_chunk", chunk: "Created.", round_index: 1 }),
+      ev({ type: "assistant_text_done", full_text: "Created the schema.", round_index: 1 }),
+      ev({ type: "usage", round_index: 1, prompt_tokens: 70, completion_tokens: 7 }),
+      ev({ type: "done", result: result({ text: "Created the schema.", usage: { prompt_tokens: 120, completion_tokens: 12 } }) }),
+    );
+    expect(s.messages.length).toBe(count);
+    const m = assistant(s);
+    expect(m.id).toBe(id);
+    expect(m.status).toBe("done");
+    expect(m.rounds.map((r) => r.index)).toEqual([0, 1]);
+    expect(m.rounds[0].toolCalls.map((c) => c.result?.success)).toEqual([true, true, false]);
+    expect(m.rounds[1].text).toBe("Created the schema.");
+    expect(m.usage).toEqual({ prompt_tokens: 120, completion_tokens: 12 });
+    expect(s.status).toBe("idle");
+  });
+
+  it("ignores approve when nothing is pending", () => {
+    const s = sent();
+    expect(run(s, { type: "approve", approvals: [] })).toBe(s);
+  });
+});
+
+describe("reducer: failures", () => {
+  it("shows an error event and allows a retry", () => {
+    const s = run(
+      sent(),
+      ev({ type: "thinking_chunk", chunk: "hm", round_index: 0 }),
+      ev({ type: "error", error: "model not found", code: "invalid" }),
+    );
+    expect(s.status).toBe("error");
+    expect(assistant(s).status).toBe("error");
+    expect(assistant(s).error).toEqual({ message: "model not found", code: "invalid" });
+    expect(assistant(s).rounds[0].thinkingPhase).toBe("done");
+    expect(canSend(s)).toBe(true);
+    // stream_end after a terminal event changes nothing
+    expect(run(s, { type: "stream_end", now: 1 })).toBe(s);
+  });
+
+  it("marks a stream that ended without done as interrupted", () => {
+    const s = run(sent(), ev({ type: "assistant_text_chunk", chunk: "Par", round_index: 0 }), { type: "stream_end", now: 5 });
+    expect(s.status).toBe("interrupted");
+    expect(assistant(s).status).toBe("interrupted");
+    expect(assistant(s).rounds[0].text).toBe("Par");
+    expect(canSend(s)).toBe(true);
+  });
+
+  it("ignores events after done", () => {
+    const s = run(sent(), ev({ type: "done", result: result({ text: "ok" }) }));
+    expect(run(s, ev({ type: "assistant_text_chunk", chunk: "zzz", round_index: 0 }))).toBe(s);
+  });
+
+  it("records a refused request and a stop", () => {
+    const failed = run(sent(), { type: "request_failed", message: "Unknown turn id", code: "not_found" });
+    expect(assistant(failed).error?.message).toBe("Unknown turn id");
+    const stopped = run(sent(), { type: "stopped", now: 1 });
+    expect(assistant(stopped).status).toBe("stopped");
+    expect(canSend(stopped)).toBe(true);
+  });
+});
+
+describe("reducer: resubmit and history", () => {
+  it("replaces a user message and everything after it", () => {
+    let s = run(sent("first"), ev({ type: "done", result: result({ text: "a" }) }));
+    s = run(s, { type: "send", text: "second" }, ev({ type: "done", result: result({ text: "b" }) }));
+    s = run(s, { type: "sync_seqs", userSeqs: [0, 2] });
+    expect(s.messages.filter((m) => m.kind === "user").map((m) => (m.kind === "user" ? m.seq : -1))).toEqual([0, 2]);
+    const second = s.messages[2];
+    s = run(s, { type: "send", text: "second, edited", replaceFromMessageId: second.id });
+    expect(s.messages.map((m) => (m.kind === "user" ? m.text : m.kind))).toEqual(["first", "assistant", "second, edited", "assistant"]);
+  });
+
+  it("rebuilds rounds, tool results and usage from stored thread messages", () => {
+    const stored = [
+      { seq: 0, role: "user", content: "hi", created_at: "" },
+      {
+        seq: 1,
+        role: "assistant",
+        content: "",
+        thinking: "t",
+        tool_calls: [{ id: "c1", name: "create_tag", arguments: { name: "x" } }],
+        data: { round_index: 0, usage: { prompt_tokens: 3, completion_tokens: 1 } },
+        created_at: "",
+      },
+      { seq: 2, role: "tool", content: '{"id":"t1"}', tool_call_id: "c1", tool_name: "create_tag", data: { success: true, arguments: { name: "x" } }, created_at: "" },
+      { seq: 3, role: "assistant", content: "Made it.", data: { round_index: 1, usage: { prompt_tokens: 4, completion_tokens: 2 } }, created_at: "" },
+      { seq: 4, role: "user", content: "again", created_at: "" },
+    ] as const;
+    const msgs = messagesFromThread(stored as never);
+    expect(msgs.map((m) => m.kind)).toEqual(["user", "assistant", "user"]);
+    const a = msgs[1] as AssistantMessageView;
+    expect(a.rounds.map((r) => r.index)).toEqual([0, 1]);
+    expect(a.rounds[0].toolCalls[0].result).toEqual({ success: true, result: { id: "t1" } });
+    expect(a.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3 });
+    expect(a.text).toBe("Made it.");
+    expect(userSeqs(stored as never)).toEqual([0, 4]);
+  });
+});

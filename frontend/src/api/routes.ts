@@ -1,0 +1,123 @@
+// Typed helpers for every route of agent-protocol.md's HTTP table. The chat
+// and approve streams are in transport.ts; uploads (which need progress) in
+// upload.ts.
+
+import { listOf, request } from "./http";
+import type {
+  DocumentInfo,
+  DocumentList,
+  DocumentText,
+  Extraction,
+  ModelList,
+  PromptInput,
+  PromptRevision,
+  ResponseFormat,
+  SchemaRevision,
+  SearchHit,
+  Tag,
+  TagInput,
+  Thread,
+  ThreadWithMessages,
+  ToolLists,
+  TurnResult,
+  ChatRequest,
+  ApproveRequest,
+} from "./types";
+
+const enc = encodeURIComponent;
+
+export const api = {
+  health: () => request<{ ok: boolean; version: string }>("/api/health"),
+
+  // documents
+  listDocuments: (q: { q?: string; tag_id?: string; limit?: number; offset?: number }, signal?: AbortSignal) =>
+    request<DocumentList>("/api/documents", { query: q, signal }),
+  getDocument: (id: string) => request<DocumentInfo>(`/api/documents/${enc(id)}`),
+  updateDocument: (id: string, body: { name?: string; tag_ids?: string[]; metadata?: Record<string, unknown> }) =>
+    request<DocumentInfo>(`/api/documents/${enc(id)}`, { method: "PATCH", body }),
+  deleteDocument: (id: string) => request<unknown>(`/api/documents/${enc(id)}`, { method: "DELETE" }),
+  documentFileURL: (id: string) => `/api/documents/${enc(id)}/file`,
+  documentText: (id: string, page?: number) =>
+    request<DocumentText>(`/api/documents/${enc(id)}/text`, { query: { page } }),
+
+  // schemas
+  listSchemas: async () => listOf<SchemaRevision>(await request<unknown>("/api/schemas"), "schemas"),
+  getSchema: (id: string) => request<SchemaRevision>(`/api/schemas/${enc(id)}`),
+  createSchema: (body: { name: string; response_format: ResponseFormat }) =>
+    request<SchemaRevision>("/api/schemas", { method: "POST", body }),
+  updateSchema: (id: string, body: { name: string; response_format: ResponseFormat }) =>
+    request<SchemaRevision>(`/api/schemas/${enc(id)}`, { method: "PUT", body }),
+  deleteSchema: (id: string) => request<unknown>(`/api/schemas/${enc(id)}`, { method: "DELETE" }),
+  getSchemaRevision: (revid: string) => request<SchemaRevision>(`/api/schema-revisions/${enc(revid)}`),
+  /** OPTIONAL route, not in agent-protocol.md: the revisions of one schema. */
+  listSchemaRevisions: async (id: string) =>
+    listOf<SchemaRevision>(await request<unknown>(`/api/schemas/${enc(id)}/revisions`), "revisions"),
+
+  // prompts
+  listPrompts: async () => listOf<PromptRevision>(await request<unknown>("/api/prompts"), "prompts"),
+  getPrompt: (id: string) => request<PromptRevision>(`/api/prompts/${enc(id)}`),
+  createPrompt: (body: PromptInput) => request<PromptRevision>("/api/prompts", { method: "POST", body }),
+  updatePrompt: (id: string, body: PromptInput) =>
+    request<PromptRevision>(`/api/prompts/${enc(id)}`, { method: "PUT", body }),
+  deletePrompt: (id: string) => request<unknown>(`/api/prompts/${enc(id)}`, { method: "DELETE" }),
+  getPromptRevision: (revid: string) => request<PromptRevision>(`/api/prompt-revisions/${enc(revid)}`),
+  /** OPTIONAL route, not in agent-protocol.md: the revisions of one prompt. */
+  listPromptRevisions: async (id: string) =>
+    listOf<PromptRevision>(await request<unknown>(`/api/prompts/${enc(id)}/revisions`), "revisions"),
+
+  // tags
+  listTags: async () => listOf<Tag>(await request<unknown>("/api/tags"), "tags"),
+  getTag: (id: string) => request<Tag>(`/api/tags/${enc(id)}`),
+  createTag: (body: TagInput) => request<Tag>("/api/tags", { method: "POST", body }),
+  updateTag: (id: string, body: Partial<TagInput>) => request<Tag>(`/api/tags/${enc(id)}`, { method: "PATCH", body }),
+  deleteTag: (id: string) => request<unknown>(`/api/tags/${enc(id)}`, { method: "DELETE" }),
+
+  // extractions
+  listExtractions: async (docId: string) =>
+    listOf<Extraction>(await request<unknown>(`/api/documents/${enc(docId)}/extractions`), "extractions"),
+  runExtraction: (docId: string, prompt_revid: string) =>
+    request<Extraction>(`/api/documents/${enc(docId)}/extractions`, { method: "POST", body: { prompt_revid } }),
+  patchExtraction: (docId: string, extractionId: string, path: string, value: unknown) =>
+    request<Extraction>(`/api/documents/${enc(docId)}/extractions/${enc(extractionId)}`, {
+      method: "PATCH",
+      body: { path, value },
+    }),
+
+  // search, models, tools
+  search: (q: string, limit?: number) => request<{ hits: SearchHit[] }>("/api/search", { query: { q, limit } }),
+  models: () => request<ModelList>("/api/models"),
+  chatTools: () => request<ToolLists>("/api/chat/tools"),
+
+  // chat without streaming (the streaming form is in transport.ts)
+  chatOnce: (docId: string, body: ChatRequest) =>
+    request<TurnResult>(`/api/documents/${enc(docId)}/chat`, { method: "POST", body: { ...body, stream: false } }),
+  approveOnce: (docId: string, body: ApproveRequest) =>
+    request<TurnResult>(`/api/documents/${enc(docId)}/chat/approve`, {
+      method: "POST",
+      body: { ...body, stream: false },
+    }),
+
+  // threads
+  listThreads: async (docId: string) =>
+    listOf<Thread>(await request<unknown>(`/api/documents/${enc(docId)}/chat/threads`), "threads"),
+  createThread: (docId: string, title?: string) =>
+    request<{ thread_id: string }>(`/api/documents/${enc(docId)}/chat/threads`, { method: "POST", body: { title } }),
+  getThread: (docId: string, threadId: string) =>
+    request<ThreadWithMessages>(`/api/documents/${enc(docId)}/chat/threads/${enc(threadId)}`),
+  renameThread: (docId: string, threadId: string, title: string) =>
+    request<Thread>(`/api/documents/${enc(docId)}/chat/threads/${enc(threadId)}`, { method: "PATCH", body: { title } }),
+  deleteThread: (docId: string, threadId: string) =>
+    request<unknown>(`/api/documents/${enc(docId)}/chat/threads/${enc(threadId)}`, { method: "DELETE" }),
+
+  // auto-create
+  startAutoCreate: (docId: string, model?: string) =>
+    request<unknown>(`/api/documents/${enc(docId)}/auto-create`, { method: "POST", body: { model } }),
+  acceptAutoCreate: (docId: string) =>
+    request<DocumentInfo>(`/api/documents/${enc(docId)}/auto-create/accept`, { method: "POST" }),
+  rejectAutoCreate: (docId: string) =>
+    request<DocumentInfo>(`/api/documents/${enc(docId)}/auto-create/reject`, { method: "POST" }),
+
+  /** OPTIONAL route, not in agent-protocol.md: provider settings kept by the server. */
+  getSettings: () => request<Record<string, unknown>>("/api/settings"),
+  putSettings: (body: Record<string, unknown>) => request<Record<string, unknown>>("/api/settings", { method: "PUT", body }),
+};

@@ -1,0 +1,264 @@
+// Wire types of the HTTP API and the agent events, named as
+// /work/shared/design/agent-protocol.md names them. Field names are the
+// protocol's; do not rename them here.
+
+/** Error body of every failed request: `{error, code}`. */
+export interface ErrorBody {
+  error: string;
+  code?: string;
+}
+
+export type DocumentStatus = "ready" | "needs_ocr" | "failed" | string;
+
+export interface DocumentInfo {
+  id: string;
+  name: string;
+  media_type: string;
+  size: number;
+  sha256: string;
+  pages: number;
+  status: DocumentStatus;
+  /** Why the document needs OCR or failed; "" otherwise. */
+  error: string;
+  tag_ids: string[];
+  metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  auto_create_status: string;
+}
+
+export interface DocumentList {
+  documents: DocumentInfo[];
+  total: number;
+}
+
+export interface UploadAnswer {
+  documents: DocumentInfo[];
+  errors: { file: string; error: string }[];
+}
+
+export interface DocumentText {
+  text: string;
+  page?: number;
+  pages: number;
+}
+
+/** `response_format = {type: "json_schema", json_schema: {name, schema, strict}}`. */
+export interface ResponseFormat {
+  type: "json_schema";
+  json_schema: { name: string; schema: unknown; strict?: boolean };
+}
+
+export interface SchemaRevision {
+  schema_id: string;
+  schema_revid: string;
+  version: number;
+  name: string;
+  response_format: ResponseFormat;
+  created_at?: string;
+}
+
+export interface PromptRevision {
+  prompt_id: string;
+  prompt_revid: string;
+  version: number;
+  name: string;
+  content: string;
+  schema_id?: string;
+  schema_revid?: string;
+  schema_version?: number;
+  model?: string;
+  tag_ids: string[];
+  created_at?: string;
+}
+
+export interface PromptInput {
+  name: string;
+  content: string;
+  schema_id?: string;
+  schema_version?: number;
+  model?: string;
+  tag_ids?: string[];
+}
+
+export interface Tag {
+  id: string;
+  name: string;
+  color: string;
+  description: string;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface TagInput {
+  name: string;
+  color?: string;
+  description?: string;
+}
+
+export interface Extraction {
+  extraction_id: string;
+  document_id: string;
+  prompt_revid: string;
+  model: string;
+  raw_output?: string;
+  original_value: unknown;
+  value: unknown;
+  edited: boolean;
+  validation_status: string;
+  validation_errors: unknown;
+  prompt_tokens: number;
+  completion_tokens: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SearchHit {
+  document_id: string;
+  document_name?: string;
+  page: number;
+  chunk_id: number;
+  snippet: string;
+  score: number;
+}
+
+export interface ModelInfo {
+  id: string;
+  provider: string;
+}
+
+export interface ModelList {
+  models: ModelInfo[];
+  default: string;
+}
+
+export interface ToolLists {
+  read_only: string[];
+  read_write: string[];
+}
+
+export interface Mention {
+  type: "schema" | "prompt" | "tag" | "document";
+  id: string;
+}
+
+export interface Thread {
+  thread_id: string;
+  document_id: string;
+  title: string;
+  model?: string;
+  working_state: WorkingState;
+  created_at: string;
+  updated_at: string;
+  message_count: number;
+}
+
+/** One stored message of a thread, as the model saw it. */
+export interface ThreadMessage {
+  seq: number;
+  role: "system" | "user" | "assistant" | "tool";
+  content: string;
+  thinking?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  tool_name?: string;
+  /** Round index, usage, approvals, proposed/executed arguments. */
+  data?: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface ThreadWithMessages extends Thread {
+  messages: ThreadMessage[];
+}
+
+// ---- agent -----------------------------------------------------------
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+export interface ExecutedCall extends ToolCall {
+  success: boolean;
+  preview: string;
+  error?: string;
+}
+
+export interface ExecutedRound {
+  round_index: number;
+  thinking: string;
+  tool_calls: ExecutedCall[];
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+export interface WorkingState {
+  schema_revid?: string;
+  prompt_revid?: string;
+  extraction?: Extraction | null;
+}
+
+export interface TurnResult {
+  text: string;
+  thinking: string;
+  thread_id: string;
+  working_state: WorkingState;
+  executed_rounds: ExecutedRound[];
+  /** Present exactly when the turn paused for approval. */
+  turn_id?: string;
+  /** Present exactly when the turn paused: the calls waiting for approval. */
+  tool_calls?: ToolCall[];
+  usage: Usage;
+}
+
+export type AgentEvent =
+  | { type: "turn_started"; thread_id: string; model: string }
+  | { type: "thinking_chunk"; chunk: string; round_index: number }
+  | { type: "thinking_done"; thinking: string; round_index: number }
+  | { type: "assistant_text_chunk"; chunk: string; round_index: number }
+  | { type: "assistant_text_done"; full_text: string; round_index: number }
+  | { type: "tool_calls"; round_index: number; tool_calls: ToolCall[]; needs_approval: string[] | null }
+  | {
+      type: "tool_result";
+      round_index: number;
+      call_id: string;
+      name: string;
+      success: boolean;
+      result?: unknown;
+      preview?: string;
+      error?: string;
+    }
+  | { type: "round_executed"; round_index: number; thinking: string; tool_calls: ExecutedCall[] }
+  | { type: "usage"; round_index: number; prompt_tokens: number; completion_tokens: number }
+  | { type: "done"; result: TurnResult }
+  | { type: "error"; error: string; code?: string };
+
+export interface ChatRequest {
+  message: string;
+  thread_id?: string;
+  messages?: { role: string; content: string }[];
+  mentions?: Mention[];
+  model?: string;
+  stream?: boolean;
+  auto_approve?: boolean;
+  auto_approved_tools?: string[];
+  truncate_thread_to_message_count?: number;
+}
+
+export interface Approval {
+  call_id: string;
+  approved: boolean;
+  /** Replaces the proposed arguments (edit before approve). */
+  arguments?: unknown;
+}
+
+export interface ApproveRequest {
+  turn_id: string;
+  approvals: Approval[];
+  stream?: boolean;
+  auto_approved_tools?: string[];
+}

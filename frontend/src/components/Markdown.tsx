@@ -1,0 +1,96 @@
+// Assistant text as markdown: GFM tables, code blocks, coloured ```diff
+// blocks, and resource links (schema:ID, doc:ID#page=N, ...) that navigate
+// inside the app instead of leaving it.
+
+import { memo, type ReactNode } from "react";
+import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
+import remarkGfm from "remark-gfm";
+import { resourceTarget } from "../lib/router";
+
+export interface MarkdownProps {
+  text: string;
+  /** Called for doc:ID#page=N links; return true when handled (e.g. the current document's viewer turned the page). */
+  onDocLink?: (docId: string, page?: number) => boolean;
+}
+
+function urlTransform(url: string): string {
+  return resourceTarget(url) ? url : defaultUrlTransform(url);
+}
+
+function DiffBlock({ code }: { code: string }) {
+  const lines = code.replace(/\n$/, "").split("\n");
+  return (
+    <pre className="code diff">
+      {lines.map((l, i) => {
+        const cls = l.startsWith("+") && !l.startsWith("+++") ? "add" : l.startsWith("-") && !l.startsWith("---") ? "del" : l.startsWith("@@") ? "hunk" : "";
+        return (
+          <span key={i} className={"diff-line " + cls}>
+            {l || " "}
+            {"\n"}
+          </span>
+        );
+      })}
+    </pre>
+  );
+}
+
+function textOf(children: ReactNode): string {
+  if (typeof children === "string") return children;
+  if (Array.isArray(children)) return children.map(textOf).join("");
+  return "";
+}
+
+export const Markdown = memo(function Markdown({ text, onDocLink }: MarkdownProps) {
+  const components: Components = {
+    a({ href, children }) {
+      const target = href ? resourceTarget(href) : null;
+      if (target) {
+        return (
+          <a
+            href={target.hash}
+            className="resource-link"
+            onClick={(e) => {
+              if (target.docId && onDocLink?.(target.docId, target.page)) e.preventDefault();
+            }}
+          >
+            {children}
+          </a>
+        );
+      }
+      return (
+        <a href={href} target="_blank" rel="noreferrer noopener">
+          {children}
+        </a>
+      );
+    },
+    pre({ children }) {
+      return <>{children}</>;
+    },
+    code({ className, children }) {
+      const lang = /language-(\S+)/.exec(className ?? "")?.[1];
+      const code = textOf(children);
+      const block = !!lang || code.includes("\n");
+      if (!block) return <code className="inline-code">{children}</code>;
+      if (lang === "diff") return <DiffBlock code={code} />;
+      return (
+        <pre className="code">
+          <code>{code.replace(/\n$/, "")}</code>
+        </pre>
+      );
+    },
+    table({ children }) {
+      return (
+        <div className="table-scroll">
+          <table>{children}</table>
+        </div>
+      );
+    },
+  };
+  return (
+    <div className="markdown">
+      <ReactMarkdown remarkPlugins={[remarkGfm]} urlTransform={urlTransform} components={components}>
+        {text}
+      </ReactMarkdown>
+    </div>
+  );
+});

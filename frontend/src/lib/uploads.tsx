@@ -1,0 +1,78 @@
+// Uploads in progress, shared by the window-wide drop zone and the Documents
+// page. Files go one request each so each has its own progress and error.
+
+import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
+import { uploadFile } from "../api/upload";
+import { errorMessage } from "../api/http";
+
+export interface UploadItem {
+  key: number;
+  name: string;
+  progress: number;
+  status: "uploading" | "done" | "error";
+  error?: string;
+  docId?: string;
+}
+
+interface UploadsValue {
+  items: UploadItem[];
+  autoCreate: boolean;
+  setAutoCreate(v: boolean): void;
+  upload(files: File[]): void;
+  clearFinished(): void;
+  /** Bumped when an upload finished, so lists can refetch. */
+  generation: number;
+}
+
+const Ctx = createContext<UploadsValue | null>(null);
+let nextKey = 1;
+
+export function UploadsProvider({ children }: { children: ReactNode }) {
+  const [items, setItems] = useState<UploadItem[]>([]);
+  const [generation, setGeneration] = useState(0);
+  const [autoCreate, setAutoCreateState] = useState(() => localStorage.getItem("docent.autoCreate") === "1");
+
+  const setAutoCreate = useCallback((v: boolean) => {
+    setAutoCreateState(v);
+    try {
+      localStorage.setItem("docent.autoCreate", v ? "1" : "0");
+    } catch {
+      /* ignore */
+    }
+  }, []);
+
+  const patch = (key: number, p: Partial<UploadItem>) =>
+    setItems((xs) => xs.map((x) => (x.key === key ? { ...x, ...p } : x)));
+
+  const upload = useCallback(
+    (files: File[]) => {
+      for (const file of files) {
+        const key = nextKey++;
+        setItems((xs) => [...xs, { key, name: file.name, progress: 0, status: "uploading" }]);
+        uploadFile(file, { autoCreate, onProgress: (f) => patch(key, { progress: f }) })
+          .then((a) => {
+            const err = a.errors[0];
+            if (err && a.documents.length === 0) patch(key, { status: "error", error: err.error });
+            else patch(key, { status: "done", progress: 1, docId: a.documents[0]?.id, error: err?.error });
+            setGeneration((g) => g + 1);
+          })
+          .catch((e) => patch(key, { status: "error", error: errorMessage(e) }));
+      }
+    },
+    [autoCreate],
+  );
+
+  const clearFinished = useCallback(() => setItems((xs) => xs.filter((x) => x.status === "uploading")), []);
+
+  const value = useMemo(
+    () => ({ items, autoCreate, setAutoCreate, upload, clearFinished, generation }),
+    [items, autoCreate, setAutoCreate, upload, clearFinished, generation],
+  );
+  return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
+}
+
+export function useUploads(): UploadsValue {
+  const v = useContext(Ctx);
+  if (!v) throw new Error("useUploads outside UploadsProvider");
+  return v;
+}

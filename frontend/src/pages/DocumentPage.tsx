@@ -1,0 +1,172 @@
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
+import { api } from "../api/routes";
+import type { WorkingState } from "../api/types";
+import { AgentPanel } from "../agent/AgentPanel";
+import { ErrorBox, Spinner } from "../components/common";
+import { navigate } from "../lib/router";
+import { useAsync } from "../lib/useAsync";
+import { TextViewer } from "../viewer/TextViewer";
+import { StatusBadge, TagChips } from "./DocumentsPage";
+import { ExtractionPanel } from "./ExtractionPanel";
+
+const PdfViewer = lazy(() => import("../viewer/PdfViewer"));
+
+type Tab = "document" | "extraction" | "agent";
+
+const AUTO_CREATE_FINAL = new Set(["", "none", "running", "pending", "accepted", "rejected"]);
+
+/** Auto-create status of the document, with accept / reject once it has a proposal. */
+function AutoCreateBar({ docId, status, onChanged }: { docId: string; status: string; onChanged(): void }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (status !== "running" && status !== "pending") return;
+    const t = setInterval(onChanged, 3000);
+    return () => clearInterval(t);
+  }, [status, onChanged]);
+  if (!status || status === "none") return null;
+  const act = (fn: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    fn().then(onChanged, (e: unknown) => setError(e instanceof Error ? e.message : String(e))).finally(() => setBusy(false));
+  };
+  return (
+    <div className="note auto-create-bar" data-testid="auto-create-status" data-status={status}>
+      Auto-create: <b>{status}</b>
+      {!AUTO_CREATE_FINAL.has(status) && status !== "failed" && (
+        <>
+          {" "}
+          <button type="button" className="btn small primary" disabled={busy} onClick={() => act(() => api.acceptAutoCreate(docId))} data-testid="auto-create-accept">
+            Accept
+          </button>{" "}
+          <button type="button" className="btn small" disabled={busy} onClick={() => act(() => api.rejectAutoCreate(docId))} data-testid="auto-create-reject">
+            Reject
+          </button>
+        </>
+      )}
+      {error && <span className="field-error"> {error}</span>}
+    </div>
+  );
+}
+
+export default function DocumentPage({ docId, page: initialPage }: { docId: string; page?: number }) {
+  const doc = useAsync(() => api.getDocument(docId), [docId]);
+  const tags = useAsync(() => api.listTags(), []);
+  const [page, setPage] = useState(initialPage ?? 1);
+  const [pages, setPages] = useState(0);
+  const [zoom, setZoom] = useState(0);
+  const [tab, setTab] = useState<Tab>("agent");
+  const [ws, setWs] = useState<{ state: WorkingState | null; revision: number }>({ state: null, revision: 0 });
+
+  useEffect(() => {
+    if (initialPage) setPage(initialPage);
+  }, [initialPage]);
+
+  const clamp = (n: number) => Math.max(1, pages ? Math.min(pages, n) : n);
+  const go = (n: number) => setPage(clamp(n));
+
+  const onDocLink = useCallback(
+    (id: string, p?: number) => {
+      if (id !== docId) return false; // another document: follow the link
+      if (p) {
+        setPage(p);
+        setTab((t) => (window.matchMedia?.("(max-width: 820px)").matches ? "document" : t));
+      }
+      return true;
+    },
+    [docId],
+  );
+  const onWorkingState = useCallback((state: WorkingState | null, revision: number) => setWs({ state, revision }), []);
+
+  if (doc.error) return <div className="page"><ErrorBox error={doc.error} onRetry={doc.reload} /></div>;
+  if (!doc.data) return <Spinner label="Opening document…" />;
+  const d = doc.data;
+  const isPdf = d.media_type === "application/pdf" || /\.pdf$/i.test(d.name);
+
+  return (
+    <div className={`doc-page show-${tab}`}>
+      <div className="doc-header">
+        <button type="button" className="btn link" onClick={() => navigate("#/documents")}>
+          ← Documents
+        </button>
+        <h1 title={d.name}>{d.name}</h1>
+        <StatusBadge doc={d} />
+        <TagChips ids={d.tag_ids} tags={tags.data} />
+      </div>
+      {d.error && (d.status === "needs_ocr" || d.status === "failed") && <div className={`doc-error status-${d.status}`}>{d.error}</div>}
+      <AutoCreateBar docId={d.id} status={d.auto_create_status} onChanged={doc.reload} />
+      <div className="doc-tabs narrow-only" role="tablist">
+        {(["document", "extraction", "agent"] as Tab[]).map((t) => (
+          <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? "active" : ""} onClick={() => setTab(t)}>
+            {t[0].toUpperCase() + t.slice(1)}
+          </button>
+        ))}
+      </div>
+      <div className="doc-body">
+        <section className="viewer-pane">
+          <div className="viewer-toolbar">
+            <button type="button" className="btn small" onClick={() => go(page - 1)} disabled={page <= 1} data-testid="page-prev" aria-label="Previous page">
+              ‹
+            </button>
+            <span className="page-indicator" data-testid="page-indicator" data-page={page}>
+              Page{" "}
+              <input
+                type="number"
+                min={1}
+                max={pages || undefined}
+                value={page}
+                onChange={(e) => go(Number(e.target.value) || 1)}
+                aria-label="Page number"
+              />{" "}
+              of {pages || "…"}
+            </span>
+            <button type="button" className="btn small" onClick={() => go(page + 1)} disabled={!!pages && page >= pages} data-testid="page-next" aria-label="Next page">
+              ›
+            </button>
+            {isPdf && (
+              <span className="zoom">
+                <button type="button" className="btn small" onClick={() => setZoom((z) => Math.max(0.25, (z || 1) - 0.25))} aria-label="Zoom out" data-testid="zoom-out">
+                  −
+                </button>
+                <button type="button" className="btn small" onClick={() => setZoom(0)} data-testid="zoom-fit" title="Fit width">
+                  {zoom ? `${Math.round(zoom * 100)}%` : "Fit"}
+                </button>
+                <button type="button" className="btn small" onClick={() => setZoom((z) => Math.min(4, (z || 1) + 0.25))} aria-label="Zoom in" data-testid="zoom-in">
+                  +
+                </button>
+              </span>
+            )}
+            <a className="btn small link" href={api.documentFileURL(d.id)} target="_blank" rel="noreferrer">
+              Original
+            </a>
+          </div>
+          <div className="viewer-scroll">
+            {isPdf ? (
+              <Suspense fallback={<Spinner label="Loading the PDF viewer…" />}>
+                <PdfViewer url={api.documentFileURL(d.id)} page={page} zoom={zoom} onPages={setPages} />
+              </Suspense>
+            ) : (
+              <TextViewer docId={d.id} page={page} onPages={setPages} />
+            )}
+          </div>
+        </section>
+        <aside className="side-pane">
+          <div className="side-tabs wide-only" role="tablist">
+            <button type="button" role="tab" aria-selected={tab !== "extraction"} className={tab !== "extraction" ? "active" : ""} onClick={() => setTab("agent")} data-testid="tab-agent">
+              Agent
+            </button>
+            <button type="button" role="tab" aria-selected={tab === "extraction"} className={tab === "extraction" ? "active" : ""} onClick={() => setTab("extraction")} data-testid="tab-extraction">
+              Extraction
+            </button>
+          </div>
+          <div className="side-content extraction-pane" hidden={tab !== "extraction"}>
+            <ExtractionPanel docId={d.id} workingState={ws.state} revision={ws.revision} />
+          </div>
+          <div className="side-content agent-pane" hidden={tab === "extraction"}>
+            <AgentPanel docId={d.id} onDocLink={onDocLink} onWorkingState={onWorkingState} />
+          </div>
+        </aside>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,196 @@
+import { useEffect, useState } from "react";
+import { api } from "../api/routes";
+import type { ResponseFormat, SchemaRevision } from "../api/types";
+import { Empty, ErrorBox, FieldError, formatDate, Json, Spinner } from "../components/common";
+import { href, navigate } from "../lib/router";
+import { useAsync } from "../lib/useAsync";
+import { ArtifactLayout, fieldOfError, parseJSONField } from "./artifacts";
+
+const TEMPLATE: ResponseFormat = {
+  type: "json_schema",
+  json_schema: {
+    name: "invoice",
+    strict: true,
+    schema: {
+      type: "object",
+      properties: { invoice_number: { type: "string" }, total: { type: "number" } },
+      required: ["invoice_number", "total"],
+      additionalProperties: false,
+    },
+  },
+};
+
+function SchemaForm({ initial, onSaved, onCancel }: { initial?: SchemaRevision; onSaved(s: SchemaRevision): void; onCancel(): void }) {
+  const [name, setName] = useState(initial?.name ?? "");
+  const [rf, setRf] = useState(JSON.stringify(initial?.response_format ?? TEMPLATE, null, 2));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saving, setSaving] = useState(false);
+  const submit = async () => {
+    const parsed = parseJSONField(rf);
+    const errs: Record<string, string> = {};
+    if (!name.trim()) errs.name = "A schema needs a name.";
+    if (parsed.error) errs.response_format = parsed.error;
+    setErrors(errs);
+    if (Object.keys(errs).length) return;
+    setSaving(true);
+    try {
+      const body = { name: name.trim(), response_format: parsed.value as ResponseFormat };
+      const s = initial ? await api.updateSchema(initial.schema_id, body) : await api.createSchema(body);
+      onSaved(s);
+    } catch (e) {
+      const { field, message } = fieldOfError(e, ["name"], "response_format");
+      setErrors({ [field]: message });
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <form className="form" onSubmit={(e) => { e.preventDefault(); void submit(); }} data-testid="schema-form">
+      <label>
+        Name
+        <input value={name} onChange={(e) => setName(e.target.value)} data-testid="schema-name" />
+      </label>
+      <FieldError error={errors.name} />
+      <label>
+        Response format (JSON)
+        <textarea className="mono" rows={18} value={rf} onChange={(e) => setRf(e.target.value)} data-testid="schema-response-format" />
+      </label>
+      <FieldError error={errors.response_format} />
+      <FieldError error={errors._form} />
+      <div className="row">
+        <button type="submit" className="btn primary" disabled={saving} data-testid="schema-save">
+          {saving ? "Saving…" : initial ? "Save new version" : "Create schema"}
+        </button>
+        <button type="button" className="btn" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Revisions({ schemaId, current }: { schemaId: string; current: string }) {
+  const revs = useAsync(() => api.listSchemaRevisions(schemaId), [schemaId, current]);
+  if (revs.error) return <p className="muted small-text">Older versions can be opened from their links (schema_rev:ID); this server does not list them.</p>;
+  if (!revs.data) return null;
+  return (
+    <ul className="revisions">
+      {revs.data.map((r) => (
+        <li key={r.schema_revid}>
+          <a href={href("schema-revisions", r.schema_revid)}>v{r.version}</a> <span className="muted">{formatDate(r.created_at)}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
+  const s = useAsync(() => api.getSchema(id), [id]);
+  const [editing, setEditing] = useState(false);
+  const [delError, setDelError] = useState<string | null>(null);
+  useEffect(() => setEditing(false), [id]);
+  if (s.error) return <ErrorBox error={s.error} onRetry={s.reload} />;
+  if (!s.data) return <Spinner />;
+  if (editing)
+    return (
+      <SchemaForm
+        initial={s.data}
+        onSaved={(x) => {
+          s.setData(x);
+          setEditing(false);
+          onChanged();
+        }}
+        onCancel={() => setEditing(false)}
+      />
+    );
+  return (
+    <div data-testid="schema-detail">
+      <div className="detail-head">
+        <h2>{s.data.name}</h2>
+        <span className="badge">v{s.data.version}</span>
+        <button type="button" className="btn small" onClick={() => setEditing(true)} data-testid="schema-edit">
+          Edit
+        </button>
+        <button
+          type="button"
+          className="btn small danger"
+          onClick={() =>
+            api.deleteSchema(id).then(
+              () => {
+                onChanged();
+                navigate("#/schemas");
+              },
+              (e: unknown) => setDelError(e instanceof Error ? e.message : String(e)),
+            )
+          }
+        >
+          Delete
+        </button>
+      </div>
+      {delError && <ErrorBox error={delError} />}
+      <p className="muted small-text">
+        id {s.data.schema_id} · revision {s.data.schema_revid}
+      </p>
+      <Json value={s.data.response_format} />
+      <h3>Versions</h3>
+      <Revisions schemaId={id} current={s.data.schema_revid} />
+    </div>
+  );
+}
+
+function RevisionView({ revid }: { revid: string }) {
+  const r = useAsync(() => api.getSchemaRevision(revid), [revid]);
+  if (r.error) return <ErrorBox error={r.error} onRetry={r.reload} />;
+  if (!r.data) return <Spinner />;
+  return (
+    <div data-testid="schema-revision">
+      <div className="detail-head">
+        <h2>{r.data.name}</h2>
+        <span className="badge">v{r.data.version}</span>
+        <a href={href("schemas", r.data.schema_id)}>Latest version</a>
+      </div>
+      <p className="muted small-text">revision {r.data.schema_revid} · {formatDate(r.data.created_at)}</p>
+      <Json value={r.data.response_format} />
+    </div>
+  );
+}
+
+export default function SchemasPage({ id, revid }: { id?: string; revid?: string }) {
+  const list = useAsync(() => api.listSchemas(), []);
+  const detail = revid ? (
+    <RevisionView revid={revid} />
+  ) : id === "new" ? (
+    <SchemaForm onSaved={(s) => { list.reload(); navigate(href("schemas", s.schema_id)); }} onCancel={() => navigate("#/schemas")} />
+  ) : id ? (
+    <SchemaDetail id={id} onChanged={list.reload} />
+  ) : (
+    <Empty title="Choose a schema">
+      A schema says which fields to extract, as JSON Schema in the OpenAI structured-output shape. Pick one on the left, or{" "}
+      <a href="#/schemas/new">create a schema</a>. The agent can also write one for you from a document.
+    </Empty>
+  );
+  return (
+    <ArtifactLayout
+      title="Schemas"
+      newHref="#/schemas/new"
+      newLabel="New schema"
+      list={
+        <>
+          {list.error && <ErrorBox error={list.error} onRetry={list.reload} />}
+          {!list.data && !list.error && <Spinner />}
+          {list.data?.length === 0 && <p className="muted">No schemas yet.</p>}
+          <ul>
+            {list.data?.map((s) => (
+              <li key={s.schema_id}>
+                <a href={href("schemas", s.schema_id)} className={s.schema_id === id ? "active" : ""} data-testid="schema-row">
+                  {s.name} <span className="muted">v{s.version}</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      }
+      detail={detail}
+    />
+  );
+}

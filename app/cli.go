@@ -144,6 +144,7 @@ func run(ctx context.Context, env *Env, args []string) error {
 	top.SetOutput(io.Discard)
 	serve := top.Bool("serve", false, "")
 	listen := top.String("listen", defaultListen, "")
+	maxUpload := top.Int64("max-upload", defaultMaxUploadMiB, "")
 	version := top.Bool("version", false, "")
 	if err := top.Parse(rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -169,9 +170,9 @@ func run(ctx context.Context, env *Env, args []string) error {
 		}
 		return usagef("unknown command %q (see docent help)", name)
 	case *serve:
-		return runServe(ctx, env, *listen)
-	case isFlagSet(top, "listen"):
-		return usagef("--listen goes with --serve")
+		return runServe(ctx, env, serveOptions{Listen: *listen, MaxUploadMiB: *maxUpload})
+	case isFlagSet(top, "listen") || isFlagSet(top, "max-upload"):
+		return usagef("--listen and --max-upload go with --serve")
 	default:
 		return runDesktop(ctx, env)
 	}
@@ -212,7 +213,8 @@ func printHelp(w io.Writer) {
 
 Usage:
   docent                          open the desktop app
-  docent --serve [--listen ADDR]  serve the web UI and HTTP API (default %s)
+  docent --serve [--listen ADDR] [--max-upload MiB]
+                                  serve the web UI and HTTP API (default %s)
   docent COMMAND [FLAGS]
 
 Commands:

@@ -189,6 +189,14 @@ func TestServeAnswersHealthAndTheUIThenStops(t *testing.T) {
 		t.Fatalf("no URL printed: %q", out.String())
 	}
 
+	// The printed URL carries the access token: http://HOST:PORT/?token=T.
+	base, token, ok := strings.Cut(url, "?token=")
+	if !ok || len(token) != 64 {
+		cancel()
+		t.Fatalf("printed URL %q has no access token", url)
+	}
+	url = base
+
 	res, err := http.Get(url + "api/health")
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +221,18 @@ func TestServeAnswersHealthAndTheUIThenStops(t *testing.T) {
 		t.Errorf("GET /: %d %.200s", res.StatusCode, page)
 	}
 
-	res, err = http.Get(url + "api/nothing-here")
+	res, err = http.Get(url + "api/documents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("API without the token: %d, want 401", res.StatusCode)
+	}
+
+	req, _ := http.NewRequest("GET", url+"api/nothing-here", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,38 @@
 // Package server is Docent's HTTP API and the web UI's file server: one
 // http.Handler that `docent --serve` listens with and that the desktop shell
 // mounts unchanged inside its window.
+//
+// The routes are those of agent-protocol.md ("HTTP API"), declared once in
+// routeTable. Handlers decode, call one use case of storage, agent or ingest,
+// and encode; what is cross-cutting (access token, Origin, body limits) is in
+// ServeHTTP. Chat turns stream as Server-Sent Events through a bounded queue
+// (stream.go) so that a slow client never grows memory without bound.
 package server
 
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
+	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/storage"
+)
+
+// Defaults of the Config limits.
+const (
+	DefaultMaxUploadBytes    = 256 << 20
+	DefaultMaxJSONBytes      = 1 << 20
+	DefaultKeepaliveInterval = 15 * time.Second
+	DefaultStreamBuffer      = 256
+	DefaultWriteTimeout      = 30 * time.Second
 )
 
 // Config is what the server needs.
@@ -20,12 +42,46 @@ type Config struct {
 	// Assets is the built web UI, with index.html at its root.
 	Assets fs.FS
 	Logger *slog.Logger
+	// Agent runs chat turns (its Providers list the models, its Extractor
+	// runs extractions). Without one, the routes that need it answer 503.
+	Agent *agent.Agent
+	// Importer stores uploads; nil means one over DB with default limits.
+	Importer *ingest.Importer
+
+	// Token is the access token every route but GET /api/health requires.
+	// Empty means no access control: only for the desktop shell, which
+	// serves this handler inside its window without a network socket.
+	Token string
+	// MaxUploadBytes caps a POST /api/documents body (default 256 MiB).
+	MaxUploadBytes int64
+	// MaxJSONBytes caps a JSON request body (default 1 MiB).
+	MaxJSONBytes int64
+	// KeepaliveInterval is how long an idle event stream waits before it
+	// sends a `:keepalive` comment (default 15 s), so proxies and browsers
+	// do not close it while a model thinks.
+	KeepaliveInterval time.Duration
+	// StreamBuffer is how many events a stream queues for a slow client
+	// before text and thinking chunks are coalesced (default 256).
+	StreamBuffer int
+	// WriteTimeout bounds each write of an event stream (default 30 s): a
+	// client that stops reading ends its stream instead of holding a turn.
+	WriteTimeout time.Duration
 }
 
 // Server answers the HTTP API and serves the web UI.
 type Server struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg      Config
+	mux      *http.ServeMux
+	routes   []route
+	files    http.Handler
+	session  string // the session cookie's value, derived from the token
+	importer *ingest.Importer
+}
+
+// route is one line of the API: a ServeMux pattern and its handler.
+type route struct {
+	pattern string
+	handle  http.HandlerFunc
 }
 
 // New returns the server's handler with every route registered.
@@ -33,14 +89,114 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux()}
-	s.mux.HandleFunc("GET /api/health", s.handleHealth)
+	if cfg.MaxUploadBytes <= 0 {
+		cfg.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if cfg.MaxJSONBytes <= 0 {
+		cfg.MaxJSONBytes = DefaultMaxJSONBytes
+	}
+	if cfg.KeepaliveInterval <= 0 {
+		cfg.KeepaliveInterval = DefaultKeepaliveInterval
+	}
+	if cfg.StreamBuffer <= 0 {
+		cfg.StreamBuffer = DefaultStreamBuffer
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets), importer: cfg.Importer}
+	if s.importer == nil {
+		s.importer = &ingest.Importer{DB: cfg.DB}
+	}
+	if cfg.Token != "" {
+		s.session = sessionValue(cfg.Token)
+	}
+	s.routes = s.routeTable()
+	for _, rt := range s.routes {
+		s.mux.HandleFunc(rt.pattern, rt.handle)
+	}
 	s.mux.HandleFunc("/api/", s.handleUnknownAPI)
-	s.mux.Handle("/", http.FileServerFS(cfg.Assets))
+	s.mux.HandleFunc("/", s.handleUI)
 	return s
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// routeTable is the API, in the order of agent-protocol.md's table. The
+// auto-create routes come with issue #7.
+func (s *Server) routeTable() []route {
+	return []route{
+		{"GET /api/health", s.handleHealth},
+
+		{"POST /api/documents", s.uploadDocuments},
+		{"GET /api/documents", s.listDocuments},
+		{"GET /api/documents/{id}", s.getDocument},
+		{"PATCH /api/documents/{id}", s.patchDocument},
+		{"DELETE /api/documents/{id}", s.deleteDocument},
+		{"GET /api/documents/{id}/file", s.documentFile},
+		{"GET /api/documents/{id}/text", s.documentText},
+
+		{"GET /api/schemas", s.listSchemas},
+		{"POST /api/schemas", s.createSchema},
+		{"GET /api/schemas/{schema_id}", s.getSchema},
+		{"PUT /api/schemas/{schema_id}", s.updateSchema},
+		{"DELETE /api/schemas/{schema_id}", s.deleteSchema},
+		{"GET /api/schemas/{schema_id}/revisions", s.listSchemaRevisions},
+		{"GET /api/schema-revisions/{schema_revid}", s.getSchemaRevision},
+
+		{"GET /api/prompts", s.listPrompts},
+		{"POST /api/prompts", s.createPrompt},
+		{"GET /api/prompts/{prompt_id}", s.getPrompt},
+		{"PUT /api/prompts/{prompt_id}", s.updatePrompt},
+		{"DELETE /api/prompts/{prompt_id}", s.deletePrompt},
+		{"GET /api/prompts/{prompt_id}/revisions", s.listPromptRevisions},
+		{"GET /api/prompt-revisions/{prompt_revid}", s.getPromptRevision},
+
+		{"GET /api/tags", s.listTags},
+		{"POST /api/tags", s.createTag},
+		{"GET /api/tags/{tag_id}", s.getTag},
+		{"PATCH /api/tags/{tag_id}", s.patchTag},
+		{"DELETE /api/tags/{tag_id}", s.deleteTag},
+
+		{"GET /api/documents/{id}/extractions", s.listExtractions},
+		{"POST /api/documents/{id}/extractions", s.runExtraction},
+		{"PATCH /api/documents/{id}/extractions/{extraction_id}", s.patchExtraction},
+
+		{"GET /api/search", s.search},
+		{"GET /api/models", s.listModels},
+		{"GET /api/chat/tools", s.listTools},
+
+		{"POST /api/documents/{id}/chat", s.chat},
+		{"POST /api/documents/{id}/chat/approve", s.approve},
+		{"GET /api/documents/{id}/chat/threads", s.listThreads},
+		{"POST /api/documents/{id}/chat/threads", s.createThread},
+		{"GET /api/documents/{id}/chat/threads/{thread_id}", s.getThread},
+		{"PATCH /api/documents/{id}/chat/threads/{thread_id}", s.renameThread},
+		{"DELETE /api/documents/{id}/chat/threads/{thread_id}", s.deleteThread},
+	}
+}
+
+// Routes returns the pattern of every API route ("GET /api/documents/{id}"),
+// so tests can check each one's access rules.
+func (s *Server) Routes() []string {
+	out := make([]string, len(s.routes))
+	for i, rt := range s.routes {
+		out[i] = rt.pattern
+	}
+	return out
+}
+
+// ServeHTTP applies the access rules (access.go), then routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.allow(w, r) {
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// handleUI serves the web UI. It needs no token, so that a browser opened
+// without the printed link still gets a page that can say to open it.
+func (s *Server) handleUI(w http.ResponseWriter, r *http.Request) {
+	s.files.ServeHTTP(w, r)
+}
 
 // healthResponse answers GET /api/health.
 type healthResponse struct {
@@ -70,23 +226,64 @@ type errorResponse struct {
 
 // statusOf maps application error codes to HTTP statuses, in one table.
 var statusOf = map[string]int{
-	"not_found": http.StatusNotFound,
-	"conflict":  http.StatusConflict,
-	"invalid":   http.StatusBadRequest,
-	"internal":  http.StatusInternalServerError,
+	"not_found":        http.StatusNotFound,
+	"conflict":         http.StatusConflict,
+	"invalid":          http.StatusBadRequest,
+	"internal":         http.StatusInternalServerError,
+	"unauthorized":     http.StatusUnauthorized,
+	"forbidden_origin": http.StatusForbidden,
+	"too_large":        http.StatusRequestEntityTooLarge,
+	"unavailable":      http.StatusServiceUnavailable,
 }
 
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	code := storage.ErrorCode(err)
-	status, ok := statusOf[code]
+// httpError is an error of the HTTP layer itself (access, limits), which
+// the store's codes do not cover.
+type httpError struct {
+	code    string
+	message string
+}
+
+func (e *httpError) Error() string { return e.message }
+
+func errorf(code, format string, args ...any) error {
+	return &httpError{code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// errorBody returns the code and message an error is answered with.
+// Application errors show their message; a provider failure (model down,
+// unknown model) shows its message under the provider's kind, as a 502;
+// anything else is "Internal error." and goes to the log.
+func errorBody(err error) (status int, body errorResponse, internal bool) {
+	var he *httpError
+	var pe *provider.Error
+	switch {
+	case errors.As(err, &he):
+		body = errorResponse{Error: he.message, Code: he.code}
+	case errors.As(err, &pe):
+		return http.StatusBadGateway, errorResponse{Error: pe.Error(), Code: string(pe.Kind)}, false
+	default:
+		body = errorResponse{Error: storage.ErrorMessage(err), Code: storage.ErrorCode(err)}
+		var appErr *storage.Error
+		internal = !errors.As(err, &appErr)
+	}
+	status, ok := statusOf[body.Code]
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	var appErr *storage.Error
-	if !errors.As(err, &appErr) {
+	return status, body, internal
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil {
+		// The client left; nobody reads the answer.
+		s.cfg.Logger.Debug("request ended by the client", "method", r.Method, "path", r.URL.Path, "err", err)
+		return
+	}
+	status, body, internal := errorBody(err)
+	if internal {
 		s.cfg.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writeJSON(w, status, errorResponse{Error: storage.ErrorMessage(err), Code: code})
+	writeJSON(w, status, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -95,4 +292,72 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v) // the status is sent; a failed write means the client left
+}
+
+// decodeJSON reads a JSON object body into v: unknown fields, trailing
+// data and bodies over MaxJSONBytes are client errors. An empty body is
+// one too unless optional.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, optional bool) error {
+	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxJSONBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return s.bodyError(err, optional)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return s.bodyError(err, false)
+		}
+		return storage.Errorf(storage.ErrInvalid, "invalid JSON body: data after the object")
+	}
+	return nil
+}
+
+func (s *Server) bodyError(err error, optional bool) error {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return errorf("too_large", "the request body is over the limit of %s", byteSize(mbe.Limit))
+	case errors.Is(err, io.EOF):
+		if optional {
+			return nil
+		}
+		return storage.Errorf(storage.ErrInvalid, "the request body is empty: send a JSON object")
+	}
+	return storage.Errorf(storage.ErrInvalid, "invalid JSON body: %v", err)
+}
+
+// byteSize says a limit the way a person would: "256 MiB", "1 MiB", "512 KiB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// queryInt reads an optional integer query parameter; a malformed or
+// negative one is a client error.
+func queryInt(r *http.Request, name string) (int, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, storage.Errorf(storage.ErrInvalid, "query parameter %s=%q is not a non-negative integer", name, v)
+	}
+	return n, nil
+}
+
+// needAgent reports, by answering 503, a server built without an agent.
+func (s *Server) needAgent(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.Agent != nil {
+		return true
+	}
+	s.writeError(w, r, errorf("unavailable", "this server runs without the agent"))
+	return false
 }

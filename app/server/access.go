@@ -1,0 +1,110 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// SessionCookie is the cookie that opening the printed URL sets, so the
+// browser's later requests carry the access token without it in every URL.
+const SessionCookie = "docent_session"
+
+// sessionValue is the cookie's value: derived from the token, so the token
+// itself never sits in the browser's cookie jar, and stateless, so a restart
+// with the same token keeps the browser signed in.
+func sessionValue(token string) string {
+	sum := sha256.Sum256([]byte("docent-session\x00" + token))
+	return hex.EncodeToString(sum[:])
+}
+
+// allow applies the access rules before routing. It answers the request
+// itself and returns false when the request goes no further:
+//   - `?token=T` on a page (not /api/) sets the session cookie and
+//     redirects to the same URL without the token, so it does not stay in
+//     the address bar and history;
+//   - every /api/ route but GET /api/health needs the token, as a bearer
+//     header or the session cookie (401 otherwise);
+//   - a state-changing request from a page of another origin is refused
+//     (403), so a site the user visits cannot drive the API through the
+//     browser's cookie.
+func (s *Server) allow(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.Token == "" {
+		return true
+	}
+	api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
+	if !api && r.URL.Query().Has("token") {
+		s.signIn(w, r)
+		return false
+	}
+	if api && !(r.Method == http.MethodGet && r.URL.Path == "/api/health") && !s.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="docent"`)
+		s.writeError(w, r, errorf("unauthorized", "this API needs the access token: open the URL docent --serve printed, or send Authorization: Bearer TOKEN"))
+		return false
+	}
+	if stateChanging(r.Method) && !sameOrigin(r) {
+		s.writeError(w, r, errorf("forbidden_origin", "requests from origin %s may not change anything here", r.Header.Get("Origin")))
+		return false
+	}
+	return true
+}
+
+// authorized reports whether r carries the token or the session cookie.
+// Both comparisons take constant time.
+func (s *Server) authorized(r *http.Request) bool {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, tok, ok := strings.Cut(h, " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && equal(strings.TrimSpace(tok), s.cfg.Token) {
+			return true
+		}
+	}
+	if c, err := r.Cookie(SessionCookie); err == nil && equal(c.Value, s.session) {
+		return true
+	}
+	return false
+}
+
+func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// signIn answers a page request carrying ?token=: with the right token it
+// sets the session cookie; either way it redirects to the URL without the
+// token (a wrong token leads to the page, which says to open the printed
+// link).
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if equal(q.Get("token"), s.cfg.Token) {
+		http.SetCookie(w, &http.Cookie{
+			Name: SessionCookie, Value: s.session, Path: "/",
+			HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		})
+	}
+	q.Del("token")
+	target := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, target.String(), http.StatusSeeOther)
+}
+
+func stateChanging(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	return true
+}
+
+// sameOrigin reports whether r's Origin header, when there is one, names
+// the host r was sent to. Clients other than browsers send no Origin.
+func sameOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false // "null" (sandboxed frames, file://) or garbage
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}

@@ -1,0 +1,314 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/storage"
+)
+
+// chatBody is the body of POST /api/documents/{id}/chat.
+type chatBody struct {
+	Message string `json:"message"`
+	// ThreadID continues a thread; the server holds its history.
+	ThreadID string `json:"thread_id"`
+	// Messages is the history a client carries itself (stateless use,
+	// nothing stored) when there is no ThreadID.
+	Messages []agent.Message `json:"messages"`
+	Mentions []agent.Mention `json:"mentions"`
+	// Model is a provider-prefixed model id; empty uses the thread's, then
+	// the server's default.
+	Model string `json:"model"`
+	// Stream answers with Server-Sent Events instead of the result object.
+	Stream            bool     `json:"stream"`
+	AutoApprove       bool     `json:"auto_approve"`
+	AutoApprovedTools []string `json:"auto_approved_tools"`
+	// TruncateThreadToMessageCount, with ThreadID, first cuts the thread to
+	// that many messages (resubmitting from an earlier question).
+	TruncateThreadToMessageCount *int `json:"truncate_thread_to_message_count"`
+}
+
+// approveBody is the body of POST /api/documents/{id}/chat/approve.
+type approveBody struct {
+	TurnID    string           `json:"turn_id"`
+	Approvals []agent.Approval `json:"approvals"`
+	Stream    bool             `json:"stream"`
+	// AutoApprovedTools are tools the user chose to always approve for the
+	// rest of the turn.
+	AutoApprovedTools []string `json:"auto_approved_tools"`
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	if !s.needAgent(w, r) {
+		return
+	}
+	var body chatBody
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.checkChat(r.Context(), body); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req := agent.ChatRequest{
+		DocumentID: r.PathValue("id"), ThreadID: body.ThreadID, Message: body.Message,
+		Model: body.Model, AutoApprove: body.AutoApprove, AutoApprovedTools: body.AutoApprovedTools,
+		Mentions: body.Mentions, Messages: body.Messages,
+		TruncateThreadToMessageCount: body.TruncateThreadToMessageCount,
+	}
+	s.runTurn(w, r, body.Stream, func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
+		return s.cfg.Agent.Chat(ctx, req, sink)
+	})
+}
+
+func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
+	if !s.needAgent(w, r) {
+		return
+	}
+	var body approveBody
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := checkTools(body.AutoApprovedTools); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req := agent.ApproveRequest{
+		DocumentID: r.PathValue("id"), TurnID: body.TurnID, Approvals: body.Approvals,
+		AutoApprovedTools: body.AutoApprovedTools,
+	}
+	s.runTurn(w, r, body.Stream, func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
+		return s.cfg.Agent.Approve(ctx, req, sink)
+	})
+}
+
+// runTurn streams a turn, or runs it to the end and answers its result.
+func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, stream bool, run turnFunc) {
+	if stream {
+		s.streamTurn(w, r, run)
+		return
+	}
+	res, err := run(r.Context(), nil)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// mentionKinds are the mention types, each with the id prefixes it takes
+// (an artifact or one revision of it) and how to look the id up.
+var mentionKinds = map[string][]string{
+	"schema":   {"sch_", "srv_"},
+	"prompt":   {"prm_", "prv_"},
+	"tag":      {"tag_"},
+	"document": {"doc_"},
+}
+
+// checkChat rejects, before any model call, what the agent would refuse
+// anyway or could not have meant: an unknown mention type, a mention id
+// that is malformed or names nothing, an unknown tool to auto-approve.
+func (s *Server) checkChat(ctx context.Context, body chatBody) error {
+	for i, m := range body.Mentions {
+		prefixes, ok := mentionKinds[m.Type]
+		if !ok {
+			return storage.Errorf(storage.ErrInvalid, "mention %d: unknown type %q (one of schema, prompt, tag, document)", i, m.Type)
+		}
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(m.ID, p) && len(m.ID) > len(p) }) {
+			return storage.Errorf(storage.ErrInvalid, "mention %d: %q is not a %s id (%s…)", i, m.ID, m.Type, strings.Join(prefixes, "… or "))
+		}
+		if err := s.mentionExists(ctx, m); err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				return storage.Errorf(storage.ErrInvalid, "mention %d: %s", i, storage.ErrorMessage(err))
+			}
+			return err
+		}
+	}
+	if body.TruncateThreadToMessageCount != nil {
+		if body.ThreadID == "" {
+			return storage.Errorf(storage.ErrInvalid, "truncate_thread_to_message_count needs thread_id")
+		}
+		if *body.TruncateThreadToMessageCount < 0 {
+			return storage.Errorf(storage.ErrInvalid, "truncate_thread_to_message_count is negative")
+		}
+	}
+	return checkTools(body.AutoApprovedTools)
+}
+
+func (s *Server) mentionExists(ctx context.Context, m agent.Mention) error {
+	db := s.cfg.DB
+	var err error
+	switch {
+	case strings.HasPrefix(m.ID, "sch_"):
+		_, err = db.GetSchema(ctx, m.ID)
+	case strings.HasPrefix(m.ID, "srv_"):
+		_, err = db.GetSchemaRevision(ctx, m.ID)
+	case strings.HasPrefix(m.ID, "prm_"):
+		_, err = db.GetPrompt(ctx, m.ID)
+	case strings.HasPrefix(m.ID, "prv_"):
+		_, err = db.GetPromptRevision(ctx, m.ID)
+	case strings.HasPrefix(m.ID, "tag_"):
+		_, err = db.GetTag(ctx, m.ID)
+	case strings.HasPrefix(m.ID, "doc_"):
+		_, err = db.GetDocument(ctx, m.ID)
+	}
+	return err
+}
+
+func checkTools(names []string) error {
+	for _, n := range names {
+		if _, ok := agent.ToolByName(n); !ok {
+			return storage.Errorf(storage.ErrInvalid, "auto_approved_tools: no tool is named %q", n)
+		}
+	}
+	return nil
+}
+
+// toolList answers GET /api/chat/tools: the names by access class, and
+// each tool's description for a UI that shows them.
+type toolList struct {
+	ReadOnly  []string   `json:"read_only"`
+	ReadWrite []string   `json:"read_write"`
+	Tools     []toolInfo `json:"tools"`
+}
+
+type toolInfo struct {
+	Name        string       `json:"name"`
+	Description string       `json:"description"`
+	Access      agent.Access `json:"access"`
+}
+
+func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
+	list := toolList{ReadOnly: agent.ReadOnlyToolNames(), ReadWrite: agent.ReadWriteToolNames()}
+	for _, t := range agent.Tools() {
+		list.Tools = append(list.Tools, toolInfo{Name: t.Name, Description: t.Description, Access: t.Access})
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// modelList answers GET /api/models, as `docent models --json` prints.
+type modelList struct {
+	Models  []provider.ModelInfo `json:"models"`
+	Default string               `json:"default"`
+	// Errors says which configured providers could not be asked, and why;
+	// the others' models are listed all the same.
+	Errors []string `json:"errors,omitempty"`
+}
+
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+	if !s.needAgent(w, r) {
+		return
+	}
+	list := modelList{Models: []provider.ModelInfo{}, Default: s.cfg.Agent.DefaultModel}
+	if reg := s.cfg.Agent.Providers; reg != nil {
+		models, errs := reg.Models(r.Context())
+		list.Models = append(list.Models, models...)
+		for _, err := range errs {
+			list.Errors = append(list.Errors, errorText(err))
+		}
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// threadList answers GET /api/documents/{id}/chat/threads.
+type threadList struct {
+	Threads []storage.Thread `json:"threads"`
+}
+
+func (s *Server) listThreads(w http.ResponseWriter, r *http.Request) {
+	threads, err := s.cfg.DB.ListThreads(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, threadList{Threads: threads})
+}
+
+// threadBody is the body of POST and PATCH .../chat/threads.
+type threadBody struct {
+	Title *string `json:"title"`
+}
+
+// threadCreated answers POST .../chat/threads.
+type threadCreated struct {
+	ThreadID string `json:"thread_id"`
+}
+
+func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
+	var body threadBody
+	if err := s.decodeJSON(w, r, &body, true); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	th, err := s.cfg.DB.CreateThread(r.Context(), r.PathValue("id"), deref(body.Title), "")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, threadCreated{ThreadID: th.ID})
+}
+
+// threadWithMessages answers GET .../chat/threads/{thread_id}.
+type threadWithMessages struct {
+	storage.Thread
+	Messages []storage.ThreadMessage `json:"messages"`
+}
+
+// getThread reads a thread through its document: a thread of another
+// document is not found.
+func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	th, err := s.cfg.DB.GetThread(ctx, r.PathValue("id"), r.PathValue("thread_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	msgs, err := s.cfg.DB.ThreadMessages(ctx, th.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if msgs == nil {
+		msgs = []storage.ThreadMessage{}
+	}
+	writeJSON(w, http.StatusOK, threadWithMessages{Thread: th, Messages: msgs})
+}
+
+func (s *Server) renameThread(w http.ResponseWriter, r *http.Request) {
+	var body threadBody
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if body.Title == nil {
+		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "a thread's PATCH needs title"))
+		return
+	}
+	th, err := s.cfg.DB.RenameThread(r.Context(), r.PathValue("id"), r.PathValue("thread_id"), *body.Title)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, th)
+}
+
+func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	docID, threadID := r.PathValue("id"), r.PathValue("thread_id")
+	th, err := s.cfg.DB.GetThread(ctx, docID, threadID)
+	if err == nil {
+		err = s.cfg.DB.DeleteThread(ctx, docID, threadID)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, th)
+}

@@ -1,0 +1,300 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/storage"
+)
+
+// documentList answers GET /api/documents.
+type documentList struct {
+	Documents []storage.Document `json:"documents"`
+	Total     int                `json:"total"`
+}
+
+func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := storage.DocumentFilter{Search: q.Get("q"), TagIDs: splitList(q["tag_id"])}
+	var err error
+	if f.Limit, err = queryInt(r, "limit"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if f.Offset, err = queryInt(r, "offset"); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	docs, total, err := s.cfg.DB.ListDocuments(r.Context(), f)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if docs == nil {
+		docs = []storage.Document{}
+	}
+	writeJSON(w, http.StatusOK, documentList{Documents: docs, Total: total})
+}
+
+func (s *Server) getDocument(w http.ResponseWriter, r *http.Request) {
+	doc, err := s.cfg.DB.GetDocument(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// documentPatch is the body of PATCH /api/documents/{id}.
+type documentPatch struct {
+	Name   *string   `json:"name"`
+	TagIDs *[]string `json:"tag_ids"`
+	// Metadata replaces the metadata object; null clears it.
+	Metadata json.RawMessage `json:"metadata"`
+}
+
+func (s *Server) patchDocument(w http.ResponseWriter, r *http.Request) {
+	var body documentPatch
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	doc, err := s.cfg.DB.UpdateDocument(r.Context(), r.PathValue("id"), storage.DocumentPatch{
+		Name: body.Name, TagIDs: body.TagIDs, Metadata: body.Metadata,
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// deleteDocument answers with the document as it was, so a client can say
+// what went (and offer to import the file again).
+func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	doc, err := s.cfg.DB.GetDocument(ctx, r.PathValue("id"))
+	if err == nil {
+		err = s.cfg.DB.DeleteDocument(ctx, doc.ID)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// documentFile answers the original bytes with the stored media type, shown
+// inline (the UI's PDF viewer) under the document's name.
+func (s *Server) documentFile(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	doc, err := s.cfg.DB.GetDocument(ctx, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	data, err := s.cfg.DB.DocumentFile(ctx, doc.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", doc.MediaType)
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": doc.Name}))
+	// The bytes are the user's file: never let a browser run them as a page
+	// of this origin.
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(data)
+	}
+}
+
+// documentText answers GET /api/documents/{id}/text.
+type documentText struct {
+	Text string `json:"text"`
+	// Page is the 1-based page asked for; absent for the whole text.
+	Page  int `json:"page,omitempty"`
+	Pages int `json:"pages"`
+}
+
+// pageBreak separates pages in the whole text: a form feed is the page
+// break plain text has, and the importer splits text files on it.
+const pageBreak = "\n\f"
+
+func (s *Server) documentText(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	doc, err := s.cfg.DB.GetDocument(ctx, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if r.URL.Query().Has("page") {
+		page, err := queryInt(r, "page")
+		if err == nil && page < 1 {
+			err = storage.Errorf(storage.ErrInvalid, "page counts from 1")
+		}
+		var text string
+		if err == nil {
+			text, err = s.cfg.DB.PageText(ctx, doc.ID, page)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, documentText{Text: text, Page: page, Pages: doc.Pages})
+		return
+	}
+	pages, err := s.cfg.DB.DocumentText(ctx, doc.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, documentText{Text: strings.Join(pages, pageBreak), Pages: doc.Pages})
+}
+
+// uploadReport answers POST /api/documents, as `docent import --json`
+// reports an import.
+type uploadReport struct {
+	// Documents are the stored documents: new ones, and for a duplicate the
+	// one that already had the bytes.
+	Documents  []storage.Document `json:"documents"`
+	Duplicates []uploadDuplicate  `json:"duplicates"`
+	Errors     []uploadError      `json:"errors"`
+}
+
+type uploadDuplicate struct {
+	File       string `json:"file"`
+	DocumentID string `json:"document_id"`
+}
+
+type uploadError struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
+	// DocumentID is set when the file was stored although it could not be
+	// read (status failed), so its error stays visible in the list.
+	DocumentID string `json:"document_id,omitempty"`
+}
+
+// uploadMemory is how much of an upload is held in memory; the rest of the
+// files wait in temporary files until they are imported one by one.
+const uploadMemory = 32 << 20
+
+// uploadDocuments imports multipart `file` parts with the importer the CLI
+// uses. A file that fails is reported in errors; the others are stored.
+func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxUploadBytes)
+	if err := r.ParseMultipartForm(uploadMemory); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			s.writeError(w, r, errorf("too_large", "the upload is over the limit of %s (docent --serve --max-upload MiB)", byteSize(mbe.Limit)))
+			return
+		}
+		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "the body must be multipart/form-data with file fields: %v", err))
+		return
+	}
+	defer func() { _ = r.MultipartForm.RemoveAll() }()
+	form := r.MultipartForm
+	files := form.File["file"]
+	if len(files) == 0 {
+		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "no file given: send one or more multipart fields named file"))
+		return
+	}
+	var opts ingest.Options
+	opts.TagIDs = splitList(form.Value["tag_ids"])
+	for _, id := range opts.TagIDs {
+		if _, err := s.cfg.DB.GetTag(ctx, id); err != nil {
+			if errors.Is(err, storage.ErrNotFound) {
+				err = storage.Errorf(storage.ErrInvalid, "tag %s not found", id)
+			}
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	if v := form.Value["auto_create"]; len(v) > 0 {
+		// TODO(#7): start auto-create for the new documents. Until then the
+		// field is accepted (so clients can send it already) and checked.
+		if _, err := strconv.ParseBool(v[0]); err != nil {
+			s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "auto_create=%q is not true or false", v[0]))
+			return
+		}
+	}
+	report := uploadReport{Documents: []storage.Document{}, Duplicates: []uploadDuplicate{}, Errors: []uploadError{}}
+	for _, fh := range files {
+		o, err := s.importPart(r, fh, opts)
+		if err != nil {
+			s.writeError(w, r, err) // the client left or the store failed
+			return
+		}
+		switch {
+		case o.Err != nil:
+			e := uploadError{File: o.File, Error: errorText(o.Err)}
+			if o.Document != nil {
+				e.DocumentID = o.Document.ID
+				report.Documents = append(report.Documents, *o.Document)
+			}
+			report.Errors = append(report.Errors, e)
+		case o.Duplicate:
+			report.Duplicates = append(report.Duplicates, uploadDuplicate{File: o.File, DocumentID: o.Document.ID})
+			report.Documents = append(report.Documents, *o.Document)
+		default:
+			report.Documents = append(report.Documents, *o.Document)
+		}
+	}
+	writeJSON(w, http.StatusOK, report)
+}
+
+// importPart imports one uploaded file. The error is for failures that end
+// the whole request; a file that cannot be read is in the outcome.
+func (s *Server) importPart(r *http.Request, fh *multipart.FileHeader, opts ingest.Options) (ingest.Outcome, error) {
+	ctx := r.Context()
+	f, err := fh.Open()
+	if err != nil {
+		return ingest.Outcome{}, fmt.Errorf("open upload %s: %w", fh.Filename, err)
+	}
+	data, err := io.ReadAll(f)
+	_ = f.Close()
+	if err != nil {
+		return ingest.Outcome{}, fmt.Errorf("read upload %s: %w", fh.Filename, err)
+	}
+	o := s.importer.ImportBytes(ctx, fh.Filename, data, opts)
+	if ctx.Err() != nil {
+		return o, ctx.Err()
+	}
+	return o, nil
+}
+
+// errorText is an error as a person reads it: an application error's
+// message, or the error itself for the importer's plain errors (unsupported
+// type, unreadable PDF), which say what was wrong with the file.
+func errorText(err error) string {
+	var appErr *storage.Error
+	if errors.As(err, &appErr) {
+		return appErr.Message
+	}
+	return err.Error()
+}
+
+// splitList reads a list given as repeated values, comma-separated, or both.
+func splitList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,162 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/storage"
+)
+
+// extractionList answers GET /api/documents/{id}/extractions.
+type extractionList struct {
+	Extractions []storage.Extraction `json:"extractions"`
+}
+
+func (s *Server) listExtractions(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	doc, err := s.cfg.DB.GetDocument(ctx, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	exts, err := s.cfg.DB.ListExtractions(ctx, doc.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if exts == nil {
+		exts = []storage.Extraction{}
+	}
+	writeJSON(w, http.StatusOK, extractionList{Extractions: exts})
+}
+
+// extractionRun is the body of POST /api/documents/{id}/extractions.
+type extractionRun struct {
+	PromptRevID string `json:"prompt_revid"`
+	// Model overrides the prompt's model.
+	Model string `json:"model"`
+}
+
+// runExtraction runs a prompt revision on the document with the agent's
+// extractor (the run_extraction tool's use case) and answers the stored
+// extraction. It waits for the model; a client that leaves cancels it.
+func (s *Server) runExtraction(w http.ResponseWriter, r *http.Request) {
+	if !s.needAgent(w, r) {
+		return
+	}
+	var body extractionRun
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if strings.TrimSpace(body.PromptRevID) == "" {
+		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "an extraction needs prompt_revid"))
+		return
+	}
+	x := s.cfg.Agent.Extractor
+	if x == nil {
+		s.writeError(w, r, errorf("unavailable", "this server runs without an extractor"))
+		return
+	}
+	ext, err := x.Run(r.Context(), agent.ExtractRequest{DocumentID: r.PathValue("id"), PromptRevID: body.PromptRevID, Model: body.Model})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, ext)
+}
+
+// fieldPatch is the body of PATCH .../extractions/{extraction_id}.
+type fieldPatch struct {
+	// Path names the field, as update_extraction_field takes it.
+	Path  string          `json:"path"`
+	Value json.RawMessage `json:"value"`
+}
+
+// patchExtraction edits one field of an extraction of this document: an
+// extraction of another document is not found here.
+func (s *Server) patchExtraction(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	var body fieldPatch
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if len(body.Value) == 0 {
+		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "a field edit needs path and value"))
+		return
+	}
+	docID, extID := r.PathValue("id"), r.PathValue("extraction_id")
+	ext, err := s.cfg.DB.GetExtraction(ctx, extID)
+	if err == nil && ext.DocumentID != docID {
+		err = storage.Errorf(storage.ErrNotFound, "document %s has no extraction %s", docID, extID)
+	}
+	if err == nil {
+		ext, err = s.cfg.DB.PatchExtractionField(ctx, extID, strings.TrimSpace(body.Path), body.Value)
+	}
+	if err == nil {
+		ext, err = s.revalidate(ctx, ext)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ext)
+}
+
+// revalidate checks an edited value against the schema of the prompt that
+// made it and records the outcome, as the update_extraction_field tool
+// does. (That sequence belongs in agent as one exported use case; until it
+// is, this mirrors it.)
+func (s *Server) revalidate(ctx context.Context, ext storage.Extraction) (storage.Extraction, error) {
+	if ext.PromptRevID == "" {
+		return ext, nil
+	}
+	p, err := s.cfg.DB.GetPromptRevision(ctx, ext.PromptRevID)
+	if err != nil || p.SchemaRevID == "" {
+		return ext, nil // the prompt or its schema is gone: nothing to check against
+	}
+	valid, problems, err := agent.ValidateValue(ctx, s.cfg.DB, p.SchemaRevID, ext.Value)
+	if err != nil {
+		return ext, err
+	}
+	status := storage.ValidationValid
+	if !valid {
+		status = storage.ValidationInvalid
+	}
+	if problems == nil {
+		problems = []schema.Problem{}
+	}
+	raw, err := json.Marshal(problems)
+	if err != nil {
+		return ext, fmt.Errorf("encode validation problems: %w", err)
+	}
+	return s.cfg.DB.SetExtractionValidation(ctx, ext.ID, status, raw)
+}
+
+// searchResult answers GET /api/search.
+type searchResult struct {
+	Hits []storage.SearchHit `json:"hits"`
+}
+
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	limit, err := queryInt(r, "limit")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	hits, err := s.cfg.DB.Search(r.Context(), r.URL.Query().Get("q"), limit)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if hits == nil {
+		hits = []storage.SearchHit{}
+	}
+	writeJSON(w, http.StatusOK, searchResult{Hits: hits})
+}

@@ -30,7 +30,7 @@ export function ToolCard({ call, approval }: { call: ToolCallView; approval?: Ap
 
   const r = call.result;
   const waiting = !!approval && !approval.draft;
-  const status = r ? (r.success ? "success" : "error") : approval ? "pending" : call.decision?.approved === false ? "rejected" : "running";
+  const status = call.decision?.approved === false ? "rejected" : r ? (r.success ? "success" : "error") : approval ? "pending" : "running";
   const ran = call.decision?.arguments !== undefined ? call.decision.arguments : undefined;
 
   const startEdit = () => {

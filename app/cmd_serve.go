@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/frontend"
 )
@@ -48,6 +49,8 @@ func serverConfig(ctx context.Context, env *Env) (server.Config, error) {
 	if err != nil {
 		return server.Config{}, err
 	}
+	// A long-running process sweeps paused turns nobody approved.
+	go a.SweepTurns(ctx, agent.DefaultSweepInterval)
 	return server.Config{DB: db, Version: Version, Assets: frontend.Assets(), Logger: env.Logger, Agent: a}, nil
 }
 

@@ -72,3 +72,6 @@ build_frontend() {
 # Packages the desktop window is built against (Wails v2 on Linux).
 DESKTOP_PACKAGES=(gcc pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
 DESKTOP_TAGS=desktop,production,webkit2_41
+# What the end-to-end tests drive: Debian's Chromium for the web UI, a
+# virtual display with screenshot and window tools for the desktop window.
+E2E_PACKAGES=(chromium xvfb xauth imagemagick xdotool)

@@ -75,6 +75,10 @@ func TestBrowserAgentWorkflow(t *testing.T) {
 	waitText(t, ctx, srv, "streamed text", tid("messages"), "I will create a schema for this invoice.")
 	shots.shot(ctx, "approval-cards")
 
+	// A reload while the turn waits keeps the proposals decidable.
+	do(t, ctx, srv, "reload while paused", chromedp.Reload(), chromedp.WaitVisible(tid("tab-agent")), chromedp.Click(tid("tab-agent")),
+		chromedp.WaitVisible(card("c1", "approve-button")), chromedp.WaitVisible(card("c2", "reject-button")))
+
 	// Approve the first card, reject the second; the turn goes on: a
 	// prompt (approved), the extraction (approved), the answer.
 	model.Enqueue(modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "c3", Name: "create_prompt",

@@ -10,7 +10,7 @@ import { ErrorBox } from "../components/common";
 import { approvalFields, updateSettings, useSettings, type ApprovalMode } from "../lib/settings";
 import { useAsync } from "../lib/useAsync";
 import { Composer } from "./Composer";
-import { messagesFromThread, userSeqs } from "./history";
+import { messagesFromThread, pendingFromThread, userSeqs } from "./history";
 import { Messages } from "./Messages";
 import {
   allDecided,
@@ -62,7 +62,9 @@ export function AgentPanel({ docId, onDocLink, onWorkingState }: AgentPanelProps
       setLoadingThread(true);
       try {
         const t = await api.getThread(docId, id);
-        dispatch({ type: "loaded", threadId: t.thread_id, messages: messagesFromThread(t.messages ?? [], `${t.thread_id}-`), workingState: t.working_state ?? null });
+        const stored = t.messages ?? [];
+        const messages = messagesFromThread(stored, `${t.thread_id}-`);
+        dispatch({ type: "loaded", threadId: t.thread_id, messages, workingState: t.working_state ?? null, pending: pendingFromThread(stored, messages) });
       } catch (e) {
         setThreadsError(errorMessage(e));
       } finally {

@@ -2,7 +2,7 @@
 // so a reopened conversation looks like it did while it streamed.
 
 import type { ThreadMessage, ToolCall, Usage } from "../api/types";
-import { emptyRound, type AssistantMessageView, type MessageView, type RoundView } from "./reducer";
+import { emptyRound, type AssistantMessageView, type MessageView, type PendingApproval, type RoundView } from "./reducer";
 
 function parseJSON(s: string): unknown {
   try {
@@ -96,14 +96,37 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h"): Mes
       }
     }
   }
-  // A turn whose calls never got results was waiting for an approval that
-  // cannot be resumed from here (the turn id is not part of the thread).
+  // A turn whose calls never got results either still waits for approval
+  // (the thread's last message, carrying its turn_id: see pendingFromThread)
+  // or was abandoned.
+  const waiting = pendingFromThread(stored, out);
   for (const m of out) {
     if (m.kind !== "assistant") continue;
+    if (waiting && m.id === waiting.messageId) {
+      m.status = "paused";
+      for (const r of m.rounds) for (const c of r.toolCalls) c.needsApproval = waiting.needsApproval.includes(c.id);
+      continue;
+    }
     const unanswered = m.rounds.some((r) => r.toolCalls.some((c) => !c.result));
     if (unanswered) m.status = "interrupted";
   }
   return out;
+}
+
+/**
+ * The approval a reopened thread still waits for: its last message proposes
+ * calls, has no results yet, and names the paused turn (data.turn_id). The
+ * server may have expired the turn since; approving then reports that.
+ */
+export function pendingFromThread(stored: ThreadMessage[], messages: MessageView[]): PendingApproval | null {
+  const last = stored[stored.length - 1];
+  const view = messages[messages.length - 1];
+  if (!last || last.role !== "assistant" || !view || view.kind !== "assistant") return null;
+  const data = (last.data ?? {}) as Record<string, unknown>;
+  const calls = (Array.isArray(last.tool_calls) ? last.tool_calls : []) as ToolCall[];
+  if (typeof data.turn_id !== "string" || calls.length === 0) return null;
+  const needs = Array.isArray(data.needs_approval) ? (data.needs_approval as unknown[]).filter((x): x is string => typeof x === "string") : [];
+  return { turnId: data.turn_id, messageId: view.id, calls, needsApproval: needs, drafts: {} };
 }
 
 /** The seq of every user message, in order (for sync_seqs). */

@@ -11,7 +11,7 @@ import {
   type AssistantMessageView,
   type ConversationState,
 } from "./reducer";
-import { messagesFromThread, userSeqs } from "./history";
+import { messagesFromThread, pendingFromThread, userSeqs } from "./history";
 
 function run(s: ConversationState, ...actions: Action[]): ConversationState {
   return actions.reduce(reducer, s);
@@ -362,5 +362,33 @@ describe("reducer: resubmit and history", () => {
     expect(a.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3 });
     expect(a.text).toBe("Made it.");
     expect(userSeqs(stored as never)).toEqual([0, 4]);
+  });
+
+  it("restores an approval the reopened thread still waits for, and not an abandoned one", () => {
+    const proposal = {
+      seq: 1,
+      role: "assistant",
+      content: "Shall I?",
+      tool_calls: [
+        { id: "c1", name: "create_tag", arguments: { name: "x" } },
+        { id: "c2", name: "list_tags", arguments: {} },
+      ],
+      data: { round_index: 0, turn_id: "turn_1", needs_approval: ["c1"] },
+      created_at: "",
+    };
+    const stored = [{ seq: 0, role: "user", content: "tag it", created_at: "" }, proposal];
+    const msgs = messagesFromThread(stored as never);
+    const pending = pendingFromThread(stored as never, msgs);
+    expect(pending).toMatchObject({ turnId: "turn_1", needsApproval: ["c1"], messageId: msgs[1].id });
+    expect((msgs[1] as AssistantMessageView).status).toBe("paused");
+    const s = reducer(initialConversation(), { type: "loaded", threadId: "th", messages: msgs, workingState: null, pending });
+    expect(s.status).toBe("paused");
+    expect(canSend(s)).toBe(false);
+
+    // The user moved on instead: the proposal is no longer the last message.
+    const moved = [...stored, { seq: 2, role: "user", content: "never mind", created_at: "" }];
+    const later = messagesFromThread(moved as never);
+    expect(pendingFromThread(moved as never, later)).toBeNull();
+    expect((later[1] as AssistantMessageView).status).toBe("interrupted");
   });
 });

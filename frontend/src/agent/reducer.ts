@@ -109,7 +109,7 @@ export interface ConversationState {
 
 export type Action =
   | { type: "reset" }
-  | { type: "loaded"; threadId: string | null; messages: MessageView[]; workingState: WorkingState | null }
+  | { type: "loaded"; threadId: string | null; messages: MessageView[]; workingState: WorkingState | null; pending?: PendingApproval | null }
   | { type: "send"; text: string; mentions?: Mention[]; replaceFromMessageId?: string }
   | { type: "draft"; callId: string; decision: Decision | null }
   | { type: "approve"; approvals: Approval[] }
@@ -452,6 +452,8 @@ export function reducer(s: ConversationState, a: Action): ConversationState {
         threadId: a.threadId,
         messages: a.messages,
         workingState: a.workingState,
+        status: a.pending ? "paused" : "idle",
+        pending: a.pending ?? null,
         extractionRevision: s.extractionRevision + 1,
       };
 

@@ -69,7 +69,7 @@ func artifactDir(t *testing.T) string {
 }
 
 // chromium finds Debian's browser; tests skip without one unless CI=true.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -101,7 +101,7 @@ var urlLine = regexp.MustCompile(`(http://\S+/\?token=(\S+))`)
 
 // startServe runs docent --serve on a free loopback port with env added to
 // the environment, and stops it (SIGINT, as Ctrl-C) when the test ends.
-func startServe(t *testing.T, dataDir string, env ...string) *serveProcess {
+func startServe(t testing.TB, dataDir string, env ...string) *serveProcess {
 	t.Helper()
 	cmd := exec.Command(docentBin, "--serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir)
 	cmd.Env = append(os.Environ(), env...)
@@ -161,7 +161,7 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 // newBrowser starts headless Chromium with the flags this machine needs
 // (no sandbox as root, no background networking on a closed network) and a
 // fresh profile.
-func newBrowser(t *testing.T) context.Context {
+func newBrowser(t testing.TB) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),

@@ -62,6 +62,9 @@ func artifactDir(t *testing.T) string {
 		dir = filepath.Join(repoRoot(), "test-artifacts")
 	}
 	dir = filepath.Join(dir, t.Name())
+	if err := os.RemoveAll(dir); err != nil { // last run's shots
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ type command struct {
 // their usage line here.
 func commands() []command {
 	return []command{
-		{"import", "import [--tag NAME]... [--password PW] PATH...", "import files or folders (PDF, .txt, .md)", runImport},
+		{"import", "import [--tag NAME]... [--password PW] [--auto-create] PATH...", "import files or folders (PDF, .txt, .md); --auto-create queues them for auto-create", runImport},
 		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--json]", "list documents", runDocuments},
 		{"show", "show DOC [--json]", "show one document", runShow},
 		{"text", "text DOC [--page N]", "print a document's text", runText},
@@ -100,6 +100,8 @@ func commands() []command {
 		{"chat", "chat DOC [MESSAGE] [--thread ID] [--auto-approve] [--approve-tools a,b] [--mention TYPE:ID]... [--json]", "talk with the agent about a document (MESSAGE from stdin when missing; on a terminal it asks before each write)", runChat},
 		{"approve", "approve TURN_ID (--all | --approve CALL_ID... --reject CALL_ID...) [--json]", "approve or reject the tool calls a paused turn waits for", runApprove},
 		{"threads", "threads DOC [THREAD] [--json]", "list a document's conversations, or show one", runThreads},
+		{"auto-create", "auto-create [--model MODEL] [--concurrency N] [--timeout DURATION] [--stale-after DURATION] [--schema SCHEMA | --shared] [--tag NAME]... [--json] (PATH... | --all)", "let the agent propose a schema, prompt and extraction for each document (PATHs are imported first; --all: every document not yet proposed or accepted)", runAutoCreate},
+		{"export", "export --prompt PROMPT [--format csv|json|jsonl] [--out FILE] [--explode PATH]", "export a prompt's latest extraction of each document as a table", runExport},
 	}
 }
 

@@ -37,6 +37,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&tags, "tag", "")
 	password := fs.String("password", "", "")
 	asJSON := fs.Bool("json", false, "")
+	autoCreate := fs.Bool("auto-create", false, "")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -44,20 +45,69 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	if len(paths) == 0 {
 		return usagef("import needs at least one file or folder\n%s", usageLine("import"))
 	}
-	plan, err := ingest.PlanPaths(paths)
-	if err != nil {
-		return err
-	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
+	imp, err := importPaths(ctx, env, db, paths, tags, *password)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if err := writeJSON(env.IO, imp.report); err != nil {
+			return err
+		}
+	}
+	imp.printSummary(env)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("import interrupted after %d of %d files; what finished is kept: %w", imp.finished, len(imp.plan.Files), err)
+	}
+	if *autoCreate {
+		// Queue only: importing needs no model and stays quick; the queue
+		// is kept in the store, and `docent auto-create --all` (or the
+		// server) runs what is pending.
+		ids := make([]string, 0, len(imp.documents))
+		for _, d := range imp.documents {
+			ids = append(ids, d.ID)
+		}
+		queued, err := db.QueueAutoCreate(ctx, ids...)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(env.IO.Err, "queued %s for auto-create; run them with: docent auto-create --all\n", plural(len(queued), "document"))
+	}
+	if len(imp.report.Errors) > 0 {
+		return errPartial
+	}
+	return nil
+}
+
+// imported is what importPaths did.
+type imported struct {
+	report importReport
+	plan   ingest.Plan
+	// documents are the documents the files are now, new or found already
+	// there, in the order of the files.
+	documents []storage.Document
+	finished  int
+}
+
+// importPaths is the import use case of the command line, shared by
+// `import` and `auto-create PATH...`: it plans the paths, ensures the tags,
+// imports every file with a progress display on stderr, and reports what
+// happened to each. An interrupted import keeps what finished (ctx.Err()
+// tells the caller).
+func importPaths(ctx context.Context, env *Env, db *storage.DB, paths, tags []string, password string) (imported, error) {
+	plan, err := ingest.PlanPaths(paths)
+	if err != nil {
+		return imported{}, err
+	}
 	var opts ingest.Options
-	opts.Password = *password
+	opts.Password = password
 	for _, name := range tags {
 		tag, err := db.EnsureTag(ctx, name)
 		if err != nil {
-			return fmt.Errorf("tag %q: %w", name, err)
+			return imported{}, fmt.Errorf("tag %q: %w", name, err)
 		}
 		opts.TagIDs = append(opts.TagIDs, tag.ID)
 	}
@@ -69,8 +119,8 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	})
 	bar.finish()
 
-	report := importReport{Documents: []storage.Document{}, Duplicates: []importDuplicate{}, Errors: []importError{}, Skipped: plan.Skipped}
-	finished := 0
+	imp := imported{plan: plan}
+	imp.report = importReport{Documents: []storage.Document{}, Duplicates: []importDuplicate{}, Errors: []importError{}, Skipped: plan.Skipped}
 	for _, o := range outcomes {
 		switch {
 		case errors.Is(o.Err, context.Canceled):
@@ -80,37 +130,33 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 			if o.Document != nil {
 				e.DocumentID = o.Document.ID
 			}
-			report.Errors = append(report.Errors, e)
+			imp.report.Errors = append(imp.report.Errors, e)
 		case o.Duplicate:
-			report.Duplicates = append(report.Duplicates, importDuplicate{File: o.File, DocumentID: o.Document.ID})
+			imp.report.Duplicates = append(imp.report.Duplicates, importDuplicate{File: o.File, DocumentID: o.Document.ID})
+			imp.documents = append(imp.documents, *o.Document)
 		default:
-			report.Documents = append(report.Documents, *o.Document)
+			imp.report.Documents = append(imp.report.Documents, *o.Document)
+			imp.documents = append(imp.documents, *o.Document)
 		}
-		finished++
+		imp.finished++
 	}
-	if *asJSON {
-		if err := writeJSON(env.IO, report); err != nil {
-			return err
-		}
-	}
-	summary := fmt.Sprintf("imported %d, already there %d, failed %d", len(report.Documents), len(report.Duplicates), len(report.Errors))
-	if s := plan.SkippedSummary(); s != "" {
+	return imp, nil
+}
+
+// printSummary says on stderr what the import did.
+func (imp imported) printSummary(env *Env) {
+	r := imp.report
+	summary := fmt.Sprintf("imported %d, already there %d, failed %d", len(r.Documents), len(r.Duplicates), len(r.Errors))
+	if s := imp.plan.SkippedSummary(); s != "" {
 		summary += "; " + s
 	}
 	fmt.Fprintln(env.IO.Err, summary)
-	if len(report.Errors) > 0 {
+	if len(r.Errors) > 0 {
 		fmt.Fprintln(env.IO.Err, "failed:")
-		for _, e := range report.Errors {
+		for _, e := range r.Errors {
 			fmt.Fprintf(env.IO.Err, "  %s: %s\n", e.File, e.Error)
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("import interrupted after %d of %d files; what finished is kept: %w", finished, len(plan.Files), err)
-	}
-	if len(report.Errors) > 0 {
-		return errPartial
-	}
-	return nil
 }
 
 // outcomeLine is the one-line account of one imported file.

@@ -35,10 +35,25 @@ type Document struct {
 	// is [] rather than null in JSON.
 	TagIDs []string `json:"tag_ids"`
 	// Metadata is a JSON object, {} when there is none.
-	Metadata         json.RawMessage `json:"metadata"`
-	CreatedAt        time.Time       `json:"created_at"`
-	UpdatedAt        time.Time       `json:"updated_at"`
-	AutoCreateStatus string          `json:"auto_create_status"`
+	Metadata  json.RawMessage `json:"metadata"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	// AutoCreateStatus is one of the AutoCreate constants (auto_create.go):
+	// where the headless agent's proposal for this document stands.
+	AutoCreateStatus string `json:"auto_create_status"`
+	// AutoCreateError says why the last run failed (status failed).
+	AutoCreateError string `json:"auto_create_error,omitempty"`
+	// The proposal: the schema, prompt and extraction the run proposes and
+	// the thread it ran in. Schema, prompt and extraction are set together,
+	// from proposed on; while running they name what the run has made so
+	// far; never on a failed run.
+	AutoCreateSchemaID     string `json:"auto_create_schema_id,omitempty"`
+	AutoCreatePromptID     string `json:"auto_create_prompt_id,omitempty"`
+	AutoCreateExtractionID string `json:"auto_create_extraction_id,omitempty"`
+	AutoCreateThreadID     string `json:"auto_create_thread_id,omitempty"`
+	// AutoCreateUpdatedAt is when the status last changed (for running: when
+	// the run claimed the document).
+	AutoCreateUpdatedAt *time.Time `json:"auto_create_updated_at,omitempty"`
 }
 
 // NewDocument is what CreateDocument stores.
@@ -85,7 +100,9 @@ const DefaultListLimit = 50
 // documentColumns are the columns scanDocument reads, for a query over
 // documents d. Tag ids come from a subquery so that a list is one query.
 const documentColumns = `d.id, d.name, d.media_type, d.size, d.sha256, d.pages, d.status, d.error,
-	d.metadata, d.created_at, d.updated_at, d.auto_create_status,
+	d.metadata, d.created_at, d.updated_at, d.auto_create_status, d.auto_create_error,
+	coalesce(d.auto_create_schema_id, ''), coalesce(d.auto_create_prompt_id, ''),
+	coalesce(d.auto_create_extraction_id, ''), coalesce(d.auto_create_thread_id, ''), d.auto_create_updated_at,
 	(SELECT group_concat(dt.tag_id, ',' ORDER BY t.name, t.id)
 	   FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
 	  WHERE dt.document_id = d.id)`
@@ -99,11 +116,20 @@ func scanDocument(s scanner) (Document, error) {
 		created, updated  string
 		tags              sql.NullString
 		errCreate, errUpd error
+		acUpdated         sql.NullString
 	)
 	err := s.Scan(&d.ID, &d.Name, &d.MediaType, &d.Size, &d.SHA256, &d.Pages, &d.Status, &d.Error,
-		&metadata, &created, &updated, &d.AutoCreateStatus, &tags)
+		&metadata, &created, &updated, &d.AutoCreateStatus, &d.AutoCreateError,
+		&d.AutoCreateSchemaID, &d.AutoCreatePromptID, &d.AutoCreateExtractionID, &d.AutoCreateThreadID, &acUpdated, &tags)
 	if err != nil {
 		return Document{}, err
+	}
+	if acUpdated.Valid {
+		t, err := parseTime(acUpdated.String)
+		if err != nil {
+			return Document{}, err
+		}
+		d.AutoCreateUpdatedAt = &t
 	}
 	d.Metadata = json.RawMessage(metadata)
 	d.CreatedAt, errCreate = parseTime(created)

@@ -1,0 +1,546 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docent/docent/storage"
+)
+
+// AutoCreateMessage is the fixed first message of a headless auto-create
+// run.
+const AutoCreateMessage = "Analyze this document. Create a schema that captures the key, repeatable fields for documents like this — focus on fields that would be uniform across similar documents, not every detail. Then create a prompt for extracting those fields, and run the extraction."
+
+// Defaults of an AutoCreator.
+const (
+	// DefaultAutoCreateTimeout bounds one document's run, from its claim to
+	// its proposal. CPU-only local models need more.
+	DefaultAutoCreateTimeout = 120 * time.Second
+	// autoCreateStaleGrace is added to the timeout to tell a run that
+	// stopped (a killed process) from one still working: a run never holds
+	// a document longer than its timeout plus the time to record its end.
+	autoCreateStaleGrace = time.Minute
+	// autoCreateMaxRounds leaves room for validate, create schema, create
+	// prompt, extract, two refinements and the answer.
+	autoCreateMaxRounds = 16
+)
+
+// AutoCreateCallLimits are the tool limits of a headless run: one schema and
+// one prompt, refined at most twice (so at most three extractions), and no
+// deletions, tag changes or field edits, which nobody reviews before they
+// happen.
+func AutoCreateCallLimits() map[string]int {
+	return map[string]int{
+		"create_schema": 1, "create_prompt": 1,
+		"update_schema": 2, "update_prompt": 2, "run_extraction": 3,
+		"delete_schema": 0, "delete_prompt": 0, "delete_tag": 0,
+		"create_tag": 0, "update_tag": 0, "update_extraction_field": 0,
+	}
+}
+
+// AutoCreator runs the headless agent on documents: it proposes a schema, a
+// prompt and an extraction for each, in a thread of the document that the
+// user can open and continue. Runs of different documents may go on side by
+// side (in one process or several); each document is claimed in the store
+// first, so one document never has two runs.
+type AutoCreator struct {
+	Agent *Agent
+	// Timeout bounds one run (default DefaultAutoCreateTimeout).
+	Timeout time.Duration
+	// StaleAfter is how old a running claim must be before another run may
+	// take the document over (default Timeout + 1 minute).
+	StaleAfter time.Duration
+}
+
+// AutoCreateOptions shape one run.
+type AutoCreateOptions struct {
+	// Model is the provider-prefixed model; "" uses the agent's default.
+	Model string
+	// SchemaID, when set (an id or a name), reuses that schema: no schema
+	// is invented, the run only extracts, with PromptID or else the
+	// schema's auto-create prompt (made on first use).
+	SchemaID string
+	// PromptID (with SchemaID) is the prompt to extract with; it must link
+	// that schema.
+	PromptID string
+	// Sink, when set, receives the run's events (agent-protocol.md).
+	Sink Sink
+}
+
+// AutoCreateResult is how one run ended.
+type AutoCreateResult struct {
+	DocumentID   string `json:"document_id"`
+	DocumentName string `json:"document_name"`
+	// Status is the document's auto-create status after the run: proposed,
+	// failed, pending (interrupted, to run again), or, when the run did
+	// not start (Skipped), the status that kept it from starting.
+	Status string `json:"status"`
+	// Skipped is set when the document was not claimed: already proposed,
+	// accepted, or running elsewhere. Error says why.
+	Skipped bool   `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// ExtractionOnly is set for a run that reused a schema.
+	ExtractionOnly bool                `json:"extraction_only,omitempty"`
+	ThreadID       string              `json:"thread_id,omitempty"`
+	SchemaID       string              `json:"schema_id,omitempty"`
+	SchemaRevID    string              `json:"schema_revid,omitempty"`
+	PromptID       string              `json:"prompt_id,omitempty"`
+	PromptRevID    string              `json:"prompt_revid,omitempty"`
+	ExtractionID   string              `json:"extraction_id,omitempty"`
+	Extraction     *storage.Extraction `json:"-"`
+	// Usage sums the tokens of the agent's rounds and of the run's
+	// extractions.
+	Usage    Usage         `json:"usage"`
+	Duration time.Duration `json:"-"`
+}
+
+func (c *AutoCreator) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return DefaultAutoCreateTimeout
+}
+
+// StaleAge is how old a running claim must be for this creator to take it
+// over.
+func (c *AutoCreator) StaleAge() time.Duration {
+	if c.StaleAfter > 0 {
+		return c.StaleAfter
+	}
+	return c.timeout() + autoCreateStaleGrace
+}
+
+// Run claims a document and runs auto-create on it to the end. The returned
+// error says why a run that was claimed did not reach a proposal, or why the
+// document could not be claimed (a conflict: Skipped is set then); the
+// result says how it ended in either case.
+func (c *AutoCreator) Run(ctx context.Context, documentID string, opts AutoCreateOptions) (AutoCreateResult, error) {
+	claim, err := c.Agent.DB.ClaimAutoCreate(ctx, documentID, c.StaleAge())
+	if err != nil {
+		res := AutoCreateResult{DocumentID: documentID, Error: storage.ErrorMessage(err)}
+		if d, gerr := c.Agent.DB.GetDocument(ctx, documentID); gerr == nil {
+			res.DocumentName, res.Status = d.Name, d.AutoCreateStatus
+			res.Skipped = errors.Is(err, storage.ErrConflict)
+		}
+		return res, err
+	}
+	return c.run(ctx, claim, opts)
+}
+
+// Start claims a document and runs auto-create on it in the background: the
+// HTTP route's use. It returns the claimed document (status running) at
+// once, or the claim's error (a conflict when it is proposed, accepted or
+// running). ctx bounds the run, so it should outlive the request (the
+// server's own context); the result arrives on the channel, which is then
+// closed.
+func (c *AutoCreator) Start(ctx context.Context, documentID string, opts AutoCreateOptions) (storage.Document, <-chan AutoCreateResult, error) {
+	claim, err := c.Agent.DB.ClaimAutoCreate(ctx, documentID, c.StaleAge())
+	if err != nil {
+		return storage.Document{}, nil, err
+	}
+	done := make(chan AutoCreateResult, 1)
+	go func() {
+		defer close(done)
+		res, err := c.run(ctx, claim, opts)
+		if err != nil {
+			slog.WarnContext(ctx, "auto-create did not reach a proposal", "document", documentID, "status", res.Status, "err", err)
+		}
+		done <- res
+	}()
+	return claim.Document, done, nil
+}
+
+// run takes a claimed document to a proposal, or to failed (or back to
+// pending when ctx was cancelled) with what the run made removed.
+func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, opts AutoCreateOptions) (AutoCreateResult, error) {
+	start := time.Now()
+	db := c.Agent.DB
+	res := AutoCreateResult{DocumentID: claim.DocumentID, DocumentName: claim.Document.Name, ExtractionOnly: opts.SchemaID != ""}
+	runCtx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	// The end of a run is recorded even when ctx is cancelled (Ctrl-C):
+	// that is what keeps the document claimable by the next run.
+	keep := context.WithoutCancel(ctx)
+	rec := &autoCreateRecorder{ctx: keep, db: db, claim: claim, next: opts.Sink}
+
+	var links storage.AutoCreateLinks
+	var err error
+	if opts.SchemaID != "" {
+		links, err = c.extractOnly(runCtx, claim, opts, rec, &res)
+	} else {
+		links, err = c.converse(runCtx, claim, opts, rec, &res)
+	}
+	res.Usage.PromptTokens += rec.extractionTokens(keep, true)
+	res.Usage.CompletionTokens += rec.extractionTokens(keep, false)
+	if err == nil {
+		var d storage.Document
+		if d, err = db.ProposeAutoCreate(keep, claim, links); err == nil {
+			res.Status = d.AutoCreateStatus
+			res.ThreadID, res.SchemaID, res.PromptID, res.ExtractionID = links.ThreadID, links.SchemaID, links.PromptID, links.ExtractionID
+			res.Duration = time.Since(start)
+			return res, nil
+		}
+	}
+	res.Duration = time.Since(start)
+	res.ThreadID, res.SchemaID, res.SchemaRevID, res.PromptID, res.PromptRevID, res.ExtractionID, res.Extraction = "", "", "", "", "", "", nil
+	if ctx.Err() != nil {
+		// Interrupted: not the document's fault. It goes back to pending
+		// and the next batch runs it again.
+		res.Error = "interrupted"
+		if d, rerr := db.RequeueAutoCreate(keep, claim); rerr == nil {
+			res.Status = d.AutoCreateStatus
+		} else {
+			res.Status = storage.AutoCreateRunning
+			err = errors.Join(err, rerr)
+		}
+		return res, fmt.Errorf("auto-create of %s interrupted: %w", claim.Document.Name, ctx.Err())
+	}
+	if errors.Is(err, context.DeadlineExceeded) || runCtx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("timed out after %s (the time limit; raise it with --timeout)", c.timeout())
+	}
+	res.Error = errMessage(err)
+	if d, ferr := db.FailAutoCreate(keep, claim, res.Error); ferr == nil {
+		res.Status = d.AutoCreateStatus
+	} else {
+		res.Status = storage.AutoCreateRunning
+		return res, errors.Join(err, ferr)
+	}
+	return res, err
+}
+
+// runAgent is the agent of one run: the creator's, with the run's model as
+// the default of its extractions too (a prompt's own model still wins).
+func (c *AutoCreator) runAgent(opts AutoCreateOptions) *Agent {
+	a := *c.Agent
+	if a.Extractor != nil {
+		x := *a.Extractor
+		x.DefaultModel = firstNonEmpty(opts.Model, x.DefaultModel, a.DefaultModel)
+		a.Extractor = &x
+	}
+	return &a
+}
+
+// errMessage is an error as the user reads it: an application error's
+// message, otherwise the chain (provider errors are written for people).
+func errMessage(err error) string {
+	var appErr *storage.Error
+	if errors.As(err, &appErr) {
+		return appErr.Message
+	}
+	return err.Error()
+}
+
+// converse runs the agent's turn with the fixed message, all tools
+// auto-approved within AutoCreateCallLimits, and reads the proposal from the
+// working state the turn ends with.
+func (c *AutoCreator) converse(ctx context.Context, claim storage.AutoCreateClaim, opts AutoCreateOptions, rec *autoCreateRecorder, res *AutoCreateResult) (storage.AutoCreateLinks, error) {
+	a := c.runAgent(opts)
+	a.MaxToolRounds = max(a.MaxToolRounds, autoCreateMaxRounds)
+	turn, err := a.Chat(ctx, ChatRequest{
+		DocumentID: claim.DocumentID, Message: AutoCreateMessage, Model: opts.Model,
+		AutoApprove: true, CallLimits: AutoCreateCallLimits(),
+	}, rec)
+	res.Usage = turn.Usage
+	if err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	if turn.Paused() {
+		return storage.AutoCreateLinks{}, fmt.Errorf("the agent's turn paused for approval, which a headless run cannot give")
+	}
+	ws := turn.WorkingState
+	if ws.Extraction == nil {
+		why := "the agent ended without running an extraction"
+		if t := strings.TrimSpace(turn.Text); t != "" {
+			why += ": " + firstLine(t, 160)
+		}
+		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "%s", why)
+	}
+	return c.proposal(ctx, turn.ThreadID, ws.Extraction.ID, res)
+}
+
+// proposal checks the run's last extraction and names the schema and prompt
+// it was made with.
+func (c *AutoCreator) proposal(ctx context.Context, threadID, extractionID string, res *AutoCreateResult) (storage.AutoCreateLinks, error) {
+	db := c.Agent.DB
+	x, err := db.GetExtraction(ctx, extractionID)
+	if err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	if len(x.Value) == 0 || string(x.Value) == "null" {
+		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "the last extraction gave no JSON value")
+	}
+	if x.PromptRevID == "" {
+		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "the last extraction has no prompt")
+	}
+	p, err := db.GetPromptRevision(ctx, x.PromptRevID)
+	if err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	if p.SchemaID == "" {
+		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "prompt %q of the last extraction links no schema", p.Name)
+	}
+	res.SchemaRevID, res.PromptRevID, res.Extraction = p.SchemaRevID, p.PromptRevID, &x
+	return storage.AutoCreateLinks{ThreadID: threadID, SchemaID: p.SchemaID, PromptID: p.PromptID, ExtractionID: x.ID}, nil
+}
+
+// extractOnly is the run with a reused schema. It does not ask the model to
+// plan anything: it resolves the prompt (given, or the schema's
+// auto-create prompt), runs the extraction with the Extractor (one model
+// call, two when the answer needs repair), and records it in a new thread
+// as a run_extraction call with its result, with the working state set, so
+// the conversation can go on from there in chat. The events are those of a
+// one-round turn.
+func (c *AutoCreator) extractOnly(ctx context.Context, claim storage.AutoCreateClaim, opts AutoCreateOptions, rec *autoCreateRecorder, res *AutoCreateResult) (links storage.AutoCreateLinks, err error) {
+	started := false
+	defer func() {
+		// A turn that started ends with done or error, as a chat turn does.
+		if err != nil && started {
+			code := storage.ErrorCode(err)
+			if errors.Is(err, context.DeadlineExceeded) {
+				code = "timeout"
+			}
+			_ = rec.Emit(ErrorEvent(errMessage(err), code))
+		}
+	}()
+	a := c.runAgent(opts)
+	db := a.DB
+	if a.Extractor == nil {
+		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "extraction is not available: no model providers are configured")
+	}
+	srev, err := db.FindSchema(ctx, strings.TrimSpace(opts.SchemaID))
+	if err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	model := firstNonEmpty(opts.Model, a.DefaultModel)
+	th, err := db.CreateThread(ctx, claim.DocumentID, "Auto-create with schema "+srev.Name, model)
+	if err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	if err := rec.Emit(TurnStarted(th.ID, model)); err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	started = true
+	prompt, err := c.schemaPrompt(ctx, srev, opts.PromptID)
+	if err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	if err := rec.record(storage.AutoCreateLinks{SchemaID: srev.SchemaID, PromptID: prompt.PromptID}); err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+
+	call := ToolCall{ID: "call_auto_create_0", Name: "run_extraction", Arguments: mustJSON(map[string]string{"prompt_revid": prompt.PromptRevID})}
+	if err := rec.Emit(ToolCalls(0, []ToolCall{call}, nil)); err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	x, err := a.Extractor.Run(ctx, ExtractRequest{DocumentID: claim.DocumentID, PromptRevID: prompt.PromptRevID, Model: opts.Model})
+	if err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	state := &WorkingState{SchemaRevID: prompt.SchemaRevID}
+	state.setExtraction(x)
+	tr := ToolResult{
+		Success: true,
+		Result:  mustJSON(extractionResult{Extraction: viewExtraction(x), PromptRevID: prompt.PromptRevID, SchemaRevID: prompt.SchemaRevID}),
+		Preview: fmt.Sprintf("extracted with prompt %s v%d: %s (%s)", prompt.Name, prompt.Version, x.ValidationStatus, x.ID),
+	}
+	if err := rec.Emit(ToolResultEvent(0, call.ID, call.Name, tr)); err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	round := ExecutedRound{RoundIndex: 0, ToolCalls: []ExecutedCall{{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Success: true, Preview: tr.Preview}}}
+	if err := rec.Emit(RoundExecuted(round)); err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	text := fmt.Sprintf("Extracted this document with the existing schema [%s](schema_rev:%s) and the prompt [%s](prompt_rev:%s); validation: %s.",
+		srev.Name, prompt.SchemaRevID, prompt.Name, prompt.PromptRevID, x.ValidationStatus)
+	msgs := []storage.ThreadMessage{
+		{Role: storage.RoleUser, Content: fmt.Sprintf("Auto-create with the schema %q: extract its fields from this document.", srev.Name)},
+		{Role: storage.RoleAssistant, ToolCalls: mustJSON([]ToolCall{call}), Data: mustJSON(map[string]any{"round_index": 0})},
+		{Role: storage.RoleTool, Content: tr.Content(), ToolCallID: call.ID, ToolName: call.Name,
+			Data: mustJSON(map[string]any{"round_index": 0, "arguments": call.Arguments, "proposed_arguments": call.Arguments, "success": true})},
+		{Role: storage.RoleAssistant, Content: text, Data: mustJSON(map[string]any{"round_index": 1})},
+	}
+	if _, err := db.AppendMessages(ctx, th.ID, msgs, mustJSON(state)); err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
+	if links, err = c.proposal(ctx, th.ID, x.ID, res); err != nil {
+		return links, err
+	}
+	turn := TurnResult{Text: text, ThreadID: th.ID, WorkingState: *state, ExecutedRounds: []ExecutedRound{round},
+		Usage: Usage{PromptTokens: x.PromptTokens, CompletionTokens: x.CompletionTokens}}
+	if err := rec.Emit(TextDone(1, text)); err != nil {
+		return links, err
+	}
+	return links, rec.Emit(Done(turn))
+}
+
+// schemaPrompt returns the prompt a reused schema extracts with: the one
+// given (which must link that schema), else the schema's auto-create prompt,
+// found by its name or made now with a generic instruction.
+func (c *AutoCreator) schemaPrompt(ctx context.Context, srev storage.SchemaRevision, promptID string) (storage.PromptRevision, error) {
+	db := c.Agent.DB
+	if promptID = strings.TrimSpace(promptID); promptID != "" {
+		p, err := db.FindPrompt(ctx, promptID)
+		if err != nil {
+			return p, err
+		}
+		if p.SchemaID != srev.SchemaID {
+			return p, storage.Errorf(storage.ErrInvalid, "prompt %q does not extract with schema %q", p.Name, srev.Name)
+		}
+		return p, nil
+	}
+	for _, name := range []string{srev.Name + " (auto-create)", srev.Name + " (auto-create " + srev.SchemaID + ")"} {
+		for attempt := 0; attempt < 2; attempt++ {
+			p, err := db.FindPrompt(ctx, name)
+			if err == nil {
+				if p.SchemaID == srev.SchemaID {
+					return p, nil
+				}
+				break // that name is taken by another schema's prompt
+			}
+			if !errors.Is(err, storage.ErrNotFound) {
+				return p, err
+			}
+			p, err = db.CreatePrompt(ctx, storage.NewPrompt{
+				Name:     name,
+				Content:  "Extract the fields of the schema from this document. Copy values as they are written (dates as YYYY-MM-DD, amounts as numbers); use null for anything the document does not contain.",
+				SchemaID: srev.SchemaID,
+			})
+			if err == nil || !errors.Is(err, storage.ErrConflict) {
+				return p, err
+			}
+			// Another run made it at the same moment: read it again.
+		}
+	}
+	return storage.PromptRevision{}, storage.Errorf(storage.ErrConflict, "no prompt name is free for schema %q", srev.Name)
+}
+
+// autoCreateRecorder is the sink of a run: it notes on the document what the
+// run makes as the tool results come (so that a run killed half-way can be
+// cleaned up by the next claim) and passes the events on.
+type autoCreateRecorder struct {
+	ctx   context.Context
+	db    *storage.DB
+	claim storage.AutoCreateClaim
+	next  Sink
+
+	mu          sync.Mutex
+	extractions []string
+}
+
+// idInPreview finds the id at the end of a tool preview: "created schema
+// invoice v1 (srv_…)".
+var idInPreview = regexp.MustCompile(`\(([a-z]+_[0-9A-Za-z]+)\)$`)
+
+func (r *autoCreateRecorder) Emit(e Event) error {
+	var err error
+	switch {
+	case e.Type == EventTurnStarted && e.ThreadID != "":
+		err = r.record(storage.AutoCreateLinks{ThreadID: e.ThreadID})
+	case e.Type == EventToolResult && e.Success:
+		err = r.noteResult(e)
+	}
+	if err != nil {
+		return err
+	}
+	if r.next != nil {
+		return r.next.Emit(e)
+	}
+	return nil
+}
+
+func (r *autoCreateRecorder) record(l storage.AutoCreateLinks) error {
+	err := r.db.RecordAutoCreate(r.ctx, r.claim, l)
+	if err != nil && !errors.Is(err, storage.ErrConflict) {
+		// Bookkeeping only: the run goes on, its end is recorded anyway.
+		slog.WarnContext(r.ctx, "auto-create: record progress", "document", r.claim.DocumentID, "err", err)
+		return nil
+	}
+	return err // a lost claim stops the run
+}
+
+// noteResult records what a successful create_schema, create_prompt or
+// run_extraction made, read from its result (or, when the result was cut
+// for size, from the id its preview ends with).
+func (r *autoCreateRecorder) noteResult(e Event) error {
+	var v struct {
+		SchemaID    string `json:"schema_id"`
+		PromptID    string `json:"prompt_id"`
+		SchemaRevID string `json:"schema_revid"`
+		PromptRevID string `json:"prompt_revid"`
+		Extraction  struct {
+			ID string `json:"extraction_id"`
+		} `json:"extraction"`
+	}
+	_ = json.Unmarshal(e.Result, &v)
+	fromPreview := ""
+	if m := idInPreview.FindStringSubmatch(e.Preview); m != nil {
+		fromPreview = m[1]
+	}
+	var l storage.AutoCreateLinks
+	switch e.Name {
+	case "create_schema":
+		l.SchemaID = v.SchemaID
+		if l.SchemaID == "" && fromPreview != "" {
+			if s, err := r.db.GetSchemaRevision(r.ctx, fromPreview); err == nil {
+				l.SchemaID = s.SchemaID
+			}
+		}
+	case "create_prompt":
+		l.PromptID = v.PromptID
+		if l.PromptID == "" && fromPreview != "" {
+			if p, err := r.db.GetPromptRevision(r.ctx, fromPreview); err == nil {
+				l.PromptID = p.PromptID
+			}
+		}
+	case "run_extraction":
+		l.ExtractionID = firstNonEmpty(v.Extraction.ID, fromPreview)
+		if l.ExtractionID != "" {
+			r.mu.Lock()
+			r.extractions = append(r.extractions, l.ExtractionID)
+			r.mu.Unlock()
+		}
+	default:
+		return nil
+	}
+	if l == (storage.AutoCreateLinks{}) {
+		return nil
+	}
+	return r.record(l)
+}
+
+// extractionTokens sums the prompt (or completion) tokens of the run's
+// extractions.
+func (r *autoCreateRecorder) extractionTokens(ctx context.Context, prompt bool) int {
+	r.mu.Lock()
+	ids := append([]string(nil), r.extractions...)
+	r.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		x, err := r.db.GetExtraction(ctx, id)
+		if err != nil {
+			continue // removed with a failed run
+		}
+		if prompt {
+			n += x.PromptTokens
+		} else {
+			n += x.CompletionTokens
+		}
+	}
+	return n
+}
+
+// firstLine is the first line of s, cut to n runes.
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

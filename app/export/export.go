@@ -1,0 +1,424 @@
+// Package export turns the extractions of a prompt into a table: one row
+// per document, nested fields flattened to dotted column names in the
+// schema's order, arrays as JSON in one cell (or one row per item with
+// Explode), edited values marked. The CLI's `docent export` and the HTTP
+// export both use it, so a file looks the same wherever it comes from.
+//
+// Columns are document_id, document_name, extraction_id, the schema's
+// fields, fields the values have that the schema does not (sorted), and
+// _edited: the dotted paths whose value was edited after the model
+// extracted it, separated by ";" in CSV, an array in JSON.
+package export
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/docent/docent/storage"
+)
+
+// Formats.
+const (
+	CSV   = "csv"
+	JSON  = "json"  // one array of row objects
+	JSONL = "jsonl" // one row object per line
+)
+
+// EditedColumn lists the edited paths of a row.
+const EditedColumn = "_edited"
+
+// Fixed columns, before the fields.
+var fixedColumns = []string{"document_id", "document_name", "extraction_id"}
+
+// Row is one document's extraction.
+type Row struct {
+	DocumentID, DocumentName, ExtractionID string
+	// Value is the current value; OriginalValue what the model produced.
+	Value, OriginalValue json.RawMessage
+	Edited               bool
+}
+
+// Data is what an export reads: the schema (a response_format or a bare
+// JSON Schema; nil when the prompt links none) and the rows.
+type Data struct {
+	Prompt storage.PromptRevision
+	Schema json.RawMessage
+	Rows   []Row
+}
+
+// Options shape the output.
+type Options struct {
+	// Format is CSV, JSON or JSONL; "" means CSV.
+	Format string
+	// Explode names an array field (dotted path): one row per item, the
+	// item's fields as columns PATH.FIELD.
+	Explode string
+}
+
+// Load reads what an export of a prompt (id, revision id or name) holds:
+// for each document a revision of the prompt ran on, the newest extraction
+// made with any revision of it, by document name; the columns follow the
+// schema of the prompt's latest revision.
+func Load(ctx context.Context, db *storage.DB, prompt string) (Data, error) {
+	p, err := db.FindPrompt(ctx, strings.TrimSpace(prompt))
+	if err != nil {
+		return Data{}, err
+	}
+	latest, err := db.GetPrompt(ctx, p.PromptID)
+	if err != nil {
+		return Data{}, err
+	}
+	d := Data{Prompt: latest, Rows: []Row{}}
+	if latest.SchemaRevID != "" {
+		s, err := db.GetSchemaRevision(ctx, latest.SchemaRevID)
+		if err != nil {
+			return Data{}, err
+		}
+		d.Schema = s.ResponseFormat
+	}
+	xs, err := db.ListExtractionsByPrompt(ctx, latest.PromptID)
+	if err != nil {
+		return Data{}, err
+	}
+	for _, x := range xs {
+		doc, err := db.GetDocument(ctx, x.DocumentID)
+		if err != nil {
+			return Data{}, err
+		}
+		d.Rows = append(d.Rows, Row{DocumentID: doc.ID, DocumentName: doc.Name, ExtractionID: x.ID,
+			Value: x.Value, OriginalValue: x.OriginalValue, Edited: x.Edited})
+	}
+	return d, nil
+}
+
+// Write writes d in the format opts ask for.
+func Write(w io.Writer, d Data, opts Options) error {
+	t, err := Build(d, opts.Explode)
+	if err != nil {
+		return err
+	}
+	switch opts.Format {
+	case "", CSV:
+		return t.writeCSV(w)
+	case JSON:
+		return t.writeJSON(w, true)
+	case JSONL:
+		return t.writeJSON(w, false)
+	}
+	return storage.Errorf(storage.ErrInvalid, "unknown export format %q (want csv, json or jsonl)", opts.Format)
+}
+
+// Table is an export laid out: its columns and, per row, a value per
+// column (decoded JSON: nil, string, json.Number, bool, []any,
+// map[string]any; the edited column holds []string).
+type Table struct {
+	Columns []string
+	Rows    [][]any
+}
+
+// Build lays out d, with one row per item of the array at explode when it
+// is not "".
+func Build(d Data, explode string) (Table, error) {
+	root := schemaRoot(d.Schema)
+	fields := Fields(d.Schema)
+	values := make([]any, len(d.Rows))
+	originals := make([]any, len(d.Rows))
+	for i, r := range d.Rows {
+		var err error
+		if values[i], err = decode(r.Value); err != nil {
+			return Table{}, fmt.Errorf("extraction %s: %w", r.ExtractionID, err)
+		}
+		if originals[i], err = decode(r.OriginalValue); err != nil {
+			return Table{}, fmt.Errorf("extraction %s: %w", r.ExtractionID, err)
+		}
+	}
+	// Fields the values have beyond the schema's, so that nothing is lost.
+	extra := map[string]bool{}
+	for _, v := range values {
+		for path := range flatten(v, "") {
+			if !covered(path, fields) {
+				extra[path] = true
+			}
+		}
+	}
+	for _, p := range sortedKeys(extra) {
+		fields = append(fields, p)
+	}
+
+	var itemFields []string
+	if explode != "" {
+		at := -1
+		for i, f := range fields {
+			if f == explode {
+				at = i
+			}
+		}
+		if at < 0 {
+			return Table{}, storage.Errorf(storage.ErrInvalid, "--explode %s: the schema has no such field (fields: %s)", explode, strings.Join(fields, ", "))
+		}
+		itemFields = Fields(itemsSchema(root, explode))
+		if len(itemFields) == 0 {
+			itemFields = []string{""} // items that are not objects: the item itself
+		}
+		var out []string
+		out = append(out, fields[:at]...)
+		for _, f := range itemFields {
+			out = append(out, joinPath(explode, f))
+		}
+		fields = append(out, fields[at+1:]...)
+	}
+
+	t := Table{Columns: append(append(append([]string{}, fixedColumns...), fields...), EditedColumn)}
+	for i, r := range d.Rows {
+		edited := []string{}
+		if r.Edited {
+			edited = editedPaths(originals[i], values[i])
+		}
+		items := []any{nil}
+		if explode != "" {
+			if arr, ok := Lookup(values[i], explode).([]any); ok && len(arr) > 0 {
+				items = arr
+			}
+		}
+		for _, item := range items {
+			row := []any{r.DocumentID, r.DocumentName, r.ExtractionID}
+			for _, f := range fields {
+				if explode != "" && (f == explode || strings.HasPrefix(f, explode+".")) {
+					row = append(row, Lookup(item, strings.TrimPrefix(strings.TrimPrefix(f, explode), ".")))
+					continue
+				}
+				row = append(row, Lookup(values[i], f))
+			}
+			t.Rows = append(t.Rows, append(row, edited))
+		}
+	}
+	return t, nil
+}
+
+func joinPath(a, b string) string {
+	if a == "" {
+		return b
+	}
+	if b == "" {
+		return a
+	}
+	return a + "." + b
+}
+
+// covered reports whether path is a field, lies inside one (a leaf field
+// whose value is an object) or holds some (an object that is null).
+func covered(path string, fields []string) bool {
+	for _, f := range fields {
+		if path == f || strings.HasPrefix(path, f+".") || strings.HasPrefix(f, path+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// decode reads JSON keeping numbers exact; empty or null is nil.
+func decode(raw json.RawMessage) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// Lookup returns the value at a dotted path (numbers index arrays), nil
+// when there is none. The empty path is v itself.
+func Lookup(v any, path string) any {
+	if path == "" {
+		return v
+	}
+	for _, seg := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[seg]
+		case []any:
+			var i int
+			if _, err := fmt.Sscanf(seg, "%d", &i); err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// flatten maps every leaf of v (objects are walked, arrays are leaves) to
+// its dotted path.
+func flatten(v any, prefix string) map[string]any {
+	out := map[string]any{}
+	var walk func(v any, prefix string)
+	walk = func(v any, prefix string) {
+		m, ok := v.(map[string]any)
+		if !ok || (len(m) == 0 && prefix != "") {
+			if prefix != "" {
+				out[prefix] = v
+			}
+			return
+		}
+		for k, c := range m {
+			walk(c, joinPath(prefix, k))
+		}
+	}
+	walk(v, prefix)
+	return out
+}
+
+// editedPaths are the leaves whose value differs between the original and
+// the current value.
+func editedPaths(orig, cur any) []string {
+	a, b := flatten(orig, ""), flatten(cur, "")
+	diff := map[string]bool{}
+	for k, v := range b {
+		if Cell(v) != Cell(a[k]) {
+			diff[k] = true
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			diff[k] = true
+		}
+	}
+	if len(diff) == 0 && orig == nil && cur != nil {
+		diff[""] = true
+	}
+	return sortedKeys(diff)
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Cell renders a value for a CSV cell: "" for null, strings as they are,
+// numbers as written, objects and arrays as compact JSON.
+func Cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	case []string: // the edited column
+		return strings.Join(x, ";")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// Empty reports whether a value counts as not filled: null, "", [] or {}.
+func Empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return strings.TrimSpace(x) == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// Filled returns, of the schema's fields, those value fills.
+func Filled(schema, value json.RawMessage) (filled, fields []string) {
+	fields = Fields(schema)
+	v, err := decode(value)
+	if err != nil {
+		return nil, fields
+	}
+	for _, f := range fields {
+		if !Empty(Lookup(v, f)) {
+			filled = append(filled, f)
+		}
+	}
+	return filled, fields
+}
+
+func (t Table) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(t.Columns); err != nil {
+		return err
+	}
+	rec := make([]string, len(t.Columns))
+	for _, row := range t.Rows {
+		for i, v := range row {
+			rec[i] = Cell(v)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeJSON writes rows as objects with the columns as keys, in order.
+func (t Table) writeJSON(w io.Writer, array bool) error {
+	var b bytes.Buffer
+	if array {
+		b.WriteString("[")
+	}
+	for n, row := range t.Rows {
+		if array && n > 0 {
+			b.WriteString(",")
+		}
+		if array {
+			b.WriteString("\n  ")
+		}
+		b.WriteString("{")
+		for i, v := range row {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			k, _ := json.Marshal(t.Columns[i])
+			b.Write(k)
+			b.WriteString(":")
+			val, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			b.Write(val)
+		}
+		b.WriteString("}")
+		if !array {
+			b.WriteString("\n")
+		}
+	}
+	if array {
+		if len(t.Rows) > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString("]\n")
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,297 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+)
+
+const acSchema = `{"type":"json_schema","json_schema":{"name":"invoice","schema":{"type":"object","properties":{"total":{"type":"number"}}},"strict":true}}`
+
+// acRun makes, as an auto-create run would, a thread, a schema, a prompt
+// and an extraction for doc, recording them on the claim as it goes.
+func acRun(t *testing.T, db *DB, c AutoCreateClaim, name string) AutoCreateLinks {
+	t.Helper()
+	ctx := context.Background()
+	th, err := db.CreateThread(ctx, c.DocumentID, "auto-create", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := db.CreateSchema(ctx, name, json.RawMessage(acSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.CreatePrompt(ctx, NewPrompt{Name: name, Content: "Extract.", SchemaID: s.SchemaID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := db.CreateExtraction(ctx, NewExtraction{DocumentID: c.DocumentID, PromptRevID: p.PromptRevID, Value: json.RawMessage(`{"total":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := AutoCreateLinks{ThreadID: th.ID, SchemaID: s.SchemaID, PromptID: p.PromptID, ExtractionID: x.ID}
+	if err := db.RecordAutoCreate(ctx, c, l); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func mustClaim(t *testing.T, db *DB, docID string) AutoCreateClaim {
+	t.Helper()
+	c, err := db.ClaimAutoCreate(context.Background(), docID, time.Hour)
+	if err != nil {
+		t.Fatalf("claim %s: %v", docID, err)
+	}
+	return c
+}
+
+func TestAutoCreateClaimIsExclusive(t *testing.T) {
+	db := mustOpen(t)
+	doc := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"x"}})
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = db.ClaimAutoCreate(context.Background(), doc.ID, time.Hour)
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case ErrorCode(err) != "conflict":
+			t.Errorf("a losing claim failed with %v, want a conflict", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d claims succeeded, want 1", won)
+	}
+	d, _ := db.GetDocument(context.Background(), doc.ID)
+	if d.AutoCreateStatus != AutoCreateRunning || d.AutoCreateUpdatedAt == nil {
+		t.Errorf("after the claim: %+v", d)
+	}
+}
+
+func TestAutoCreateProposeAcceptAndNoRerun(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	doc := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"x"}})
+	c := mustClaim(t, db, doc.ID)
+	l := acRun(t, db, c, "inv")
+	d, err := db.ProposeAutoCreate(ctx, c, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.AutoCreateStatus != AutoCreateProposed || d.AutoCreateSchemaID != l.SchemaID || d.AutoCreatePromptID != l.PromptID ||
+		d.AutoCreateExtractionID != l.ExtractionID || d.AutoCreateThreadID != l.ThreadID {
+		t.Fatalf("proposed document %+v, want links %+v", d, l)
+	}
+	raw, _ := json.Marshal(d)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	for _, k := range []string{"auto_create_status", "auto_create_schema_id", "auto_create_prompt_id", "auto_create_extraction_id", "auto_create_thread_id"} {
+		if m[k] == nil || m[k] == "" {
+			t.Errorf("JSON lacks %s: %s", k, raw)
+		}
+	}
+	if _, err := db.ClaimAutoCreate(ctx, doc.ID, time.Nanosecond); ErrorCode(err) != "conflict" {
+		t.Errorf("claim of a proposed document: %v, want a conflict", err)
+	}
+	// The finished run's claim is spent.
+	if _, err := db.FailAutoCreate(ctx, c, "late"); ErrorCode(err) != "conflict" {
+		t.Errorf("fail after propose: %v, want a conflict", err)
+	}
+	if d, err = db.AcceptAutoCreate(ctx, doc.ID); err != nil || d.AutoCreateStatus != AutoCreateAccepted || d.AutoCreateExtractionID != l.ExtractionID {
+		t.Fatalf("accept: %+v %v", d, err)
+	}
+	if _, err := db.RejectAutoCreate(ctx, doc.ID); ErrorCode(err) != "conflict" {
+		t.Errorf("reject after accept: %v", err)
+	}
+}
+
+func TestAutoCreateFailLeavesNothingHalfSet(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	doc := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"x"}})
+	older, err := db.CreateSchema(ctx, "older", json.RawMessage(acSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mustClaim(t, db, doc.ID)
+	acRun(t, db, c, "inv")
+	d, err := db.FailAutoCreate(ctx, c, "the model timed out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.AutoCreateStatus != AutoCreateFailed || d.AutoCreateError != "the model timed out" ||
+		d.AutoCreateSchemaID != "" || d.AutoCreatePromptID != "" || d.AutoCreateExtractionID != "" || d.AutoCreateThreadID != "" {
+		t.Fatalf("failed document %+v", d)
+	}
+	for table, want := range map[string]int{"schemas": 1, "prompts": 0, "extractions": 0, "threads": 0} {
+		if n := count(t, db, table, ""); n != want {
+			t.Errorf("%s: %d rows, want %d", table, n, want)
+		}
+	}
+	if _, err := db.GetSchema(ctx, older.SchemaID); err != nil {
+		t.Errorf("the schema made before the run is gone: %v", err)
+	}
+	// A failed document can run again.
+	c = mustClaim(t, db, doc.ID)
+	if d, err = db.RequeueAutoCreate(ctx, c); err != nil || d.AutoCreateStatus != AutoCreatePending {
+		t.Fatalf("requeue: %+v %v", d, err)
+	}
+}
+
+func TestAutoCreateStaleRunIsReclaimedAndCleaned(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	doc := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"x"}})
+	dead := mustClaim(t, db, doc.ID)
+	acRun(t, db, dead, "inv")
+	// The clock moves a second per transaction: an hour is not stale yet.
+	if _, err := db.ClaimAutoCreate(ctx, doc.ID, time.Hour); ErrorCode(err) != "conflict" {
+		t.Fatalf("claim of a fresh running document: %v, want a conflict", err)
+	}
+	if _, err := db.ClaimAutoCreate(ctx, doc.ID, 0); ErrorCode(err) != "conflict" {
+		t.Fatalf("claim with no stale age: %v, want a conflict", err)
+	}
+	c, err := db.ClaimAutoCreate(ctx, doc.ID, 2*time.Second)
+	if err != nil || !c.Reclaimed {
+		t.Fatalf("reclaim: %+v %v", c, err)
+	}
+	for _, table := range []string{"schemas", "prompts", "extractions", "threads"} {
+		if n := count(t, db, table, ""); n != 0 {
+			t.Errorf("after the reclaim %s has %d rows", table, n)
+		}
+	}
+	// The dead run can no longer write.
+	if err := db.RecordAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "sch_x"}); ErrorCode(err) != "conflict" {
+		t.Errorf("record with the stale claim: %v", err)
+	}
+	if _, err := db.ProposeAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "a", PromptID: "b", ExtractionID: "c"}); ErrorCode(err) != "conflict" {
+		t.Errorf("propose with the stale claim: %v", err)
+	}
+}
+
+// TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore: of two
+// documents whose runs share the first one's schema and prompt, rejecting
+// the first removes only its extraction; rejecting a run that made its own
+// schema and prompt removes them, but never a schema that existed before.
+func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	a := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"a"}})
+	b := mustCreateDocument(t, db, NewDocument{Name: "b.txt", Pages: []string{"b"}})
+	c := mustCreateDocument(t, db, NewDocument{Name: "c.txt", Pages: []string{"c"}})
+	before, err := db.CreateSchema(ctx, "before", json.RawMessage(acSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unrelated, err := db.CreateExtraction(ctx, NewExtraction{DocumentID: a.ID, Value: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ca := mustClaim(t, db, a.ID)
+	la := acRun(t, db, ca, "shared")
+	if _, err := db.ProposeAutoCreate(ctx, ca, la); err != nil {
+		t.Fatal(err)
+	}
+	// b reuses a's schema and prompt.
+	cb := mustClaim(t, db, b.ID)
+	thb, _ := db.CreateThread(ctx, b.ID, "auto-create", "")
+	p, _ := db.GetPrompt(ctx, la.PromptID)
+	xb, err := db.CreateExtraction(ctx, NewExtraction{DocumentID: b.ID, PromptRevID: p.PromptRevID, Value: json.RawMessage(`{"total":2}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := AutoCreateLinks{ThreadID: thb.ID, SchemaID: la.SchemaID, PromptID: la.PromptID, ExtractionID: xb.ID}
+	if _, err := db.ProposeAutoCreate(ctx, cb, lb); err != nil {
+		t.Fatal(err)
+	}
+	// c's run uses the schema made before it and its own prompt.
+	cc := mustClaim(t, db, c.ID)
+	thc, _ := db.CreateThread(ctx, c.ID, "auto-create", "")
+	pc, _ := db.CreatePrompt(ctx, NewPrompt{Name: "c-prompt", Content: "Extract.", SchemaID: before.SchemaID})
+	xc1, _ := db.CreateExtraction(ctx, NewExtraction{DocumentID: c.ID, PromptRevID: pc.PromptRevID, Value: json.RawMessage(`{}`)})
+	xc2, _ := db.CreateExtraction(ctx, NewExtraction{DocumentID: c.ID, PromptRevID: pc.PromptRevID, Value: json.RawMessage(`{"total":3}`)})
+	if _, err := db.ProposeAutoCreate(ctx, cc, AutoCreateLinks{ThreadID: thc.ID, SchemaID: before.SchemaID, PromptID: pc.PromptID, ExtractionID: xc2.ID}); err != nil {
+		t.Fatal(err)
+	}
+
+	d, err := db.RejectAutoCreate(ctx, a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.AutoCreateStatus != AutoCreateRejected || d.AutoCreateSchemaID != "" || d.AutoCreateExtractionID != "" || d.AutoCreateThreadID != la.ThreadID {
+		t.Errorf("rejected document %+v", d)
+	}
+	if _, err := db.GetExtraction(ctx, la.ExtractionID); ErrorCode(err) != "not_found" {
+		t.Errorf("a's extraction survived the reject: %v", err)
+	}
+	if _, err := db.GetExtraction(ctx, unrelated.ID); err != nil {
+		t.Errorf("an extraction from before the run is gone: %v", err)
+	}
+	if _, err := db.GetPrompt(ctx, la.PromptID); err != nil {
+		t.Errorf("the prompt b uses is gone: %v", err)
+	}
+	if _, err := db.GetSchema(ctx, la.SchemaID); err != nil {
+		t.Errorf("the schema b uses is gone: %v", err)
+	}
+	if _, err := db.GetThread(ctx, a.ID, la.ThreadID); err != nil {
+		t.Errorf("the thread of the rejected run is gone: %v", err)
+	}
+
+	if _, err := db.RejectAutoCreate(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{xc1.ID, xc2.ID} {
+		if _, err := db.GetExtraction(ctx, id); ErrorCode(err) != "not_found" {
+			t.Errorf("extraction %s of c's run survived: %v", id, err)
+		}
+	}
+	if _, err := db.GetPrompt(ctx, pc.PromptID); ErrorCode(err) != "not_found" {
+		t.Errorf("c's prompt survived: %v", err)
+	}
+	if _, err := db.GetSchema(ctx, before.SchemaID); err != nil {
+		t.Errorf("the schema made before c's run is gone: %v", err)
+	}
+
+	// Now b alone uses the shared schema and prompt: rejecting b leaves
+	// them, since b's run did not make them (a's did).
+	if _, err := db.RejectAutoCreate(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.GetPrompt(ctx, la.PromptID); err != nil {
+		t.Errorf("b's reject removed a prompt b's run did not make: %v", err)
+	}
+	if n := count(t, db, "extractions", "document_id = ?", b.ID); n != 0 {
+		t.Errorf("b keeps %d extractions", n)
+	}
+}
+
+func TestQueueAutoCreate(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	a := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"a"}})
+	b := mustCreateDocument(t, db, NewDocument{Name: "b.txt", Pages: []string{"b"}, Status: StatusNeedsOCR})
+	c := mustCreateDocument(t, db, NewDocument{Name: "c.txt", Pages: []string{"c"}})
+	mustClaim(t, db, c.ID)
+	q, err := db.QueueAutoCreate(ctx, a.ID, b.ID, c.ID)
+	if err != nil || len(q) != 1 || q[0].ID != a.ID || q[0].AutoCreateStatus != AutoCreatePending {
+		t.Fatalf("queue: %+v %v", q, err)
+	}
+	if _, err := db.QueueAutoCreate(ctx, "doc_nope"); ErrorCode(err) != "not_found" {
+		t.Errorf("queue of an unknown document: %v", err)
+	}
+	cands, err := db.AutoCreateCandidates(ctx)
+	if err != nil || len(cands) != 2 {
+		t.Errorf("candidates %+v %v", cands, err)
+	}
+}

@@ -14,30 +14,48 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage"
 )
 
-// newProviders builds the model providers from the environment, the one
-// place where the commands read OLLAMA_HOST, OPENAI_* and DOCENT_* limits.
-func newProviders() (*provider.Registry, error) {
-	cfg, err := provider.ConfigFromEnv()
+// newAgent builds the agent the commands run turns with, on the provider
+// configuration in effect (providerSetup).
+func newAgent(env *Env, db *storage.DB) (*agent.Agent, error) {
+	// A quick read of the settings table; the callers' contexts are not
+	// passed in so that this signature stays what every command uses.
+	setup, err := providerSetup(context.Background(), env, db)
 	if err != nil {
 		return nil, err
 	}
-	return provider.NewRegistry(cfg), nil
+	return agentOn(db, setup), nil
 }
 
-// newAgent builds the agent the chat commands run turns with, on the
-// providers configured in the environment.
-func newAgent(env *Env, db *storage.DB) (*agent.Agent, error) {
-	reg, err := newProviders()
+// providerSetup is the provider configuration in effect, the one place
+// where the commands read OLLAMA_HOST, OPENAI_* and DOCENT_* limits: an
+// environment variable that is set (--model or DOCENT_MODEL for the
+// default model) wins, then what is saved in the app's Settings, then the
+// defaults (server.ResolveProviders).
+func providerSetup(ctx context.Context, env *Env, db *storage.DB) (server.ProviderSetup, error) {
+	cfg, err := provider.ConfigFromEnv()
 	if err != nil {
-		return nil, err
+		return server.ProviderSetup{}, err
 	}
+	saved, err := db.GetProviderSettings(ctx)
+	if err != nil {
+		return server.ProviderSetup{}, err
+	}
+	return server.ResolveProviders(cfg, env.Model, saved), nil
+}
+
+// agentOn builds the providers and the agent on a provider setup: the one
+// place that does, for the CLI and for the server (which calls it again
+// whenever the settings change).
+func agentOn(db *storage.DB, setup server.ProviderSetup) *agent.Agent {
+	reg := provider.NewRegistry(setup.Config)
 	return &agent.Agent{
-		DB: db, Providers: reg, DefaultModel: env.Model,
-		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: env.Model},
-	}, nil
+		DB: db, Providers: reg, DefaultModel: setup.DefaultModel,
+		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: setup.DefaultModel},
+	}
 }
 
 func runChat(ctx context.Context, env *Env, args []string) error {

@@ -27,12 +27,16 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 	} else if len(rest) > 0 {
 		return usagef("models takes no arguments\n%s", usageLine("models"))
 	}
-	reg, err := newProviders()
+	db, err := env.Store(ctx) // for the providers saved in Settings
 	if err != nil {
 		return err
 	}
-	models, errs := reg.Models(ctx)
-	list := modelList{Models: models, Default: env.Model}
+	a, err := newAgent(env, db)
+	if err != nil {
+		return err
+	}
+	models, errs := a.Providers.Models(ctx)
+	list := modelList{Models: models, Default: a.DefaultModel}
 	if list.Models == nil {
 		list.Models = []provider.ModelInfo{}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/frontend"
 )
@@ -39,19 +40,31 @@ type serveOptions struct {
 }
 
 // serverConfig is what --serve and the desktop window share: the store, the
-// UI and an agent on the providers configured in the environment.
+// UI, and the settings with the agent on the providers in effect
+// (providerSetup), rebuilt whenever the Settings page saves.
 func serverConfig(ctx context.Context, env *Env) (server.Config, error) {
 	db, err := env.Store(ctx)
 	if err != nil {
 		return server.Config{}, err
 	}
-	a, err := newAgent(env, db)
+	envCfg, err := provider.ConfigFromEnv()
 	if err != nil {
 		return server.Config{}, err
 	}
-	// A long-running process sweeps paused turns nobody approved.
+	settings, err := server.NewLiveSettings(ctx, db, envCfg, env.Model, func(setup server.ProviderSetup) *agent.Agent {
+		return agentOn(db, setup)
+	})
+	if err != nil {
+		return server.Config{}, err
+	}
+	a := settings.Agent()
+	// A long-running process sweeps paused turns nobody approved (work on
+	// the store alone, so the first agent serves for the process's life).
 	go a.SweepTurns(ctx, agent.DefaultSweepInterval)
-	return server.Config{DB: db, Version: Version, Assets: frontend.Assets(), Logger: env.Logger, Agent: a}, nil
+	return server.Config{
+		DB: db, Version: Version, Assets: frontend.Assets(), Logger: env.Logger,
+		Agent: a, Settings: settings,
+	}, nil
 }
 
 // newServer builds the handler the desktop window mounts. It has no access

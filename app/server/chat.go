@@ -63,7 +63,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		TruncateThreadToMessageCount: body.TruncateThreadToMessageCount,
 	}
 	s.runTurn(w, r, body.Stream, func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
-		return s.cfg.Agent.Chat(ctx, req, sink)
+		return s.agent().Chat(ctx, req, sink)
 	})
 }
 
@@ -85,7 +85,7 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		AutoApprovedTools: body.AutoApprovedTools,
 	}
 	s.runTurn(w, r, body.Stream, func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
-		return s.cfg.Agent.Approve(ctx, req, sink)
+		return s.agent().Approve(ctx, req, sink)
 	})
 }
 
@@ -206,8 +206,9 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	if !s.needAgent(w, r) {
 		return
 	}
-	list := modelList{Models: []provider.ModelInfo{}, Default: s.cfg.Agent.DefaultModel}
-	if reg := s.cfg.Agent.Providers; reg != nil {
+	a := s.agent()
+	list := modelList{Models: []provider.ModelInfo{}, Default: a.DefaultModel}
+	if reg := a.Providers; reg != nil {
 		models, errs := reg.Models(r.Context())
 		list.Models = append(list.Models, models...)
 		for _, err := range errs {

@@ -58,7 +58,7 @@ func (s *Server) runExtraction(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "an extraction needs prompt_revid"))
 		return
 	}
-	x := s.cfg.Agent.Extractor
+	x := s.agent().Extractor
 	if x == nil {
 		s.writeError(w, r, errorf("unavailable", "this server runs without an extractor"))
 		return

@@ -45,6 +45,10 @@ type Config struct {
 	// Agent runs chat turns (its Providers list the models, its Extractor
 	// runs extractions). Without one, the routes that need it answer 503.
 	Agent *agent.Agent
+	// Settings, when set, is the saved provider configuration the Settings
+	// page edits; its Agent then replaces Agent, rebuilt whenever the
+	// settings change. Without it the settings routes answer 503.
+	Settings Settings
 	// Importer stores uploads; nil means one over DB with default limits.
 	Importer *ingest.Importer
 
@@ -163,6 +167,10 @@ func (s *Server) routeTable() []route {
 		{"GET /api/search", s.search},
 		{"GET /api/models", s.listModels},
 		{"GET /api/chat/tools", s.listTools},
+
+		{"GET /api/settings", s.getSettings},
+		{"PUT /api/settings", s.putSettings},
+		{"POST /api/settings/test", s.testSettings},
 
 		{"POST /api/documents/{id}/chat", s.chat},
 		{"POST /api/documents/{id}/chat/approve", s.approve},
@@ -355,7 +363,7 @@ func queryInt(r *http.Request, name string) (int, error) {
 
 // needAgent reports, by answering 503, a server built without an agent.
 func (s *Server) needAgent(w http.ResponseWriter, r *http.Request) bool {
-	if s.cfg.Agent != nil {
+	if s.agent() != nil {
 		return true
 	}
 	s.writeError(w, r, errorf("unavailable", "this server runs without the agent"))

@@ -14,6 +14,9 @@ import type {
   ResponseFormat,
   SchemaRevision,
   SearchHit,
+  ServerSettings,
+  SettingsPatch,
+  SettingsTest,
   Tag,
   TagInput,
   Thread,
@@ -117,7 +120,9 @@ export const api = {
   rejectAutoCreate: (docId: string) =>
     request<DocumentInfo>(`/api/documents/${enc(docId)}/auto-create/reject`, { method: "POST" }),
 
-  /** OPTIONAL route, not in agent-protocol.md: provider settings kept by the server. */
-  getSettings: () => request<Record<string, unknown>>("/api/settings"),
-  putSettings: (body: Record<string, unknown>) => request<Record<string, unknown>>("/api/settings", { method: "PUT", body }),
+  // provider settings, kept by the server (the API key is never sent back)
+  getSettings: () => request<ServerSettings>("/api/settings"),
+  putSettings: (body: SettingsPatch) => request<ServerSettings>("/api/settings", { method: "PUT", body }),
+  /** Asks each provider of the settings `body` would give (not saved) for its models. */
+  testSettings: (body: SettingsPatch) => request<SettingsTest>("/api/settings/test", { method: "POST", body }),
 };

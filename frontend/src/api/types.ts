@@ -132,6 +132,41 @@ export interface ModelList {
   default: string;
 }
 
+/** Where a setting's value comes from: an environment variable (which wins), the app's saved settings, or the default. */
+export type SettingSource = "env" | "settings" | "default";
+
+/** GET/PUT /api/settings: the provider configuration in effect. */
+export interface ServerSettings {
+  ollama_host: string;
+  openai_base_url: string;
+  /** The key itself is never sent back. */
+  openai_api_key_set: boolean;
+  default_model: string;
+  sources: Partial<Record<"ollama_host" | "openai_base_url" | "openai_api_key" | "default_model", SettingSource>>;
+}
+
+/** PUT /api/settings body: absent fields stay, "" removes the saved value. */
+export interface SettingsPatch {
+  ollama_host?: string;
+  openai_base_url?: string;
+  openai_api_key?: string;
+  default_model?: string;
+}
+
+/** What one provider answered to POST /api/settings/test. */
+export interface ProviderCheck {
+  provider: string;
+  url: string;
+  configured: boolean;
+  ok: boolean;
+  models: string[];
+  error?: string;
+}
+
+export interface SettingsTest {
+  providers: ProviderCheck[];
+}
+
 export interface ToolLists {
   read_only: string[];
   read_write: string[];

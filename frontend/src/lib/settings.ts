@@ -1,5 +1,6 @@
-// Per-user settings kept in localStorage: the approval policy, the chosen
-// model and the provider settings (the protocol has no settings route).
+// UI preferences kept in localStorage: the approval policy and the model
+// chosen for new turns. The provider settings (Ollama host, OpenAI base URL
+// and key, default model) are the server's: GET/PUT /api/settings.
 
 import { useCallback, useSyncExternalStore } from "react";
 
@@ -11,11 +12,10 @@ export interface Settings {
   autoApprovedTools: string[];
   /** Model for new turns; "" = the server's default. */
   model: string;
-  ollamaHost: string;
-  openaiBaseURL: string;
-  openaiKey: string;
-  defaultModel: string;
 }
+
+/** Fields earlier versions kept here; dropped on load (the key above all). */
+const LEGACY_FIELDS = ["ollamaHost", "openaiBaseURL", "openaiKey", "defaultModel"];
 
 const KEY = "docent.settings.v1";
 
@@ -23,10 +23,6 @@ const defaults: Settings = {
   approvalMode: "ask",
   autoApprovedTools: [],
   model: "",
-  ollamaHost: "http://127.0.0.1:11434",
-  openaiBaseURL: "",
-  openaiKey: "",
-  defaultModel: "",
 };
 
 let cache: Settings | null = null;
@@ -36,7 +32,11 @@ export function getSettings(): Settings {
   if (cache) return cache;
   try {
     const raw = localStorage.getItem(KEY);
-    cache = { ...defaults, ...(raw ? (JSON.parse(raw) as Partial<Settings>) : {}) };
+    const stored = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
+    const legacy = LEGACY_FIELDS.filter((k) => k in stored);
+    for (const k of legacy) delete stored[k];
+    cache = { ...defaults, ...(stored as Partial<Settings>) };
+    if (legacy.length) localStorage.setItem(KEY, JSON.stringify(cache));
   } catch {
     cache = { ...defaults };
   }

@@ -1,60 +1,101 @@
 import { useEffect, useState } from "react";
 import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
-import type { ModelList } from "../api/types";
+import type { ProviderCheck, ServerSettings, SettingsPatch } from "../api/types";
 import { ErrorBox, Spinner } from "../components/common";
 import { useSettings, type ApprovalMode } from "../lib/settings";
 
+/** The provider fields of the form, as typed; "" = not saved (the default applies). */
+interface ProviderForm {
+  ollama_host: string;
+  openai_base_url: string;
+  /** A new key; "" keeps the saved one. */
+  openai_api_key: string;
+  default_model: string;
+}
+
+type Field = "ollama_host" | "openai_base_url" | "openai_api_key" | "default_model";
+
+const ENV_NAMES: Record<Field, string> = {
+  ollama_host: "OLLAMA_HOST",
+  openai_base_url: "OPENAI_BASE_URL",
+  openai_api_key: "OPENAI_API_KEY",
+  default_model: "--model or DOCENT_MODEL",
+};
+
+/** The form for what the server answered: saved values shown, defaults left empty (placeholders). */
+function formOf(x: ServerSettings): ProviderForm {
+  const saved = (f: Field, v: string) => (x.sources[f] === "default" ? "" : v);
+  return {
+    ollama_host: saved("ollama_host", x.ollama_host),
+    openai_base_url: saved("openai_base_url", x.openai_base_url),
+    openai_api_key: "",
+    default_model: saved("default_model", x.default_model),
+  };
+}
+
 export default function SettingsPage() {
   const [s, set] = useSettings();
-  const [serverSettings, setServerSettings] = useState<"unknown" | "yes" | "no">("unknown");
-  const [test, setTest] = useState<{ loading: boolean; result?: ModelList; error?: string }>({ loading: false });
-  const [saved, setSaved] = useState<string | null>(null);
+  const [server, setServer] = useState<{ loading: boolean; value?: ServerSettings; error?: string }>({ loading: true });
+  const [form, setForm] = useState<ProviderForm>({ ollama_host: "", openai_base_url: "", openai_api_key: "", default_model: "" });
+  const [test, setTest] = useState<{ loading: boolean; result?: ProviderCheck[]; error?: string }>({ loading: false });
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState<{ ok: boolean; text: string } | null>(null);
 
-  // The protocol has no settings route; an optional GET/PUT /api/settings is used when present.
+  const loaded = (x: ServerSettings) => {
+    setServer({ loading: false, value: x });
+    setForm(formOf(x));
+  };
+
   useEffect(() => {
-    api.getSettings().then(
-      (x) => {
-        setServerSettings("yes");
-        const pick = (k: string) => (typeof x[k] === "string" ? (x[k] as string) : undefined);
-        set({
-          ollamaHost: pick("ollama_host") ?? s.ollamaHost,
-          openaiBaseURL: pick("openai_base_url") ?? s.openaiBaseURL,
-          defaultModel: pick("default_model") ?? s.defaultModel,
-        });
-      },
-      () => setServerSettings("no"),
-    );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    api.getSettings().then(loaded, (e) => setServer({ loading: false, error: errorMessage(e) }));
   }, []);
 
-  const save = async () => {
+  const fromEnv = (f: Field) => server.value?.sources[f] === "env";
+  const edit = (f: Field, v: string) => {
+    setForm((old) => ({ ...old, [f]: v }));
     setSaved(null);
-    if (serverSettings === "yes") {
-      try {
-        await api.putSettings({
-          ollama_host: s.ollamaHost,
-          openai_base_url: s.openaiBaseURL,
-          ...(s.openaiKey ? { openai_api_key: s.openaiKey } : {}),
-          default_model: s.defaultModel,
-        });
-        setSaved("Saved on the server.");
-      } catch (e) {
-        setSaved(`Could not save on the server: ${errorMessage(e)}`);
-      }
-    } else {
-      setSaved("Saved in this browser.");
+  };
+
+  /** The fields to send: those the environment does not set; a key only when one was typed. */
+  const patch = (): SettingsPatch => {
+    const p: SettingsPatch = {};
+    for (const f of ["ollama_host", "openai_base_url", "default_model"] as const) {
+      if (!fromEnv(f)) p[f] = form[f].trim();
+    }
+    if (!fromEnv("openai_api_key") && form.openai_api_key.trim()) p.openai_api_key = form.openai_api_key.trim();
+    return p;
+  };
+
+  const save = async (p: SettingsPatch = patch()) => {
+    setSaved(null);
+    setSaving(true);
+    try {
+      loaded(await api.putSettings(p));
+      setSaved({ ok: true, text: "Saved. Docent uses these settings from now on." });
+    } catch (e) {
+      setSaved({ ok: false, text: errorMessage(e) });
+    } finally {
+      setSaving(false);
     }
   };
 
   const testConnection = async () => {
     setTest({ loading: true });
     try {
-      setTest({ loading: false, result: await api.models() });
+      setTest({ loading: false, result: (await api.testSettings(patch())).providers });
     } catch (e) {
       setTest({ loading: false, error: errorMessage(e) });
     }
   };
+
+  const envNote = (f: Field) =>
+    fromEnv(f) && (
+      <span className="muted small-text" data-testid={`settings-env-${f}`}>
+        Set by <code>{ENV_NAMES[f]}</code> in Docent&apos;s environment, which wins over the value saved here.
+      </span>
+    );
+  const v = server.value;
 
   return (
     <div className="page settings-page">
@@ -97,61 +138,108 @@ export default function SettingsPage() {
 
       <section className="card">
         <h2>Models</h2>
-        {serverSettings === "no" && (
-          <div className="note" data-testid="settings-local-note">
-            This server does not manage provider settings yet: Docent reads <code>OLLAMA_HOST</code>, <code>OPENAI_BASE_URL</code> and{" "}
-            <code>OPENAI_API_KEY</code> from its environment when it starts. The values below are kept in this browser only, as a note for
-            you; set the environment variables and restart <code>docent --serve</code> to change them.
-          </div>
+        <p className="muted">
+          Kept in Docent&apos;s local database; the API key is sent only to the OpenAI-compatible server below and never shown again.
+          Empty fields use the defaults.
+        </p>
+        {server.loading && <Spinner label="Loading the settings…" />}
+        {server.error && <ErrorBox error={`Could not load the settings: ${server.error}`} />}
+        {v && (
+          <form className="form" onSubmit={(e) => { e.preventDefault(); void save(); }}>
+            <label>
+              Ollama host
+              <input
+                value={fromEnv("ollama_host") ? v.ollama_host : form.ollama_host}
+                disabled={fromEnv("ollama_host")}
+                onChange={(e) => edit("ollama_host", e.target.value)}
+                placeholder="http://127.0.0.1:11434"
+                data-testid="settings-ollama-host"
+              />
+              {envNote("ollama_host")}
+            </label>
+            <label>
+              OpenAI-compatible base URL
+              <input
+                value={fromEnv("openai_base_url") ? v.openai_base_url : form.openai_base_url}
+                disabled={fromEnv("openai_base_url")}
+                onChange={(e) => edit("openai_base_url", e.target.value)}
+                placeholder="https://api.openai.com/v1"
+                data-testid="settings-openai-base"
+              />
+              {envNote("openai_base_url")}
+            </label>
+            <label>
+              OpenAI API key
+              <input
+                type="password"
+                value={form.openai_api_key}
+                disabled={fromEnv("openai_api_key")}
+                onChange={(e) => edit("openai_api_key", e.target.value)}
+                placeholder={v.openai_api_key_set ? "A key is set; type a new one to replace it" : "No key"}
+                autoComplete="off"
+                data-testid="settings-openai-key"
+              />
+              {envNote("openai_api_key")}
+              {v.openai_api_key_set && v.sources.openai_api_key === "settings" && (
+                <button type="button" className="btn link small" onClick={() => void save({ openai_api_key: "" })} data-testid="settings-remove-key">
+                  Remove the saved key
+                </button>
+              )}
+            </label>
+            <label>
+              Default model
+              <input
+                value={fromEnv("default_model") ? v.default_model : form.default_model}
+                disabled={fromEnv("default_model")}
+                onChange={(e) => edit("default_model", e.target.value)}
+                placeholder="ollama/qwen3:8b"
+                data-testid="settings-default-model"
+              />
+              {envNote("default_model")}
+            </label>
+            <div className="row">
+              <button type="submit" className="btn primary" disabled={saving} data-testid="settings-save">
+                Save
+              </button>
+              <button type="button" className="btn" onClick={() => void testConnection()} disabled={test.loading} data-testid="test-connection">
+                Test connection
+              </button>
+              {saved && (
+                <span className={saved.ok ? "muted" : "error"} role={saved.ok ? "status" : "alert"} data-testid="settings-saved">
+                  {saved.text}
+                </span>
+              )}
+            </div>
+          </form>
         )}
-        <form className="form" onSubmit={(e) => { e.preventDefault(); void save(); }}>
-          <label>
-            Ollama host
-            <input value={s.ollamaHost} onChange={(e) => set({ ollamaHost: e.target.value })} placeholder="http://127.0.0.1:11434" data-testid="settings-ollama-host" />
-          </label>
-          <label>
-            OpenAI-compatible base URL
-            <input value={s.openaiBaseURL} onChange={(e) => set({ openaiBaseURL: e.target.value })} placeholder="https://api.openai.com/v1" data-testid="settings-openai-base" />
-          </label>
-          <label>
-            OpenAI API key
-            <input type="password" value={s.openaiKey} onChange={(e) => set({ openaiKey: e.target.value })} autoComplete="off" data-testid="settings-openai-key" />
-          </label>
-          <label>
-            Default model
-            <input value={s.defaultModel} onChange={(e) => set({ defaultModel: e.target.value })} placeholder="ollama/qwen3:8b" data-testid="settings-default-model" />
-          </label>
-          <div className="row">
-            <button type="submit" className="btn primary">
-              Save
-            </button>
-            <button type="button" className="btn" onClick={() => void testConnection()} data-testid="test-connection">
-              Test connection
-            </button>
-            {saved && <span className="muted">{saved}</span>}
-          </div>
-        </form>
-        {test.loading && <Spinner label="Asking the server for its models…" />}
+        {test.loading && <Spinner label="Asking the providers for their models…" />}
         {test.error && <ErrorBox error={test.error} />}
         {test.result && (
           <div className="test-result" data-testid="test-result">
-            {test.result.models.length === 0 ? (
-              <p>The server answered but found no models. Is Ollama running, or is an OpenAI key set?</p>
-            ) : (
-              <>
+            {test.result.map((c) => (
+              <div key={c.provider} data-testid={`test-${c.provider}`}>
                 <p>
-                  {test.result.models.length} model{test.result.models.length === 1 ? "" : "s"} available; default{" "}
-                  <code>{test.result.default || "none"}</code>.
+                  <strong>{c.provider === "ollama" ? "Ollama" : "OpenAI-compatible"}</strong> <code>{c.url}</code>:{" "}
+                  {!c.configured
+                    ? "not configured (set a base URL or an API key)."
+                    : c.ok
+                      ? c.models.length === 0
+                        ? "answered, but offers no models."
+                        : `${c.models.length} model${c.models.length === 1 ? "" : "s"} found.`
+                      : "failed."}
                 </p>
-                <ul>
-                  {test.result.models.map((m) => (
-                    <li key={m.id}>
-                      <code>{m.id}</code> <span className="muted">{m.provider}</span>
-                    </li>
-                  ))}
-                </ul>
-              </>
-            )}
+                {c.configured && !c.ok && c.error && <ErrorBox error={c.error} />}
+                {c.ok && c.models.length > 0 && (
+                  <ul>
+                    {c.models.map((m) => (
+                      <li key={m}>
+                        <code>{m}</code>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </div>
+            ))}
           </div>
         )}
       </section>

@@ -48,14 +48,21 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 		return usagef("--timeout must be positive, e.g. 5m")
 	case *shared && *schemaFlag != "":
 		return usagef("--shared and --schema exclude each other: --schema already names the schema every document uses")
-	case env.Model == "":
-		return usagef("auto-create needs a model: pass --model (e.g. ollama/qwen3:8b) or set DOCENT_MODEL")
 	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
-	b := &autoCreateBatch{env: env, db: db, json: *asJSON, shared: *shared, model: env.Model}
+	// The agent knows the model in effect: --model, DOCENT_MODEL, or the
+	// default saved on the Settings page.
+	a, err := newAgent(env, db)
+	if err != nil {
+		return err
+	}
+	if a.DefaultModel == "" {
+		return usagef("auto-create needs a model: pass --model (e.g. ollama/qwen3:8b), set DOCENT_MODEL, or choose a default model in the app's Settings")
+	}
+	b := &autoCreateBatch{env: env, db: db, json: *asJSON, shared: *shared, model: a.DefaultModel}
 	if *schemaFlag != "" {
 		s, err := db.FindSchema(ctx, *schemaFlag)
 		if err != nil {
@@ -97,14 +104,10 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 
-	a, err := newAgent(env, db)
-	if err != nil {
-		return err
-	}
 	b.creator = &agent.AutoCreator{Agent: a, Timeout: *timeout, StaleAfter: *staleAfter}
 	b.concurrency = *concurrency
 	if b.concurrency == 0 {
-		b.concurrency = defaultConcurrency(env.Model)
+		b.concurrency = defaultConcurrency(b.model)
 	}
 	results := b.run(ctx, docs)
 	if err := b.report(ctx, results); err != nil {

@@ -63,7 +63,7 @@ func serverConfig(ctx context.Context, env *Env) (server.Config, error) {
 	go a.SweepTurns(ctx, agent.DefaultSweepInterval)
 	return server.Config{
 		DB: db, Version: Version, Assets: frontend.Assets(), Logger: env.Logger,
-		Agent: a, Settings: settings,
+		Agent: a, Settings: settings, Context: ctx,
 	}, nil
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -222,10 +223,10 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	autoCreate := false
 	if v := form.Value["auto_create"]; len(v) > 0 {
-		// TODO(#7): start auto-create for the new documents. Until then the
-		// field is accepted (so clients can send it already) and checked.
-		if _, err := strconv.ParseBool(v[0]); err != nil {
+		var err error
+		if autoCreate, err = strconv.ParseBool(v[0]); err != nil {
 			s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "auto_create=%q is not true or false", v[0]))
 			return
 		}
@@ -252,7 +253,35 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			report.Documents = append(report.Documents, *o.Document)
 		}
 	}
+	if autoCreate {
+		s.queueAutoCreate(ctx, &report)
+	}
 	writeJSON(w, http.StatusOK, report)
+}
+
+// queueAutoCreate queues the uploaded documents that can run (ready, not
+// proposed or accepted yet) and wakes the worker; the report then shows
+// them pending.
+func (s *Server) queueAutoCreate(ctx context.Context, report *uploadReport) {
+	ids := make([]string, 0, len(report.Documents))
+	for _, d := range report.Documents {
+		ids = append(ids, d.ID)
+	}
+	queued, err := s.cfg.DB.QueueAutoCreate(ctx, ids...)
+	if err != nil {
+		s.cfg.Logger.Warn("queue auto-create", "err", err)
+		return
+	}
+	byID := map[string]storage.Document{}
+	for _, d := range queued {
+		byID[d.ID] = d
+	}
+	for i, d := range report.Documents {
+		if q, ok := byID[d.ID]; ok {
+			report.Documents[i] = q
+		}
+	}
+	s.wakeAutoCreate()
 }
 
 // importPart imports one uploaded file. The error is for failures that end

@@ -72,6 +72,11 @@ func newFixture(t testing.TB, opts ...func(*server.Config)) *fixture {
 		},
 		KeepaliveInterval: 50 * time.Millisecond,
 	}
+	// The server's background work (the auto-create worker) ends with the
+	// test.
+	bg, stop := context.WithCancel(context.Background())
+	t.Cleanup(stop)
+	cfg.Context = bg
 	for _, o := range opts {
 		o(&cfg)
 	}

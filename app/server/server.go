@@ -10,6 +10,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/docent/docent/agent"
@@ -51,6 +53,10 @@ type Config struct {
 	Settings Settings
 	// Importer stores uploads; nil means one over DB with default limits.
 	Importer *ingest.Importer
+	// Context bounds the server's background work, the auto-create runs
+	// (default context.Background()). Cancelling it puts a run that is
+	// under way back in the queue.
+	Context context.Context
 
 	// Token is the access token every route but GET /api/health requires.
 	// Empty means no access control: only for the desktop shell, which
@@ -80,6 +86,10 @@ type Server struct {
 	files    http.Handler
 	session  string // the session cookie's value, derived from the token
 	importer *ingest.Importer
+
+	autoWake   chan struct{}     // wakes the auto-create worker
+	autoMu     sync.Mutex        // guards autoModels
+	autoModels map[string]string // the model a POST chose, by document
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -115,6 +125,11 @@ func New(cfg Config) *Server {
 	if cfg.Token != "" {
 		s.session = sessionValue(cfg.Token)
 	}
+	if s.cfg.Context == nil {
+		s.cfg.Context = context.Background()
+	}
+	s.autoModels = map[string]string{}
+	s.startAutoCreateWorker()
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.HandleFunc(rt.pattern, rt.handle)
@@ -124,8 +139,8 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// routeTable is the API, in the order of agent-protocol.md's table. The
-// auto-create routes come with issue #7.
+// routeTable is the API, in the order of agent-protocol.md's table, then
+// the routes this server adds (revision lists, settings, export).
 func (s *Server) routeTable() []route {
 	return []route{
 		{"GET /api/health", s.handleHealth},
@@ -153,6 +168,7 @@ func (s *Server) routeTable() []route {
 		{"DELETE /api/prompts/{prompt_id}", s.deletePrompt},
 		{"GET /api/prompts/{prompt_id}/revisions", s.listPromptRevisions},
 		{"GET /api/prompt-revisions/{prompt_revid}", s.getPromptRevision},
+		{"GET /api/prompts/{prompt_id}/export", s.exportPrompt},
 
 		{"GET /api/tags", s.listTags},
 		{"POST /api/tags", s.createTag},
@@ -179,6 +195,10 @@ func (s *Server) routeTable() []route {
 		{"GET /api/documents/{id}/chat/threads/{thread_id}", s.getThread},
 		{"PATCH /api/documents/{id}/chat/threads/{thread_id}", s.renameThread},
 		{"DELETE /api/documents/{id}/chat/threads/{thread_id}", s.deleteThread},
+
+		{"POST /api/documents/{id}/auto-create", s.startAutoCreate},
+		{"POST /api/documents/{id}/auto-create/accept", s.acceptAutoCreate},
+		{"POST /api/documents/{id}/auto-create/reject", s.rejectAutoCreate},
 	}
 }
 

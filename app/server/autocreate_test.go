@@ -1,0 +1,106 @@
+package server_test
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/storage"
+)
+
+// scriptAutoCreate queues the model's side of one headless run: a schema, a
+// prompt, the extraction (and its own structured-output call), an answer.
+func scriptAutoCreate(m *modeltest.Server, name string) {
+	m.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "a1", Name: "create_schema", Arguments: `{"name":"` + name + `","response_format":` + invoiceSchema + `}`}}},
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "a2", Name: "create_prompt", Arguments: `{"name":"` + name + ` prompt","content":"Extract the invoice number and total.","schema_id":"` + name + `"}`}}},
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "a3", Name: "run_extraction", Arguments: `{"prompt_revid":"` + name + ` prompt"}`}}},
+		modeltest.Reply{Text: `{"invoice_number":"A-1","total":12.5}`},
+		modeltest.Reply{Text: "Proposed a schema, a prompt and an extraction."},
+	)
+}
+
+// waitAutoCreate polls the document until its auto-create status is want.
+func (f *fixture) waitAutoCreate(docID, want string) storage.Document {
+	f.t.Helper()
+	deadline := time.Now().Add(30 * time.Second) // only against a hang
+	for {
+		var d storage.Document
+		f.call(http.MethodGet, "/api/documents/"+docID, nil, http.StatusOK, &d)
+		if d.AutoCreateStatus == want {
+			return d
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("auto-create of %s is %q (%s), want %q", docID, d.AutoCreateStatus, d.AutoCreateError, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestAutoCreateFromUploadToReviewAndExport(t *testing.T) {
+	f := newFixture(t)
+	scriptAutoCreate(f.model, "Invoice")
+	status, body := f.upload(map[string]string{"a1.txt": "ACME invoice A-1\nTotal due: 12.50 EUR"}, map[string][]string{"auto_create": {"true"}})
+	if status != http.StatusOK {
+		t.Fatalf("upload: %d %s", status, body)
+	}
+	var up struct{ Documents []storage.Document }
+	if err := json.Unmarshal(body, &up); err != nil || len(up.Documents) != 1 {
+		t.Fatalf("upload answer %s: %v", body, err)
+	}
+	doc := up.Documents[0]
+	if doc.AutoCreateStatus != storage.AutoCreatePending && doc.AutoCreateStatus != storage.AutoCreateRunning {
+		t.Errorf("an upload with auto_create answered status %q", doc.AutoCreateStatus)
+	}
+	d := f.waitAutoCreate(doc.ID, storage.AutoCreateProposed)
+	if d.AutoCreateSchemaID == "" || d.AutoCreatePromptID == "" || d.AutoCreateExtractionID == "" || d.AutoCreateThreadID == "" {
+		t.Fatalf("proposed without its links: %+v", d)
+	}
+	// The run's conversation is a thread of the document.
+	f.call(http.MethodGet, "/api/documents/"+doc.ID+"/chat/threads/"+d.AutoCreateThreadID, nil, http.StatusOK, nil)
+
+	// Running it again needs a reject first.
+	f.wantError(http.MethodPost, "/api/documents/"+doc.ID+"/auto-create", nil, http.StatusConflict, "conflict")
+
+	// The export of the proposal's prompt, as a download.
+	req := f.request(t.Context(), http.MethodGet, "/api/prompts/"+d.AutoCreatePromptID+"/export?format=csv", nil)
+	res, err := f.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(res.Body).ReadAll()
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("export: %d %v %q", res.StatusCode, err, res.Header.Get("Content-Disposition"))
+	}
+	if len(rows) != 2 || !strings.Contains(strings.Join(rows[0], ","), "invoice_number") || !strings.Contains(strings.Join(rows[1], ","), "A-1") {
+		t.Errorf("export rows = %q", rows)
+	}
+	f.wantError(http.MethodGet, "/api/prompts/"+d.AutoCreatePromptID+"/export?format=xlsx", nil, http.StatusBadRequest, "invalid")
+
+	// Reject removes what the run made; the document can run again.
+	var rejected storage.Document
+	f.call(http.MethodPost, "/api/documents/"+doc.ID+"/auto-create/reject", nil, http.StatusOK, &rejected)
+	if rejected.AutoCreateStatus != storage.AutoCreateRejected {
+		t.Errorf("after reject: %q", rejected.AutoCreateStatus)
+	}
+	f.wantError(http.MethodGet, "/api/schemas/"+d.AutoCreateSchemaID, nil, http.StatusNotFound, "not_found")
+
+	scriptAutoCreate(f.model, "Invoice again")
+	var queued storage.Document
+	f.call(http.MethodPost, "/api/documents/"+doc.ID+"/auto-create", map[string]string{"model": testModel}, http.StatusAccepted, &queued)
+	f.waitAutoCreate(doc.ID, storage.AutoCreateProposed)
+	var accepted storage.Document
+	f.call(http.MethodPost, "/api/documents/"+doc.ID+"/auto-create/accept", nil, http.StatusOK, &accepted)
+	if accepted.AutoCreateStatus != storage.AutoCreateAccepted {
+		t.Errorf("after accept: %q", accepted.AutoCreateStatus)
+	}
+	// Accepting twice, or an unknown document, are errors.
+	f.wantError(http.MethodPost, "/api/documents/"+doc.ID+"/auto-create/accept", nil, http.StatusConflict, "conflict")
+	f.wantError(http.MethodPost, "/api/documents/doc_missing/auto-create", nil, http.StatusNotFound, "not_found")
+	f.wantError(http.MethodPost, "/api/documents/"+doc.ID+"/auto-create", map[string]string{"model": "gpt"}, http.StatusBadRequest, "invalid")
+}

@@ -209,3 +209,49 @@ func waitText(t *testing.T, ctx context.Context, srv *serveProcess, step string,
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestBrowserAutoCreateReview uploads a document with auto-create on, waits
+// for the agent's proposal, opens the run's conversation, and accepts.
+func TestBrowserAutoCreateReview(t *testing.T) {
+	corpus := testcorpus.Dir(t)
+	model := modeltest.New(t)
+	srv := startServe(t, t.TempDir(), "OLLAMA_HOST="+model.OllamaURL(), "DOCENT_MODEL=ollama/qwen3:8b")
+	ctx := newBrowser(t)
+	shots := &shooter{t: t, dir: artifactDir(t)}
+	model.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "a1", Name: "create_schema", Arguments: `{"name":"Invoice","response_format":` + invoiceSchema + `}`}}},
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "a2", Name: "create_prompt", Arguments: `{"name":"Invoice prompt","content":"Extract the invoice number and the total.","schema_id":"Invoice"}`}}},
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "a3", Name: "run_extraction", Arguments: `{"prompt_revid":"Invoice prompt"}`}}},
+		modeltest.Reply{Text: `{"invoice_number": "42183017", "total": 4.11}`},
+		modeltest.Reply{Text: "I proposed a schema, a prompt and an extraction."},
+	)
+
+	do(t, ctx, srv, "open the printed URL", chromedp.Navigate(srv.URL), chromedp.WaitVisible(tid("auto-create")))
+	do(t, ctx, srv, "upload with auto-create",
+		chromedp.Click(tid("auto-create")),
+		chromedp.SetUploadFiles(tid("upload-input"), []string{filepath.Join(corpus, "invoice2data", invoicePDF)}),
+		chromedp.WaitVisible(tid("doc-row")),
+		chromedp.Click(tid("doc-row")),
+	)
+	waitAttr(t, ctx, srv, "the proposal", tid("auto-create-status"), "data-status", "proposed")
+	shots.shot(ctx, "proposed")
+
+	do(t, ctx, srv, "refine in chat", chromedp.Click(tid("auto-create-refine")))
+	waitText(t, ctx, srv, "the run's conversation", tid("messages"), "Analyze this document.")
+	waitText(t, ctx, srv, "the run's answer", tid("messages"), "I proposed a schema, a prompt and an extraction.")
+	do(t, ctx, srv, "the proposed extraction", chromedp.Click(tid("tab-extraction")), chromedp.WaitVisible(tid("export-csv")))
+	waitText(t, ctx, srv, "extraction value", tid("extraction-panel"), "42183017")
+	shots.shot(ctx, "proposal-extraction")
+
+	do(t, ctx, srv, "accept", chromedp.Click(tid("auto-create-accept")), chromedp.WaitNotPresent(tid("auto-create-status")))
+	type documentList struct {
+		Documents []struct {
+			AutoCreateStatus string `json:"auto_create_status"`
+		} `json:"documents"`
+	}
+	docs := apiGet[documentList](t, srv, "/api/documents")
+	if len(docs.Documents) != 1 || docs.Documents[0].AutoCreateStatus != "accepted" {
+		t.Errorf("documents after accept: %+v", docs.Documents)
+	}
+	shots.shot(ctx, "accepted")
+}

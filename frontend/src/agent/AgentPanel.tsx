@@ -30,9 +30,11 @@ export interface AgentPanelProps {
   docId: string;
   onDocLink(docId: string, page?: number): boolean;
   onWorkingState(ws: WorkingState | null, revision: number): void;
+  /** A thread to open now (e.g. an auto-create run's, to refine it); a new object each time. */
+  openThread?: { id: string } | null;
 }
 
-export function AgentPanel({ docId, onDocLink, onWorkingState }: AgentPanelProps) {
+export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: requested }: AgentPanelProps) {
   const [state, dispatch] = useReducer(reducer, undefined, initialConversation);
   const [settings] = useSettings();
   const [threads, setThreads] = useState<Thread[]>([]);
@@ -91,6 +93,12 @@ export function AgentPanel({ docId, onDocLink, onWorkingState }: AgentPanelProps
       abortRef.current?.abort();
     };
   }, [docId, openThread]);
+
+  useEffect(() => {
+    if (!requested) return;
+    void refreshThreads();
+    void openThread(requested.id);
+  }, [requested, openThread, refreshThreads]);
 
   useEffect(() => onWorkingState(state.workingState, state.extractionRevision), [state.workingState, state.extractionRevision, onWorkingState]);
 

@@ -112,6 +112,9 @@ export const api = {
   deleteThread: (docId: string, threadId: string) =>
     request<unknown>(`/api/documents/${enc(docId)}/chat/threads/${enc(threadId)}`, { method: "DELETE" }),
 
+  /** Where the export of a prompt's latest extraction per document downloads from. */
+  exportURL: (promptIdOrRev: string, format: "csv" | "json" | "jsonl") => `/api/prompts/${enc(promptIdOrRev)}/export?format=${format}`,
+
   // auto-create
   startAutoCreate: (docId: string, model?: string) =>
     request<unknown>(`/api/documents/${enc(docId)}/auto-create`, { method: "POST", body: { model } }),

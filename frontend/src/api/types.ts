@@ -25,6 +25,11 @@ export interface DocumentInfo {
   created_at: string;
   updated_at: string;
   auto_create_status: string;
+  auto_create_error?: string;
+  auto_create_schema_id?: string;
+  auto_create_prompt_id?: string;
+  auto_create_extraction_id?: string;
+  auto_create_thread_id?: string;
 }
 
 export interface DocumentList {

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import { api } from "../api/routes";
-import type { WorkingState } from "../api/types";
+import type { DocumentInfo, WorkingState } from "../api/types";
 import { AgentPanel } from "../agent/AgentPanel";
 import { ErrorBox, Spinner } from "../components/common";
 import { navigate } from "../lib/router";
@@ -13,37 +13,60 @@ const PdfViewer = lazy(() => import("../viewer/PdfViewer"));
 
 type Tab = "document" | "extraction" | "agent";
 
-const AUTO_CREATE_FINAL = new Set(["", "none", "running", "pending", "accepted", "rejected"]);
-
-/** Auto-create status of the document, with accept / reject once it has a proposal. */
-function AutoCreateBar({ docId, status, onChanged }: { docId: string; status: string; onChanged(): void }) {
+/**
+ * Auto-create on this document: a button to start it, its progress, and the
+ * review of a proposal (accept, reject, or refine it in chat).
+ */
+function AutoCreateBar({ doc, onChanged, onRefine }: { doc: DocumentInfo; onChanged(): void; onRefine(threadId: string): void }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const status = doc.auto_create_status || "none";
   useEffect(() => {
     if (status !== "running" && status !== "pending") return;
-    const t = setInterval(onChanged, 3000);
+    const t = setInterval(onChanged, 2000);
     return () => clearInterval(t);
   }, [status, onChanged]);
-  if (!status || status === "none") return null;
+  if (doc.status !== "ready" || status === "accepted") return null;
   const act = (fn: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);
     fn().then(onChanged, (e: unknown) => setError(e instanceof Error ? e.message : String(e))).finally(() => setBusy(false));
   };
+  const start = (
+    <button type="button" className="btn small" disabled={busy} onClick={() => act(() => api.startAutoCreate(doc.id))} data-testid="auto-create-start">
+      {status === "none" ? "Auto-create" : "Run auto-create again"}
+    </button>
+  );
   return (
     <div className="note auto-create-bar" data-testid="auto-create-status" data-status={status}>
-      Auto-create: <b>{status}</b>
-      {!AUTO_CREATE_FINAL.has(status) && status !== "failed" && (
+      {status === "none" && <>Let the agent propose a schema, a prompt and an extraction for this document. {start}</>}
+      {(status === "pending" || status === "running") && (
         <>
-          {" "}
-          <button type="button" className="btn small primary" disabled={busy} onClick={() => act(() => api.acceptAutoCreate(docId))} data-testid="auto-create-accept">
-            Accept
-          </button>{" "}
-          <button type="button" className="btn small" disabled={busy} onClick={() => act(() => api.rejectAutoCreate(docId))} data-testid="auto-create-reject">
-            Reject
-          </button>
+          <Spinner label={status === "pending" ? "Auto-create is queued…" : "The agent is proposing a schema, a prompt and an extraction…"} />
         </>
       )}
+      {status === "proposed" && (
+        <>
+          The agent proposed a schema, a prompt and an extraction; see the Extraction tab.{" "}
+          <button type="button" className="btn small primary" disabled={busy} onClick={() => act(() => api.acceptAutoCreate(doc.id))} data-testid="auto-create-accept">
+            Accept
+          </button>{" "}
+          <button type="button" className="btn small" disabled={busy} onClick={() => act(() => api.rejectAutoCreate(doc.id))} data-testid="auto-create-reject">
+            Reject
+          </button>{" "}
+          {doc.auto_create_thread_id && (
+            <button type="button" className="btn small" onClick={() => onRefine(doc.auto_create_thread_id!)} data-testid="auto-create-refine">
+              Refine in chat
+            </button>
+          )}
+        </>
+      )}
+      {status === "failed" && (
+        <>
+          Auto-create failed: {doc.auto_create_error || "no proposal"}. {start}
+        </>
+      )}
+      {status === "rejected" && <>You rejected the proposal. {start}</>}
       {error && <span className="field-error"> {error}</span>}
     </div>
   );
@@ -57,6 +80,8 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
   const [zoom, setZoom] = useState(0);
   const [tab, setTab] = useState<Tab>("agent");
   const [ws, setWs] = useState<{ state: WorkingState | null; revision: number }>({ state: null, revision: 0 });
+  // A thread the agent panel is asked to open (a new object each time).
+  const [chatThread, setChatThread] = useState<{ id: string } | null>(null);
 
   useEffect(() => {
     if (initialPage) setPage(initialPage);
@@ -94,7 +119,14 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
         <TagChips ids={d.tag_ids} tags={tags.data} />
       </div>
       {d.error && (d.status === "needs_ocr" || d.status === "failed") && <div className={`doc-error status-${d.status}`}>{d.error}</div>}
-      <AutoCreateBar docId={d.id} status={d.auto_create_status} onChanged={doc.reload} />
+      <AutoCreateBar
+        doc={d}
+        onChanged={doc.reload}
+        onRefine={(id) => {
+          setChatThread({ id });
+          setTab("agent");
+        }}
+      />
       <div className="doc-tabs narrow-only" role="tablist">
         {(["document", "extraction", "agent"] as Tab[]).map((t) => (
           <button key={t} type="button" role="tab" aria-selected={tab === t} className={tab === t ? "active" : ""} onClick={() => setTab(t)}>
@@ -163,7 +195,7 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
             <ExtractionPanel docId={d.id} workingState={ws.state} revision={ws.revision} />
           </div>
           <div className="side-content agent-pane" hidden={tab === "extraction"}>
-            <AgentPanel docId={d.id} onDocLink={onDocLink} onWorkingState={onWorkingState} />
+            <AgentPanel docId={d.id} onDocLink={onDocLink} onWorkingState={onWorkingState} openThread={chatThread} />
           </div>
         </aside>
       </div>

@@ -194,9 +194,18 @@ export function ExtractionPanel({ docId, workingState, revision }: { docId: stri
           <div className="extraction-value" data-testid="extraction-value">
             <Tree value={current.value} path="" onSave={save} />
           </div>
-          <button type="button" className="btn link small" onClick={() => setShowRaw(!showRaw)}>
-            {showRaw ? "Hide JSON" : "Show JSON"}
-          </button>
+          <div className="export-row">
+            <button type="button" className="btn link small" onClick={() => setShowRaw(!showRaw)}>
+              {showRaw ? "Hide JSON" : "Show JSON"}
+            </button>
+            <span className="muted">Export this prompt's results for every document:</span>
+            <a className="btn small" href={api.exportURL(current.prompt_revid, "csv")} download data-testid="export-csv">
+              CSV
+            </a>
+            <a className="btn small" href={api.exportURL(current.prompt_revid, "json")} download data-testid="export-json">
+              JSON
+            </a>
+          </div>
           {showRaw && <Json value={current.value} />}
           {(current.prompt_tokens > 0 || current.completion_tokens > 0) && (
             <div className="muted small-text">

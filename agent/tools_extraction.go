@@ -144,35 +144,12 @@ func updateExtractionField(ctx context.Context, env *ToolEnv, a struct {
 		value = json.RawMessage("null")
 	}
 	path := strings.TrimSpace(a.Path)
-	x, err := env.DB.PatchExtractionField(ctx, cur.ID, path, value)
+	x, schemaRevID, err := PatchExtractionField(ctx, env.DB, cur.ID, path, value)
 	if err != nil {
 		if errors.Is(err, storage.ErrInvalid) {
 			return nil, storage.Errorf(storage.ErrInvalid, "cannot set %s: %s", path, storage.ErrorMessage(err))
 		}
 		return nil, err
-	}
-	// Validate the edited value against the schema of the prompt that made it.
-	schemaRevID := ""
-	if x.PromptRevID != "" {
-		if p, err := env.DB.GetPromptRevision(ctx, x.PromptRevID); err == nil {
-			schemaRevID = p.SchemaRevID
-		}
-	}
-	if schemaRevID != "" {
-		valid, problems, err := ValidateValue(ctx, env.DB, schemaRevID, x.Value)
-		if err != nil {
-			return nil, err
-		}
-		status := storage.ValidationValid
-		if !valid {
-			status = storage.ValidationInvalid
-		}
-		if problems == nil {
-			problems = []schema.Problem{}
-		}
-		if x, err = env.DB.SetExtractionValidation(ctx, x.ID, status, mustJSON(problems)); err != nil {
-			return nil, err
-		}
 	}
 	env.State.setExtraction(x)
 	res := extractionResult{Extraction: viewExtraction(x), PromptRevID: x.PromptRevID, SchemaRevID: schemaRevID}
@@ -186,4 +163,39 @@ func previewValue(v json.RawMessage) string {
 		return string(r[:57]) + "..."
 	}
 	return s
+}
+
+// PatchExtractionField sets one field of an extraction (a JSON pointer or
+// dotted path), keeping the original value, and validates the edited value
+// against the schema of the prompt that made it, recording the outcome. It
+// returns that schema revision too ("" when the prompt or its schema is
+// gone and nothing was checked). The agent's update_extraction_field and
+// the HTTP API's field edit both go through here.
+func PatchExtractionField(ctx context.Context, db *storage.DB, extractionID, path string, value json.RawMessage) (storage.Extraction, string, error) {
+	x, err := db.PatchExtractionField(ctx, extractionID, path, value)
+	if err != nil {
+		return x, "", err
+	}
+	schemaRevID := ""
+	if x.PromptRevID != "" {
+		if p, err := db.GetPromptRevision(ctx, x.PromptRevID); err == nil {
+			schemaRevID = p.SchemaRevID
+		}
+	}
+	if schemaRevID == "" {
+		return x, "", nil
+	}
+	valid, problems, err := ValidateValue(ctx, db, schemaRevID, x.Value)
+	if err != nil {
+		return x, schemaRevID, err
+	}
+	status := storage.ValidationValid
+	if !valid {
+		status = storage.ValidationInvalid
+	}
+	if problems == nil {
+		problems = []schema.Problem{}
+	}
+	x, err = db.SetExtractionValidation(ctx, x.ID, status, mustJSON(problems))
+	return x, schemaRevID, err
 }

@@ -1,14 +1,11 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/docent/docent/agent"
-	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 )
 
@@ -97,46 +94,13 @@ func (s *Server) patchExtraction(w http.ResponseWriter, r *http.Request) {
 		err = storage.Errorf(storage.ErrNotFound, "document %s has no extraction %s", docID, extID)
 	}
 	if err == nil {
-		ext, err = s.cfg.DB.PatchExtractionField(ctx, extID, strings.TrimSpace(body.Path), body.Value)
-	}
-	if err == nil {
-		ext, err = s.revalidate(ctx, ext)
+		ext, _, err = agent.PatchExtractionField(ctx, s.cfg.DB, extID, strings.TrimSpace(body.Path), body.Value)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, ext)
-}
-
-// revalidate checks an edited value against the schema of the prompt that
-// made it and records the outcome, as the update_extraction_field tool
-// does. (That sequence belongs in agent as one exported use case; until it
-// is, this mirrors it.)
-func (s *Server) revalidate(ctx context.Context, ext storage.Extraction) (storage.Extraction, error) {
-	if ext.PromptRevID == "" {
-		return ext, nil
-	}
-	p, err := s.cfg.DB.GetPromptRevision(ctx, ext.PromptRevID)
-	if err != nil || p.SchemaRevID == "" {
-		return ext, nil // the prompt or its schema is gone: nothing to check against
-	}
-	valid, problems, err := agent.ValidateValue(ctx, s.cfg.DB, p.SchemaRevID, ext.Value)
-	if err != nil {
-		return ext, err
-	}
-	status := storage.ValidationValid
-	if !valid {
-		status = storage.ValidationInvalid
-	}
-	if problems == nil {
-		problems = []schema.Problem{}
-	}
-	raw, err := json.Marshal(problems)
-	if err != nil {
-		return ext, fmt.Errorf("encode validation problems: %w", err)
-	}
-	return s.cfg.DB.SetExtractionValidation(ctx, ext.ID, status, raw)
 }
 
 // searchResult answers GET /api/search.

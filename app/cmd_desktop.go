@@ -2,14 +2,57 @@ package app
 
 import (
 	"context"
+	"log/slog"
+	"os"
+	"strings"
 
 	"github.com/docent/docent/app/desktop"
+	"github.com/docent/docent/build"
 )
 
+// runDesktop opens the desktop window on the same data directory as the
+// command line, serving the same handler as --serve in-process (no port,
+// so no access token).
 func runDesktop(ctx context.Context, env *Env) error {
+	if level, ok := logLevelFromEnv(); ok {
+		env.Logger = slog.New(slog.NewTextHandler(env.IO.Err, &slog.HandlerOptions{Level: level}))
+	}
 	handler, err := newServer(ctx, env)
 	if err != nil {
 		return err
 	}
-	return desktop.Run(ctx, desktop.Options{Title: "Docent", Handler: handler, Logger: env.Logger})
+	return desktop.Run(ctx, desktop.Options{
+		Title:   "Docent",
+		Icon:    build.AppIcon,
+		Handler: handler,
+		Logger:  env.Logger,
+		DataDir: env.DataDir,
+		Import: func(ctx context.Context, paths []string) (any, error) {
+			db, err := env.Store(ctx)
+			if err != nil {
+				return nil, err
+			}
+			imp, err := importPaths(ctx, env, db, paths, nil, "")
+			if err != nil {
+				return nil, err
+			}
+			imp.printSummary(env)
+			return imp.report, nil
+		},
+	})
+}
+
+// logLevelFromEnv reads DOCENT_LOG_LEVEL (debug, info, warn, error) for the
+// desktop app, whose log is its only window onto what the UI does; with
+// debug it logs every API request the window makes.
+func logLevelFromEnv() (slog.Level, bool) {
+	s := strings.TrimSpace(os.Getenv("DOCENT_LOG_LEVEL"))
+	if s == "" {
+		return 0, false
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(s)); err != nil {
+		return 0, false
+	}
+	return level, true
 }

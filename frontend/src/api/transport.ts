@@ -1,7 +1,10 @@
-// How agent turns reach the UI. In the browser (and, on Linux, inside the
-// Wails window, whose asset server serves the same HTTP handler) a turn is a
-// POST whose answer is an SSE body. The desktop app will later stream through
-// Wails runtime events instead; createWailsTransport is the hook for it.
+// How agent turns reach the UI. In the browser and inside the Linux desktop
+// window a turn is a POST whose answer is an SSE body: the window's asset
+// server runs the same HTTP handler and answers through a pipe WebKit reads as
+// it fills, so events arrive as they are written (checked in the real window
+// under Xvfb, see app/desktoptest). Streaming through the asset server is not
+// promised on macOS or Windows; createWailsTransport is the hook for a
+// transport over Go bindings and Wails runtime events there.
 
 import { errorFromResponse, ApiError } from "./http";
 import { readEventStream } from "./sse";
@@ -81,9 +84,9 @@ declare global {
 /**
  * HOOK for the desktop transport: runs turns through Go bindings and Wails
  * runtime events (one channel per turn, named by the caller, as
- * agent-protocol.md describes). Not implemented yet: it returns null until the
- * desktop bindings exist, and the SSE transport is used, which works in the
- * Linux webview because its asset server runs the same HTTP handler.
+ * agent-protocol.md describes). Not implemented: it returns null and the SSE
+ * transport is used, which streams in the Linux webview because its asset
+ * server runs the same HTTP handler and does not buffer the body.
  */
 export function createWailsTransport(_runtime: WailsRuntime): ChatTransport | null {
   return null;

@@ -1,9 +1,10 @@
 // Uploads in progress, shared by the window-wide drop zone and the Documents
 // page. Files go one request each so each has its own progress and error.
 
-import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { uploadFile } from "../api/upload";
 import { errorMessage } from "../api/http";
+import { baseName, watchDesktopImports, type DesktopImport } from "./desktop";
 
 export interface UploadItem {
   key: number;
@@ -61,6 +62,35 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
     },
     [autoCreate],
   );
+
+  // The desktop window imports dropped and picked files itself (from their
+  // paths); show those imports here too and refresh the lists after them.
+  useEffect(() => {
+    const pending = new Map<string, number>();
+    const keyOf = (e: DesktopImport) => e.paths.join("\n");
+    return watchDesktopImports(
+      (e) => {
+        const key = nextKey++;
+        pending.set(keyOf(e), key);
+        const name = e.paths.length === 1 ? baseName(e.paths[0]) : `${e.paths.length} items`;
+        setItems((xs) => [...xs, { key, name, progress: 0, status: "uploading" }]);
+      },
+      (e) => {
+        const key = pending.get(keyOf(e));
+        pending.delete(keyOf(e));
+        const r = e.report;
+        const done: UploadItem[] = [];
+        for (const d of r?.documents ?? []) done.push({ key: nextKey++, name: d.name, progress: 1, status: "done", docId: d.id });
+        for (const d of r?.duplicates ?? [])
+          done.push({ key: nextKey++, name: baseName(d.file), progress: 1, status: "done", docId: d.document_id, error: "already imported" });
+        for (const x of r?.errors ?? [])
+          done.push({ key: nextKey++, name: baseName(x.file), progress: 1, status: "error", error: x.error, docId: x.document_id });
+        if (e.error) done.push({ key: nextKey++, name: e.paths.map(baseName).join(", "), progress: 1, status: "error", error: e.error });
+        setItems((xs) => [...xs.filter((x) => x.key !== key), ...done]);
+        setGeneration((g) => g + 1);
+      },
+    );
+  }, []);
 
   const clearFinished = useCallback(() => setItems((xs) => xs.filter((x) => x.status === "uploading")), []);
 

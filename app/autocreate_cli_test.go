@@ -570,3 +570,40 @@ func TestImportAutoCreateQueuesForTheNextBatch(t *testing.T) {
 	}
 	checkProposedOnce(t, db, allDocuments(t, db))
 }
+
+// TestAutoCreateTheZugferdFolderAtConcurrency4 is the issue's own command:
+// `docent auto-create --concurrency 4 ../shared/corpus/zugferd`. Docent
+// reads every PDF there, and each gets a proposal and one thread.
+func TestAutoCreateTheZugferdFolderAtConcurrency4(t *testing.T) {
+	folder := filepath.Join(testcorpus.Dir(t), "zugferd")
+	srv := modeltest.New(t)
+	autoCreateEnv(t, srv)
+	srv.Handle(autoCreateModel(0))
+	data := t.TempDir()
+
+	code, out, errOut := docent(t, data, "auto-create", "--concurrency", "4", folder)
+	if code != ExitOK {
+		t.Fatalf("auto-create: exit %d\n%s\n%s", code, out, errOut)
+	}
+	pdfs, err := filepath.Glob(filepath.Join(folder, "*.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openData(t, data)
+	docs := allDocuments(t, db)
+	if len(docs) != len(pdfs) {
+		t.Fatalf("%d documents from %d PDFs\n%s", len(docs), len(pdfs), errOut)
+	}
+	checkProposedOnce(t, db, docs)
+	if !strings.Contains(errOut, fmt.Sprintf("auto-create: proposed %d", len(pdfs))) {
+		t.Errorf("stderr does not report %d proposals:\n%s", len(pdfs), clipTail(errOut, 600))
+	}
+}
+
+// clipTail is the end of s, at most n bytes.
+func clipTail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

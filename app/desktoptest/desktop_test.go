@@ -25,11 +25,12 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/app/internal/artifacts"
 )
 
 func TestDesktopSmoke(t *testing.T) {
 	requireTools(t)
-	root := repoRoot()
+	root := artifacts.RepoRoot()
 	if _, err := os.Stat(filepath.Join(root, "frontend", "dist", "index.html")); err != nil {
 		t.Fatalf("frontend/dist is missing: run `cd frontend && npm run build` first (%v)", err)
 	}
@@ -42,7 +43,7 @@ func TestDesktopSmoke(t *testing.T) {
 	display := startXvfb(t)
 	dataDir := filepath.Join(tmp, "data")
 	app := startDesktop(t, bin, display, dataDir, "OLLAMA_HOST="+model.OllamaURL(), "DOCENT_MODEL=ollama/qwen3:8b")
-	shots := artifactDir(t)
+	shots := artifacts.Dir(t)
 
 	// (a) The window appears: a visible X window titled Docent.
 	win := waitForWindow(t, display, "^Docent$", app)
@@ -163,30 +164,6 @@ func requireTools(t *testing.T) {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
-}
-
-// repoRoot is the module's root: two folders up from this package.
-func repoRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		panic(err)
-	}
-	return filepath.Clean(filepath.Join(wd, "..", ".."))
-}
-
-// artifactDir is where screenshots go: $DOCENT_TEST_ARTIFACTS, else
-// test-artifacts/ at the repository's root (ignored by git).
-func artifactDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("DOCENT_TEST_ARTIFACTS")
-	if dir == "" {
-		dir = filepath.Join(repoRoot(), "test-artifacts")
-	}
-	dir = filepath.Join(dir, t.Name())
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 func run(t *testing.T, dir, name string, args ...string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/app/internal/artifacts"
 	"github.com/docent/docent/app/internal/testcorpus"
 )
 
@@ -30,7 +31,7 @@ func TestBrowserAgentWorkflow(t *testing.T) {
 	model := modeltest.New(t)
 	srv := startServe(t, t.TempDir(), "OLLAMA_HOST="+model.OllamaURL(), "DOCENT_MODEL=ollama/qwen3:8b")
 	ctx := newBrowser(t)
-	shots := &shooter{t: t, dir: artifactDir(t)}
+	shots := &shooter{t: t, dir: artifacts.Dir(t)}
 
 	// The printed link signs the browser in and lands on the documents.
 	do(t, ctx, srv, "open the printed URL", chromedp.Navigate(srv.URL), chromedp.WaitVisible(tid("auto-create")))
@@ -217,7 +218,7 @@ func TestBrowserAutoCreateReview(t *testing.T) {
 	model := modeltest.New(t)
 	srv := startServe(t, t.TempDir(), "OLLAMA_HOST="+model.OllamaURL(), "DOCENT_MODEL=ollama/qwen3:8b")
 	ctx := newBrowser(t)
-	shots := &shooter{t: t, dir: artifactDir(t)}
+	shots := &shooter{t: t, dir: artifacts.Dir(t)}
 	model.Enqueue(
 		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "a1", Name: "create_schema", Arguments: `{"name":"Invoice","response_format":` + invoiceSchema + `}`}}},
 		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "a2", Name: "create_prompt", Arguments: `{"name":"Invoice prompt","content":"Extract the invoice number and the total.","schema_id":"Invoice"}`}}},

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/docent/docent/app/internal/artifacts"
 )
 
 // docentBin is the binary TestMain builds, once for every test.
@@ -33,7 +35,7 @@ func TestMain(m *testing.M) {
 	}
 	docentBin = filepath.Join(dir, "docent")
 	build := exec.Command("go", "build", "-o", docentBin, ".")
-	build.Dir = repoRoot()
+	build.Dir = artifacts.RepoRoot()
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build docent:", err)
@@ -42,33 +44,6 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// repoRoot is the module's root: two folders up from this package.
-func repoRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		panic(err)
-	}
-	return filepath.Clean(filepath.Join(wd, "..", ".."))
-}
-
-// artifactDir is where screenshots go: $DOCENT_TEST_ARTIFACTS, else
-// test-artifacts/ at the repository's root (ignored by git).
-func artifactDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("DOCENT_TEST_ARTIFACTS")
-	if dir == "" {
-		dir = filepath.Join(repoRoot(), "test-artifacts")
-	}
-	dir = filepath.Join(dir, t.Name())
-	if err := os.RemoveAll(dir); err != nil { // last run's shots
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 // chromium finds Debian's browser; tests skip without one unless CI=true.

@@ -12,6 +12,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/docent/docent/app/internal/artifacts"
 )
 
 // BenchmarkUIFirstLoad measures what a browser does on opening Docent: the
@@ -52,7 +54,7 @@ var assetRef = regexp.MustCompile(`(?:src|href)="\./(assets/[^"]+)"`)
 // bundleSizes gzips the built UI: the files index.html loads at once, and
 // every file of dist/assets.
 func bundleSizes(b *testing.B) (initial, total int) {
-	dist := filepath.Join(repoRoot(), "frontend", "dist")
+	dist := filepath.Join(artifacts.RepoRoot(), "frontend", "dist")
 	index, err := os.ReadFile(filepath.Join(dist, "index.html"))
 	if err != nil {
 		b.Fatalf("read the built UI (run npm run build in frontend/): %v", err)

@@ -2,10 +2,7 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
@@ -52,7 +49,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := s.checkChat(r.Context(), body); err != nil {
+	// Mentions and truncation are checked by the agent (and the store)
+	// before any model call; an unknown tool to auto-approve is the
+	// server's to refuse, as the agent would silently never meet it.
+	if err := checkTools(body.AutoApprovedTools); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -101,65 +101,6 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, stream bool, ru
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
-}
-
-// mentionKinds are the mention types, each with the id prefixes it takes
-// (an artifact or one revision of it) and how to look the id up.
-var mentionKinds = map[string][]string{
-	"schema":   {"sch_", "srv_"},
-	"prompt":   {"prm_", "prv_"},
-	"tag":      {"tag_"},
-	"document": {"doc_"},
-}
-
-// checkChat rejects, before any model call, what the agent would refuse
-// anyway or could not have meant: an unknown mention type, a mention id
-// that is malformed or names nothing, an unknown tool to auto-approve.
-func (s *Server) checkChat(ctx context.Context, body chatBody) error {
-	for i, m := range body.Mentions {
-		prefixes, ok := mentionKinds[m.Type]
-		if !ok {
-			return storage.Errorf(storage.ErrInvalid, "mention %d: unknown type %q (one of schema, prompt, tag, document)", i, m.Type)
-		}
-		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(m.ID, p) && len(m.ID) > len(p) }) {
-			return storage.Errorf(storage.ErrInvalid, "mention %d: %q is not a %s id (%s…)", i, m.ID, m.Type, strings.Join(prefixes, "… or "))
-		}
-		if err := s.mentionExists(ctx, m); err != nil {
-			if errors.Is(err, storage.ErrNotFound) {
-				return storage.Errorf(storage.ErrInvalid, "mention %d: %s", i, storage.ErrorMessage(err))
-			}
-			return err
-		}
-	}
-	if body.TruncateThreadToMessageCount != nil {
-		if body.ThreadID == "" {
-			return storage.Errorf(storage.ErrInvalid, "truncate_thread_to_message_count needs thread_id")
-		}
-		if *body.TruncateThreadToMessageCount < 0 {
-			return storage.Errorf(storage.ErrInvalid, "truncate_thread_to_message_count is negative")
-		}
-	}
-	return checkTools(body.AutoApprovedTools)
-}
-
-func (s *Server) mentionExists(ctx context.Context, m agent.Mention) error {
-	db := s.cfg.DB
-	var err error
-	switch {
-	case strings.HasPrefix(m.ID, "sch_"):
-		_, err = db.GetSchema(ctx, m.ID)
-	case strings.HasPrefix(m.ID, "srv_"):
-		_, err = db.GetSchemaRevision(ctx, m.ID)
-	case strings.HasPrefix(m.ID, "prm_"):
-		_, err = db.GetPrompt(ctx, m.ID)
-	case strings.HasPrefix(m.ID, "prv_"):
-		_, err = db.GetPromptRevision(ctx, m.ID)
-	case strings.HasPrefix(m.ID, "tag_"):
-		_, err = db.GetTag(ctx, m.ID)
-	case strings.HasPrefix(m.ID, "doc_"):
-		_, err = db.GetDocument(ctx, m.ID)
-	}
-	return err
 }
 
 func checkTools(names []string) error {

@@ -14,6 +14,7 @@ package modeltest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -313,6 +314,25 @@ func (s *Server) readChat(wire string, r *http.Request) (Request, chatBody, erro
 
 // wait pauses for d, returning false if the client went away or the server
 // is closing first.
+// reply takes the next reply for req and waits its first-token delay. A
+// reply whose fault is an HTTP status is answered here, in the wire
+// format's error shape (writeError); ok is false then, or when the client
+// left while waiting, and the handler has nothing more to write.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, writeError func(http.ResponseWriter, int, string)) (rep Reply, ok bool) {
+	rep = s.next(req)
+	if !s.wait(r, rep.Fault.FirstTokenDelay) {
+		return rep, false
+	}
+	if f := rep.Fault; f.Status != 0 {
+		if f.RetryAfter != "" {
+			w.Header().Set("Retry-After", f.RetryAfter)
+		}
+		writeError(w, f.Status, cmp.Or(f.Message, http.StatusText(f.Status)))
+		return rep, false
+	}
+	return rep, true
+}
+
 func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return r.Context().Err() == nil

@@ -101,15 +101,8 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	rep := s.next(req)
-	if !s.wait(r, rep.Fault.FirstTokenDelay) {
-		return
-	}
-	if f := rep.Fault; f.Status != 0 {
-		if f.RetryAfter != "" {
-			w.Header().Set("Retry-After", f.RetryAfter)
-		}
-		ollamaError(w, f.Status, cmp.Or(f.Message, http.StatusText(f.Status)))
+	rep, ok := s.reply(w, r, req, ollamaError)
+	if !ok {
 		return
 	}
 

@@ -1,7 +1,6 @@
 package modeltest
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -100,15 +99,8 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	rep := s.next(req)
-	if !s.wait(r, rep.Fault.FirstTokenDelay) {
-		return
-	}
-	if f := rep.Fault; f.Status != 0 {
-		if f.RetryAfter != "" {
-			w.Header().Set("Retry-After", f.RetryAfter)
-		}
-		openaiError(w, f.Status, cmp.Or(f.Message, http.StatusText(f.Status)))
+	rep, ok := s.reply(w, r, req, openaiError)
+	if !ok {
 		return
 	}
 

@@ -20,6 +20,7 @@ import (
 	"github.com/docent/docent/agent/eventcheck"
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/app/internal/testcorpus"
+	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage"
 )
 
@@ -159,7 +160,7 @@ func TestChatAndApproveFromTheCommandLine(t *testing.T) {
 		at += i + len(want)
 	}
 	out, _ = mustRun("threads", doc, threadID, "--json")
-	var tr threadTranscript
+	var tr server.ThreadWithMessages
 	if err := json.Unmarshal([]byte(out), &tr); err != nil || tr.ID != threadID || len(tr.Messages) != tr.MessageCount || len(tr.Messages) < 8 {
 		t.Errorf("threads DOC THREAD --json: %v, %d messages of %d", err, len(tr.Messages), tr.MessageCount)
 	}

@@ -8,19 +8,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage"
 )
 
 // threadList is what `docent threads --json` prints.
 type threadList struct {
 	Threads []storage.Thread `json:"threads"`
-}
-
-// threadTranscript is what `docent threads DOC THREAD --json` prints: the
-// thread and its messages, as GET .../chat/threads/{id} answers.
-type threadTranscript struct {
-	storage.Thread
-	Messages []storage.ThreadMessage `json:"messages"`
 }
 
 func runThreads(ctx context.Context, env *Env, args []string) error {
@@ -79,7 +73,7 @@ func showThread(ctx context.Context, env *Env, db *storage.DB, docID, threadID s
 		if msgs == nil {
 			msgs = []storage.ThreadMessage{}
 		}
-		return writeJSON(env.IO, threadTranscript{Thread: th, Messages: msgs})
+		return writeJSON(env.IO, server.ThreadWithMessages{Thread: th, Messages: msgs})
 	}
 	w := env.IO.Out
 	fmt.Fprintf(w, "%s  %s\n", th.ID, th.Title)

@@ -197,8 +197,9 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, threadCreated{ThreadID: th.ID})
 }
 
-// threadWithMessages answers GET .../chat/threads/{thread_id}.
-type threadWithMessages struct {
+// ThreadWithMessages answers GET .../chat/threads/{thread_id}, and is what
+// `docent threads DOC THREAD --json` prints.
+type ThreadWithMessages struct {
 	storage.Thread
 	Messages []storage.ThreadMessage `json:"messages"`
 }
@@ -220,7 +221,7 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
 	if msgs == nil {
 		msgs = []storage.ThreadMessage{}
 	}
-	writeJSON(w, http.StatusOK, threadWithMessages{Thread: th, Messages: msgs})
+	writeJSON(w, http.StatusOK, ThreadWithMessages{Thread: th, Messages: msgs})
 }
 
 func (s *Server) renameThread(w http.ResponseWriter, r *http.Request) {

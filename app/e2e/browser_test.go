@@ -154,16 +154,37 @@ func card(callID, inner string) chromedp.CSS {
 // waitAttr waits until the element's attribute has the value want.
 func waitAttr(t *testing.T, ctx context.Context, srv *serveProcess, step string, sel chromedp.CSS, name, want string) {
 	t.Helper()
+	waitFor(t, ctx, srv, step, chromedp.AttributeValue(sel, name), func(got chromedp.AttributeResult) bool { return got.Value == want },
+		func(got chromedp.AttributeResult) string {
+			return fmt.Sprintf("%s %s = %q, want %q", sel, name, got.Value, want)
+		})
+}
+
+// waitText waits until the element's text contains want.
+func waitText(t *testing.T, ctx context.Context, srv *serveProcess, step string, sel chromedp.CSS, want string) {
+	t.Helper()
+	waitFor(t, ctx, srv, step, chromedp.Text(sel), func(got string) bool { return strings.Contains(got, want) },
+		func(got string) string {
+			return fmt.Sprintf("%s reads %q, want it to contain %q", sel, clip(got, 500), want)
+		})
+}
+
+// waitFor polls action until ok holds of its value, failing the step with
+// describe's account of the last value after stepTimeout. Each poll has a
+// short deadline of its own, as an element that is not there yet would
+// otherwise block it.
+func waitFor[T any](t *testing.T, ctx context.Context, srv *serveProcess, step string, action chromedp.Action[T], ok func(T) bool, describe func(T) string) {
+	t.Helper()
 	deadline := time.Now().Add(stepTimeout)
 	for {
 		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		got, err := chromedp.Run(actx, chromedp.AttributeValue(sel, name))
+		got, err := chromedp.Run(actx, action)
 		cancel()
-		if err == nil && got.Value == want {
+		if err == nil && ok(got) {
 			return
 		}
 		if time.Now().After(deadline) {
-			failStep(t, ctx, srv, step, fmt.Errorf("%s %s = %+v, want %q (%v)", sel, name, got, want, err))
+			failStep(t, ctx, srv, step, fmt.Errorf("%s (%v)", describe(got), err))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -191,24 +212,6 @@ func apiGet[T any](t *testing.T, srv *serveProcess, path string) T {
 		t.Fatalf("GET %s: %v", path, err)
 	}
 	return v
-}
-
-// waitText waits until the element's text contains want.
-func waitText(t *testing.T, ctx context.Context, srv *serveProcess, step string, sel chromedp.CSS, want string) {
-	t.Helper()
-	deadline := time.Now().Add(stepTimeout)
-	for {
-		actx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		got, err := chromedp.Run(actx, chromedp.Text(sel))
-		cancel()
-		if err == nil && strings.Contains(got, want) {
-			return
-		}
-		if time.Now().After(deadline) {
-			failStep(t, ctx, srv, step, fmt.Errorf("%s reads %q, want it to contain %q (%v)", sel, clip(got, 500), want, err))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // TestBrowserAutoCreateReview uploads a document with auto-create on, waits

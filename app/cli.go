@@ -101,7 +101,7 @@ func commands() []command {
 		{"approve", "approve TURN_ID (--all | --approve CALL_ID... --reject CALL_ID...) [--json]", "approve or reject the tool calls a paused turn waits for", runApprove},
 		{"threads", "threads DOC [THREAD] [--json]", "list a document's conversations, or show one", runThreads},
 		{"auto-create", "auto-create [--model MODEL] [--concurrency N] [--timeout DURATION] [--stale-after DURATION] [--schema SCHEMA | --shared] [--tag NAME]... [--json] (PATH... | --all)", "let the agent propose a schema, prompt and extraction for each document (PATHs are imported first; --all: every document not yet proposed or accepted)", runAutoCreate},
-		{"export", "export --prompt PROMPT [--format csv|json|jsonl] [--out FILE] [--explode PATH]", "export a prompt's latest extraction of each document as a table", runExport},
+		{"export", "export --prompt PROMPT [--format csv|json|jsonl] [--out FILE] [--explode PATH] [--raw]", "export a prompt's latest extraction of each document as a table (CSV cells that begin like a formula get a leading ' unless --raw)", runExport},
 	}
 }
 

@@ -20,6 +20,9 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	format := fs.String("format", "", "")
 	out := fs.String("out", "", "")
 	explode := fs.String("explode", "", "")
+	// CSV cells that begin like a formula get a leading ' unless --raw
+	// (package export says why).
+	raw := fs.Bool("raw", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -50,7 +53,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := export.Options{Format: f, Explode: *explode}
+	opts := export.Options{Format: f, Explode: *explode, Raw: *raw}
 	if *out == "" || *out == "-" {
 		w := bufio.NewWriter(env.IO.Out)
 		if err := export.Write(w, data, opts); err != nil {

@@ -6,7 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"strings"
+
+	"github.com/docent/docent/storage/secret"
 )
 
 // Keys of the settings the Settings page edits. Each value is a JSON string.
@@ -22,9 +26,11 @@ const (
 type ProviderSettings struct {
 	OllamaHost    string
 	OpenAIBaseURL string
-	// OpenAIKey is kept in the local database only; it is sent nowhere but
-	// to the OpenAI-compatible server it is for.
-	OpenAIKey    string
+	// OpenAIKey is kept out of the database file: in the OS keyring, else
+	// sealed with the key file beside the database (package secret); the
+	// settings row holds only where it is. It is sent nowhere but to the
+	// OpenAI-compatible server it is for.
+	OpenAIKey    secret.Value
 	DefaultModel string
 }
 
@@ -112,7 +118,12 @@ func (db *DB) SetSettings(ctx context.Context, values map[string]any) error {
 	})
 }
 
-// GetProviderSettings reads the saved model-provider settings.
+// GetProviderSettings reads the saved model-provider settings. A key an
+// older Docent saved in plain text is moved out of the database on this
+// first read (see sealPlaintextKey). A key that cannot be read (a locked
+// keyring that does not answer, a missing key file) is logged and left
+// out rather than failing: Docent then runs without it until it is
+// entered again.
 func (db *DB) GetProviderSettings(ctx context.Context) (ProviderSettings, error) {
 	all, err := db.Settings(ctx)
 	if err != nil {
@@ -120,8 +131,7 @@ func (db *DB) GetProviderSettings(ctx context.Context) (ProviderSettings, error)
 	}
 	var ps ProviderSettings
 	for key, dst := range map[string]*string{
-		SettingOllamaHost: &ps.OllamaHost, SettingOpenAIBaseURL: &ps.OpenAIBaseURL,
-		SettingOpenAIKey: &ps.OpenAIKey, SettingDefaultModel: &ps.DefaultModel,
+		SettingOllamaHost: &ps.OllamaHost, SettingOpenAIBaseURL: &ps.OpenAIBaseURL, SettingDefaultModel: &ps.DefaultModel,
 	} {
 		raw, ok := all[key]
 		if !ok {
@@ -131,21 +141,105 @@ func (db *DB) GetProviderSettings(ctx context.Context) (ProviderSettings, error)
 			return ProviderSettings{}, fmt.Errorf("setting %s is not a string: %w", key, err)
 		}
 	}
+	if raw, ok := all[SettingOpenAIKey]; ok {
+		if ps.OpenAIKey, err = db.openAIKey(ctx, raw); err != nil {
+			return ProviderSettings{}, err
+		}
+	}
 	return ps, nil
+}
+
+// openAIKey reads the key whose stored setting is raw: a secret.Ref, or
+// the plain JSON string of a version before secrets were kept apart.
+func (db *DB) openAIKey(ctx context.Context, raw json.RawMessage) (secret.Value, error) {
+	var plain string
+	if json.Unmarshal(raw, &plain) == nil {
+		key := secret.New(plain)
+		if err := db.sealPlaintextKey(ctx, raw, key); err != nil {
+			slog.WarnContext(ctx, "the OpenAI API key is still in the database in plain text", "error", secret.Redact(err.Error(), key))
+		}
+		return key, nil
+	}
+	var ref secret.Ref
+	if err := json.Unmarshal(raw, &ref); err != nil || !ref.Valid() {
+		return secret.Value{}, fmt.Errorf("setting %s: not a reference to a secret", SettingOpenAIKey)
+	}
+	key, err := db.secrets().Open(ctx, SettingOpenAIKey, ref)
+	if err != nil {
+		slog.WarnContext(ctx, "the saved OpenAI API key cannot be read; running without it (enter it again on the Settings page)", "error", err)
+		return secret.Value{}, nil
+	}
+	return key, nil
+}
+
+// secrets is the secret store of the database's folder.
+func (db *DB) secrets() *secret.Store { return secret.NewStore(filepath.Dir(db.path), nil) }
+
+// sealPlaintextKey moves a key stored in plain text (raw) to the secret
+// store and puts the reference in its place, unless the setting changed
+// meanwhile. Deleted bytes linger in SQLite's free space and in the WAL,
+// so the update runs with secure_delete (freed space is zeroed) and is
+// followed by a checkpoint that empties the WAL. The checkpoint is best
+// effort: a reader holding an old snapshot keeps the WAL until it is
+// done, and SQLite reuses it from the start after that.
+func (db *DB) sealPlaintextKey(ctx context.Context, raw json.RawMessage, key secret.Value) error {
+	if key.IsZero() {
+		return nil
+	}
+	ref, err := db.secrets().Seal(ctx, SettingOpenAIKey, key)
+	if err != nil {
+		return fmt.Errorf("move the OpenAI API key out of the database: %w", err)
+	}
+	b, err := json.Marshal(ref)
+	if err != nil {
+		return err
+	}
+	conn, err := db.sql.Conn(ctx)
+	if err != nil {
+		return translate("seal the OpenAI API key", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA secure_delete = ON"); err != nil {
+		return translate("seal the OpenAI API key", err)
+	}
+	// The connection goes back to the pool as it came.
+	defer conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA secure_delete = OFF")
+	err = func() error {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback() // after Commit, a no-op
+		if _, err := tx.ExecContext(ctx, "UPDATE settings SET value = ?, updated_at = ? WHERE key = ? AND value = ?",
+			string(b), formatTime(db.now()), SettingOpenAIKey, string(raw)); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}()
+	if err != nil {
+		return translate("seal the OpenAI API key", err)
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		slog.WarnContext(ctx, "checkpoint after sealing the OpenAI API key", "error", err)
+	}
+	return nil
 }
 
 // ProviderSettingsPatch is what SetProviderSettings changes: nil fields
 // stay as they are, "" removes the saved value.
 type ProviderSettingsPatch struct {
-	OllamaHost, OpenAIBaseURL, OpenAIKey, DefaultModel *string
+	OllamaHost, OpenAIBaseURL, DefaultModel *string
+	OpenAIKey                               *secret.Value
 }
 
-// SetProviderSettings saves the set fields of p in one transaction.
+// SetProviderSettings saves the set fields of p in one transaction. A new
+// key goes to the secret store first and the settings row gets where it
+// went; a key replaced or removed is deleted from the keyring after the
+// settings are saved.
 func (db *DB) SetProviderSettings(ctx context.Context, p ProviderSettingsPatch) error {
 	values := map[string]any{}
 	for key, v := range map[string]*string{
-		SettingOllamaHost: p.OllamaHost, SettingOpenAIBaseURL: p.OpenAIBaseURL,
-		SettingOpenAIKey: p.OpenAIKey, SettingDefaultModel: p.DefaultModel,
+		SettingOllamaHost: p.OllamaHost, SettingOpenAIBaseURL: p.OpenAIBaseURL, SettingDefaultModel: p.DefaultModel,
 	} {
 		switch {
 		case v == nil:
@@ -155,8 +249,35 @@ func (db *DB) SetProviderSettings(ctx context.Context, p ProviderSettingsPatch) 
 			values[key] = strings.TrimSpace(*v)
 		}
 	}
+	var old, ref secret.Ref
+	if p.OpenAIKey != nil {
+		var raw json.RawMessage
+		if ok, err := db.GetSetting(ctx, SettingOpenAIKey, &raw); err != nil {
+			return err
+		} else if ok {
+			_ = json.Unmarshal(raw, &old) // a plain-text key has no Ref: nothing to delete elsewhere
+		}
+		key := secret.New(strings.TrimSpace(p.OpenAIKey.Reveal()))
+		values[SettingOpenAIKey] = nil
+		if !key.IsZero() {
+			var err error
+			if ref, err = db.secrets().Seal(ctx, SettingOpenAIKey, key); err != nil {
+				return fmt.Errorf("save the OpenAI API key: %w", err)
+			}
+			values[SettingOpenAIKey] = ref
+		}
+	}
 	if len(values) == 0 {
 		return nil
 	}
-	return db.SetSettings(ctx, values)
+	if err := db.SetSettings(ctx, values); err != nil {
+		return err
+	}
+	// The same keyring entry is overwritten by a new key, not deleted.
+	if old.Keyring != "" && old.Keyring != ref.Keyring {
+		if err := db.secrets().Delete(ctx, old); err != nil {
+			slog.WarnContext(ctx, "the replaced OpenAI API key is still in the system keyring", "account", old.Keyring, "error", err)
+		}
+	}
+	return nil
 }

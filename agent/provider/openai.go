@@ -35,9 +35,10 @@ func NewOpenAI(cfg Config) *OpenAI {
 		option.WithHTTPClient(cfg.HTTPClient),
 		// One retry policy: ours, which knows whether anything was streamed.
 		option.WithMaxRetries(0),
-	}
-	if cfg.OpenAIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.OpenAIKey))
+		// Always set, even empty: openai-go would otherwise send
+		// OPENAI_API_KEY from the environment to whatever server this is.
+		// Docent resolves that variable itself, for its own server only.
+		option.WithAPIKey(cfg.OpenAIKey),
 	}
 	return &OpenAI{cfg: cfg, client: openai.NewClient(opts...), retry: defaultRetry(cfg.MaxRetries)}
 }

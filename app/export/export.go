@@ -8,6 +8,16 @@
 // fields, fields the values have that the schema does not (sorted), and
 // _edited: the dotted paths whose value was edited after the model
 // extracted it, separated by ";" in CSV, an array in JSON.
+//
+// CSV is written safe to open in a spreadsheet: the values come from
+// documents through a model, and a text cell that begins like a formula
+// (=, +, -, @, tab, carriage return) would be run by Excel or LibreOffice
+// (=HYPERLINK(...), +cmd|' /C calc'!A0). Such cells get a leading single
+// quote, OWASP's rule for CSV injection, so they open as text; the header
+// and the document names too. A JSON number stays a number (-12.5 is not
+// a formula, and the sign is part of it); a JSON string stays text even
+// when it looks like a number. Options.Raw turns this off, for programs
+// that read the CSV. JSON and JSONL are never changed.
 package export
 
 import (
@@ -59,6 +69,10 @@ type Options struct {
 	// Explode names an array field (dotted path): one row per item, the
 	// item's fields as columns PATH.FIELD.
 	Explode string
+	// Raw writes CSV text cells as they are, formulas included, for
+	// programs rather than spreadsheets (`docent export --raw`, raw=1 over
+	// HTTP). JSON and JSONL are the same either way.
+	Raw bool
 }
 
 // Load reads what an export of a prompt (id, revision id or name) holds:
@@ -105,7 +119,7 @@ func Write(w io.Writer, d Data, opts Options) error {
 	}
 	switch opts.Format {
 	case "", CSV:
-		return t.writeCSV(w)
+		return t.writeCSV(w, opts.Raw)
 	case JSON:
 		return t.writeJSON(w, true)
 	case JSONL:
@@ -363,15 +377,22 @@ func Filled(schema, value json.RawMessage) (filled, fields []string) {
 	return filled, fields
 }
 
-func (t Table) writeCSV(w io.Writer) error {
+// writeCSV writes the table, every text cell neutralised unless raw.
+func (t Table) writeCSV(w io.Writer, raw bool) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(t.Columns); err != nil {
+	rec := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		rec[i] = safeText(c, raw)
+	}
+	if err := cw.Write(rec); err != nil {
 		return err
 	}
-	rec := make([]string, len(t.Columns))
 	for _, row := range t.Rows {
 		for i, v := range row {
 			rec[i] = Cell(v)
+			if _, number := v.(json.Number); !number {
+				rec[i] = safeText(rec[i], raw)
+			}
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -421,4 +442,19 @@ func (t Table) writeJSON(w io.Writer, array bool) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// safeText is s with a single quote in front when a spreadsheet would read
+// it as a formula (OWASP, "CSV Injection"): it begins with =, +, -, @, a
+// tab or a carriage return. A spreadsheet shows the quote-prefixed cell as
+// the text itself. With raw, s is returned as it is.
+func safeText(s string, raw bool) string {
+	if raw || s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
 }

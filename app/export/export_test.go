@@ -87,3 +87,73 @@ func TestFilled(t *testing.T) {
 		t.Errorf("filled %v of %v", filled, fields)
 	}
 }
+
+// formulaData is an extraction whose values a spreadsheet would run as
+// formulas, in a document whose name is one too, beside a negative number.
+func formulaData() Data {
+	return Data{
+		Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"},"d":{"type":"string"},"e":{"type":"string"},"f":{"type":"string"},"amount":{"type":"number"}}}`),
+		Rows: []Row{{DocumentID: "doc_1", DocumentName: "=HYPERLINK(\"http://x\")", ExtractionID: "ext_1",
+			Value: json.RawMessage(`{"a":"=1+1","b":"+A1","c":"@SUM(1)","d":"-2+3","e":"\t=1","f":"\r=2","amount":-12.5}`)}},
+	}
+}
+
+func TestCSVNeutralisesFormulas(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, formulaData(), Options{Format: CSV}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"doc_1", `'=HYPERLINK("http://x")`, "ext_1", "'=1+1", "'+A1", "'@SUM(1)", "'-2+3", "'\t=1", "'\r=2", "-12.5", ""}
+	if len(recs) != 2 || !reflect.DeepEqual(recs[1], want) {
+		t.Errorf("row %q\nwant %q", recs[1:], want)
+	}
+}
+
+func TestRawCSVKeepsCellsAsExtracted(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, formulaData(), Options{Format: CSV, Raw: true}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"doc_1", `=HYPERLINK("http://x")`, "ext_1", "=1+1", "+A1", "@SUM(1)", "-2+3", "\t=1", "\r=2", "-12.5", ""}
+	if len(recs) != 2 || !reflect.DeepEqual(recs[1], want) {
+		t.Errorf("row %q\nwant %q", recs[1:], want)
+	}
+}
+
+// Column names come from schemas a model may have written: they are
+// neutralised like any other text cell.
+func TestCSVNeutralisesColumnNames(t *testing.T) {
+	d := Data{Rows: []Row{{DocumentID: "doc_1", DocumentName: "a.pdf", ExtractionID: "ext_1", Value: json.RawMessage(`{"=cmd":"x"}`)}}}
+	var b bytes.Buffer
+	if err := Write(&b, d, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(recs[0], ","); got != "document_id,document_name,extraction_id,'=cmd,_edited" {
+		t.Errorf("header %s", got)
+	}
+}
+
+// JSON keeps the values exactly: it is read by programs, not run.
+func TestJSONIsNotNeutralised(t *testing.T) {
+	for _, f := range []string{JSON, JSONL} {
+		var b bytes.Buffer
+		if err := Write(&b, formulaData(), Options{Format: f}); err != nil {
+			t.Fatal(err)
+		}
+		if s := b.String(); !strings.Contains(s, `"a":"=1+1"`) || !strings.Contains(s, `"d":"-2+3"`) || !strings.Contains(s, `"amount":-12.5`) || strings.Contains(s, `'`) {
+			t.Errorf("%s: %s", f, s)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/docent/docent/agent"
@@ -163,9 +164,10 @@ var exportContentTypes = map[string]string{
 	export.JSONL: "application/x-ndjson; charset=utf-8",
 }
 
-// exportPrompt answers GET /api/prompts/{prompt_id}/export?format=&explode=:
+// exportPrompt answers GET /api/prompts/{prompt_id}/export?format=&explode=&raw=:
 // the prompt's latest extraction of each document, as `docent export`
-// writes it, as a download.
+// writes it, as a download. CSV cells that a spreadsheet would run as
+// formulas are neutralised unless raw=1 (see package export).
 func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 	format := r.URL.Query().Get("format")
 	if format == "" {
@@ -176,6 +178,14 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "format %q: want csv, json or jsonl", format))
 		return
 	}
+	raw := false
+	if v := r.URL.Query().Get("raw"); v != "" {
+		var err error
+		if raw, err = strconv.ParseBool(v); err != nil {
+			s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "raw %q: want 1 or 0", v))
+			return
+		}
+	}
 	data, err := export.Load(r.Context(), s.cfg.DB, r.PathValue("prompt_id"))
 	if err != nil {
 		s.writeError(w, r, err)
@@ -184,7 +194,7 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 	// Built in memory first, so a bad explode path is a clean 400 rather
 	// than a half-written download.
 	var buf strings.Builder
-	if err := export.Write(&buf, data, export.Options{Format: format, Explode: r.URL.Query().Get("explode")}); err != nil {
+	if err := export.Write(&buf, data, export.Options{Format: format, Explode: r.URL.Query().Get("explode"), Raw: raw}); err != nil {
 		var se *storage.Error
 		if !errors.As(err, &se) {
 			err = storage.Errorf(storage.ErrInvalid, "%v", err)

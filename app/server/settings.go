@@ -14,6 +14,7 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/secret"
 )
 
 // Where a setting's value comes from (SettingsView.Sources).
@@ -58,11 +59,18 @@ type SettingsView struct {
 // SettingsPatch is the body of PUT /api/settings and POST
 // /api/settings/test: absent fields stay as saved, "" removes the saved
 // value (the environment or the default then applies).
+//
+// The key stays with its server: a PUT that changes the OpenAI-compatible
+// base URL without openai_api_key removes the saved key (so the response
+// says openai_api_key_set false) rather than send it to the new server,
+// and a test of another base URL uses only the key given with it.
 type SettingsPatch struct {
 	OllamaHost    *string `json:"ollama_host,omitempty"`
 	OpenAIBaseURL *string `json:"openai_base_url,omitempty"`
-	OpenAIKey     *string `json:"openai_api_key,omitempty"`
-	DefaultModel  *string `json:"default_model,omitempty"`
+	// OpenAIKey is a secret.Value, so that a patch that is logged or
+	// marshalled by mistake shows "[redacted]".
+	OpenAIKey    *secret.Value `json:"openai_api_key,omitempty"`
+	DefaultModel *string       `json:"default_model,omitempty"`
 }
 
 // ProviderCheck is what one provider answered to POST /api/settings/test.
@@ -93,7 +101,7 @@ func (p SettingsPatch) Validate() error {
 		}
 	}
 	if p.OpenAIKey != nil {
-		if strings.ContainsFunc(strings.TrimSpace(*p.OpenAIKey), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		if strings.ContainsFunc(strings.TrimSpace(p.OpenAIKey.Reveal()), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
 			return storage.Errorf(storage.ErrInvalid, "openai_api_key: a key has no spaces or control characters")
 		}
 	}
@@ -114,7 +122,9 @@ func (p SettingsPatch) apply(saved storage.ProviderSettings) storage.ProviderSet
 	}
 	set(&saved.OllamaHost, p.OllamaHost)
 	set(&saved.OpenAIBaseURL, p.OpenAIBaseURL)
-	set(&saved.OpenAIKey, p.OpenAIKey)
+	if p.OpenAIKey != nil {
+		saved.OpenAIKey = secret.New(strings.TrimSpace(p.OpenAIKey.Reveal()))
+	}
 	set(&saved.DefaultModel, p.DefaultModel)
 	return saved
 }
@@ -148,7 +158,7 @@ func ResolveProviders(env provider.Config, envModel string, saved storage.Provid
 	}
 	pick(storage.SettingOllamaHost, &ps.Config.OllamaHost, env.OllamaHost, saved.OllamaHost)
 	pick(storage.SettingOpenAIBaseURL, &ps.Config.OpenAIBaseURL, env.OpenAIBaseURL, saved.OpenAIBaseURL)
-	pick(storage.SettingOpenAIKey, &ps.Config.OpenAIKey, env.OpenAIKey, saved.OpenAIKey)
+	pick(storage.SettingOpenAIKey, &ps.Config.OpenAIKey, env.OpenAIKey, saved.OpenAIKey.Reveal())
 	pick(storage.SettingDefaultModel, &ps.DefaultModel, strings.TrimSpace(envModel), saved.DefaultModel)
 	return ps
 }
@@ -198,6 +208,44 @@ func (ls *LiveSettings) setup(ctx context.Context, p SettingsPatch) (ProviderSet
 	return ResolveProviders(ls.env, ls.envModel, p.apply(saved)), nil
 }
 
+// openAIServer is the server a base URL names, for telling whether two
+// name the same one: the default for "", scheme and host in lower case,
+// no trailing slash.
+func openAIServer(baseURL string) string {
+	s := strings.TrimRight(cmp.Or(strings.TrimSpace(baseURL), provider.DefaultOpenAIBaseURL), "/")
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	return u.String()
+}
+
+// keyStaysWithServer applies the rule that a key is sent only to its
+// server to a PUT: when p moves the OpenAI-compatible base URL (the one in
+// effect, or the saved one that a key saved with it belongs to) and names
+// no key, the saved key is removed with it; the user types the new
+// server's key, if it takes one. An OPENAI_API_KEY from the environment
+// cannot be removed here, so a move that would send it elsewhere is
+// refused.
+func (ls *LiveSettings) keyStaysWithServer(saved storage.ProviderSettings, p SettingsPatch) (SettingsPatch, error) {
+	if p.OpenAIBaseURL == nil {
+		return p, nil
+	}
+	before := ResolveProviders(ls.env, ls.envModel, saved)
+	after := ResolveProviders(ls.env, ls.envModel, p.apply(saved))
+	moved := openAIServer(before.Config.OpenAIBaseURL) != openAIServer(after.Config.OpenAIBaseURL)
+	if moved && after.Sources[storage.SettingOpenAIKey] == SourceEnv {
+		return p, storage.Errorf(storage.ErrInvalid,
+			"openai_base_url: OPENAI_API_KEY in Docent's environment would be sent to the new server; set OPENAI_BASE_URL beside it instead")
+	}
+	moved = moved || openAIServer(saved.OpenAIBaseURL) != openAIServer(*p.OpenAIBaseURL)
+	if moved && p.OpenAIKey == nil && !saved.OpenAIKey.IsZero() {
+		p.OpenAIKey = new(secret.Value)
+	}
+	return p, nil
+}
+
 // Agent returns the agent of the configuration in effect.
 func (ls *LiveSettings) Agent() *agent.Agent { return ls.agent.Load() }
 
@@ -217,7 +265,14 @@ func (ls *LiveSettings) Put(ctx context.Context, p SettingsPatch) (SettingsView,
 	}
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	err := ls.db.SetProviderSettings(ctx, storage.ProviderSettingsPatch{
+	saved, err := ls.db.GetProviderSettings(ctx)
+	if err != nil {
+		return SettingsView{}, err
+	}
+	if p, err = ls.keyStaysWithServer(saved, p); err != nil {
+		return SettingsView{}, err
+	}
+	err = ls.db.SetProviderSettings(ctx, storage.ProviderSettingsPatch{
 		OllamaHost: p.OllamaHost, OpenAIBaseURL: p.OpenAIBaseURL, OpenAIKey: p.OpenAIKey, DefaultModel: p.DefaultModel,
 	})
 	if err != nil {
@@ -232,25 +287,39 @@ func (ls *LiveSettings) Put(ctx context.Context, p SettingsPatch) (SettingsView,
 }
 
 // Test asks the providers of the setup p would give for their models,
-// without saving p.
+// without saving p. The key in effect (saved or from the environment) is
+// used only when p leaves the OpenAI-compatible server as it is: for
+// another base URL, the test sends the key p gives, or none, so that a
+// caller cannot have the saved key sent to a server of its choice.
 func (ls *LiveSettings) Test(ctx context.Context, p SettingsPatch) ([]ProviderCheck, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	setup, err := ls.setup(ctx, p)
+	saved, err := ls.db.GetProviderSettings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return CheckProviders(ctx, setup.Config), nil
+	before := ResolveProviders(ls.env, ls.envModel, saved)
+	cfg := ResolveProviders(ls.env, ls.envModel, p.apply(saved)).Config
+	if openAIServer(before.Config.OpenAIBaseURL) != openAIServer(cfg.OpenAIBaseURL) {
+		cfg.OpenAIKey = ""
+		if p.OpenAIKey != nil {
+			cfg.OpenAIKey = strings.TrimSpace(p.OpenAIKey.Reveal())
+		}
+	}
+	return CheckProviders(ctx, cfg, saved.OpenAIKey, secret.New(ls.env.OpenAIKey)), nil
 }
 
 // CheckProviders asks Ollama and, when configured, the OpenAI-compatible
 // server for their models, at the same time and within a time limit.
-func CheckProviders(ctx context.Context, cfg provider.Config) []ProviderCheck {
+// Errors shown are cleared of cfg's key and of the other secrets given,
+// in case a server quotes back what it was sent.
+func CheckProviders(ctx context.Context, cfg provider.Config, redact ...secret.Value) []ProviderCheck {
 	ctx, cancel := context.WithTimeout(ctx, settingsTestTimeout)
 	defer cancel()
-	reg := provider.NewRegistry(cfg)
+	redact = append(redact, secret.New(cfg.OpenAIKey))
 	openaiURL := strings.TrimRight(cmp.Or(cfg.OpenAIBaseURL, provider.DefaultOpenAIBaseURL), "/")
+	reg := provider.NewRegistry(cfg)
 	checks := []ProviderCheck{
 		{Provider: "ollama", URL: cmp.Or(cfg.OllamaHost, provider.DefaultOllamaHost), Configured: true},
 		{Provider: "openai", URL: openaiURL, Configured: cfg.OpenAIKey != "" || openaiURL != provider.DefaultOpenAIBaseURL},
@@ -270,7 +339,7 @@ func CheckProviders(ctx context.Context, cfg provider.Config) []ProviderCheck {
 				models, err = p.Models(ctx)
 			}
 			if err != nil {
-				c.Error = errorText(err)
+				c.Error = secret.Redact(errorText(err), redact...)
 				return
 			}
 			c.OK = true

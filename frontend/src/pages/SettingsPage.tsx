@@ -139,8 +139,9 @@ export default function SettingsPage() {
       <section className="card">
         <h2>Models</h2>
         <p className="muted">
-          Kept in Docent&apos;s local database; the API key is sent only to the OpenAI-compatible server below and never shown again.
-          Empty fields use the defaults.
+          Kept in Docent&apos;s local database, except the API key: that goes to your system keyring, or is sealed with a key file
+          beside the database. It is sent only to the OpenAI-compatible server below and never shown again. Empty fields use the
+          defaults.
         </p>
         {server.loading && <Spinner label="Loading the settings…" />}
         {server.error && <ErrorBox error={`Could not load the settings: ${server.error}`} />}
@@ -167,6 +168,9 @@ export default function SettingsPage() {
                 data-testid="settings-openai-base"
               />
               {envNote("openai_base_url")}
+              {v.openai_api_key_set && v.sources.openai_api_key === "settings" && !fromEnv("openai_base_url") && (
+                <span className="muted small-text">Changing the URL removes the saved key, unless you type the new server&apos;s key too.</span>
+              )}
             </label>
             <label>
               OpenAI API key

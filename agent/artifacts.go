@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 )
@@ -61,6 +62,36 @@ func UpdateSchema(ctx context.Context, db *storage.DB, schemaID string, name *st
 		return SchemaResult{}, err
 	}
 	return SchemaResult{SchemaRevision: rev, Warnings: warnings, NoChanges: noChanges}, nil
+}
+
+// CreatePrompt saves a new prompt after checking its model id, as the
+// settings' default model is checked: "" (the default) or a
+// provider-prefixed id such as ollama/qwen3:8b. The agent's tool, the HTTP
+// route and the CLI all create prompts through here.
+func CreatePrompt(ctx context.Context, db *storage.DB, np storage.NewPrompt) (storage.PromptRevision, error) {
+	if err := checkModel(&np.Model); err != nil {
+		return storage.PromptRevision{}, err
+	}
+	return db.CreatePrompt(ctx, np)
+}
+
+// UpdatePrompt is CreatePrompt's counterpart for a new version.
+func UpdatePrompt(ctx context.Context, db *storage.DB, promptID string, p storage.PromptPatch) (storage.PromptRevision, bool, error) {
+	if err := checkModel(p.Model); err != nil {
+		return storage.PromptRevision{}, false, err
+	}
+	return db.UpdatePrompt(ctx, promptID, p)
+}
+
+// checkModel checks the form of a model id a prompt names.
+func checkModel(model *string) error {
+	if model == nil || strings.TrimSpace(*model) == "" {
+		return nil
+	}
+	if _, _, err := provider.ParseModelID(*model); err != nil {
+		return storage.Errorf(storage.ErrInvalid, "%v", err)
+	}
+	return nil
 }
 
 // checkedSchema normalises and checks a schema before it is saved.

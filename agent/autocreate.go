@@ -2,11 +2,9 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -34,14 +32,13 @@ const (
 
 // AutoCreateCallLimits are the tool limits of a headless run: one schema and
 // one prompt, refined at most twice (so at most three extractions), and no
-// deletions, tag changes or field edits, which nobody reviews before they
-// happen.
+// new tags (a rejected proposal could not take them back). What the run may
+// change at all is its Scope's to say, not a limit's.
 func AutoCreateCallLimits() map[string]int {
 	return map[string]int{
 		"create_schema": 1, "create_prompt": 1,
 		"update_schema": 2, "update_prompt": 2, "run_extraction": 3,
-		"delete_schema": 0, "delete_prompt": 0, "delete_tag": 0,
-		"create_tag": 0, "update_tag": 0, "update_extraction_field": 0,
+		"create_tag": 0,
 	}
 }
 
@@ -87,14 +84,17 @@ type AutoCreateResult struct {
 	Skipped bool   `json:"skipped,omitempty"`
 	Error   string `json:"error,omitempty"`
 	// ExtractionOnly is set for a run that reused a schema.
-	ExtractionOnly bool                `json:"extraction_only,omitempty"`
-	ThreadID       string              `json:"thread_id,omitempty"`
-	SchemaID       string              `json:"schema_id,omitempty"`
-	SchemaRevID    string              `json:"schema_revid,omitempty"`
-	PromptID       string              `json:"prompt_id,omitempty"`
-	PromptRevID    string              `json:"prompt_revid,omitempty"`
-	ExtractionID   string              `json:"extraction_id,omitempty"`
-	Extraction     *storage.Extraction `json:"-"`
+	ExtractionOnly bool `json:"extraction_only,omitempty"`
+	// Refused lists the calls the run made outside its scope (changes to
+	// what it did not create), which were not run; the proposal keeps them.
+	Refused      []storage.Refusal   `json:"refused,omitempty"`
+	ThreadID     string              `json:"thread_id,omitempty"`
+	SchemaID     string              `json:"schema_id,omitempty"`
+	SchemaRevID  string              `json:"schema_revid,omitempty"`
+	PromptID     string              `json:"prompt_id,omitempty"`
+	PromptRevID  string              `json:"prompt_revid,omitempty"`
+	ExtractionID string              `json:"extraction_id,omitempty"`
+	Extraction   *storage.Extraction `json:"-"`
 	// Usage sums the tokens of the agent's rounds and of the run's
 	// extractions.
 	Usage    Usage         `json:"usage"`
@@ -181,7 +181,7 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	res.Usage.CompletionTokens += rec.extractionTokens(keep, false)
 	if err == nil {
 		var d storage.Document
-		if d, err = db.ProposeAutoCreate(keep, claim, links); err == nil {
+		if d, err = db.ProposeAutoCreate(keep, claim, links, res.Refused); err == nil {
 			res.Status = d.AutoCreateStatus
 			res.ThreadID, res.SchemaID, res.PromptID, res.ExtractionID = links.ThreadID, links.SchemaID, links.PromptID, links.ExtractionID
 			res.Duration = time.Since(start)
@@ -194,13 +194,15 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 		// Interrupted: not the document's fault. It goes back to pending
 		// and the next batch runs it again.
 		res.Error = "interrupted"
-		if d, rerr := db.RequeueAutoCreate(keep, claim); rerr == nil {
-			res.Status = d.AutoCreateStatus
-		} else {
+		interrupted := fmt.Errorf("auto-create of %s interrupted: %w", claim.Document.Name, ctx.Err())
+		d, rerr := db.RequeueAutoCreate(keep, claim)
+		if rerr != nil {
+			// It stays running until its claim is stale; say so.
 			res.Status = storage.AutoCreateRunning
-			err = errors.Join(err, rerr)
+			return res, errors.Join(interrupted, fmt.Errorf("put %s back in the queue: %w", claim.Document.Name, rerr))
 		}
-		return res, fmt.Errorf("auto-create of %s interrupted: %w", claim.Document.Name, ctx.Err())
+		res.Status = d.AutoCreateStatus
+		return res, interrupted
 	}
 	if errors.Is(err, context.DeadlineExceeded) || runCtx.Err() == context.DeadlineExceeded {
 		err = fmt.Errorf("timed out after %s (the time limit; raise it with --timeout)", c.timeout())
@@ -237,17 +239,19 @@ func errMessage(err error) string {
 	return err.Error()
 }
 
-// converse runs the agent's turn with the fixed message, all tools
-// auto-approved within AutoCreateCallLimits, and reads the proposal from the
+// converse runs the agent's turn with the fixed message, unattended within
+// the run's Scope and AutoCreateCallLimits, and reads the proposal from the
 // working state the turn ends with.
 func (c *AutoCreator) converse(ctx context.Context, claim storage.AutoCreateClaim, opts AutoCreateOptions, rec *autoCreateRecorder, res *AutoCreateResult) (storage.AutoCreateLinks, error) {
 	a := c.runAgent(opts)
 	a.MaxToolRounds = max(a.MaxToolRounds, autoCreateMaxRounds)
+	scope := NewScope(claim.DocumentID)
 	turn, err := a.Chat(ctx, ChatRequest{
 		DocumentID: claim.DocumentID, Message: AutoCreateMessage, Model: opts.Model,
-		AutoApprove: true, CallLimits: AutoCreateCallLimits(),
+		Scope: scope, CallLimits: AutoCreateCallLimits(),
 	}, rec)
 	res.Usage = turn.Usage
+	res.Refused = scope.Refused()
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
@@ -349,6 +353,7 @@ func (c *AutoCreator) extractOnly(ctx context.Context, claim storage.AutoCreateC
 		Success: true,
 		Result:  mustJSON(extractionResult{Extraction: viewExtraction(x), PromptRevID: prompt.PromptRevID, SchemaRevID: prompt.SchemaRevID}),
 		Preview: fmt.Sprintf("extracted with prompt %s v%d: %s (%s)", prompt.Name, prompt.Version, x.ValidationStatus, x.ID),
+		Created: []Ref{{Kind: KindExtraction, ID: x.ID}},
 	}
 	if err := rec.Emit(ToolResultEvent(0, call.ID, call.Name, tr)); err != nil {
 		return storage.AutoCreateLinks{}, err
@@ -434,10 +439,6 @@ type autoCreateRecorder struct {
 	extractions []string
 }
 
-// idInPreview finds the id at the end of a tool preview: "created schema
-// invoice v1 (srv_…)".
-var idInPreview = regexp.MustCompile(`\(([a-z]+_[0-9A-Za-z]+)\)$`)
-
 func (r *autoCreateRecorder) Emit(e Event) error {
 	var err error
 	switch {
@@ -465,49 +466,22 @@ func (r *autoCreateRecorder) record(l storage.AutoCreateLinks) error {
 	return err // a lost claim stops the run
 }
 
-// noteResult records what a successful create_schema, create_prompt or
-// run_extraction made, read from its result (or, when the result was cut
-// for size, from the id its preview ends with).
+// noteResult records what a successful call created: the references its
+// result carries.
 func (r *autoCreateRecorder) noteResult(e Event) error {
-	var v struct {
-		SchemaID    string `json:"schema_id"`
-		PromptID    string `json:"prompt_id"`
-		SchemaRevID string `json:"schema_revid"`
-		PromptRevID string `json:"prompt_revid"`
-		Extraction  struct {
-			ID string `json:"extraction_id"`
-		} `json:"extraction"`
-	}
-	_ = json.Unmarshal(e.Result, &v)
-	fromPreview := ""
-	if m := idInPreview.FindStringSubmatch(e.Preview); m != nil {
-		fromPreview = m[1]
-	}
 	var l storage.AutoCreateLinks
-	switch e.Name {
-	case "create_schema":
-		l.SchemaID = v.SchemaID
-		if l.SchemaID == "" && fromPreview != "" {
-			if s, err := r.db.GetSchemaRevision(r.ctx, fromPreview); err == nil {
-				l.SchemaID = s.SchemaID
-			}
-		}
-	case "create_prompt":
-		l.PromptID = v.PromptID
-		if l.PromptID == "" && fromPreview != "" {
-			if p, err := r.db.GetPromptRevision(r.ctx, fromPreview); err == nil {
-				l.PromptID = p.PromptID
-			}
-		}
-	case "run_extraction":
-		l.ExtractionID = firstNonEmpty(v.Extraction.ID, fromPreview)
-		if l.ExtractionID != "" {
+	for _, ref := range e.Created {
+		switch ref.Kind {
+		case KindSchema:
+			l.SchemaID = ref.ID
+		case KindPrompt:
+			l.PromptID = ref.ID
+		case KindExtraction:
+			l.ExtractionID = ref.ID
 			r.mu.Lock()
-			r.extractions = append(r.extractions, l.ExtractionID)
+			r.extractions = append(r.extractions, ref.ID)
 			r.mu.Unlock()
 		}
-	default:
-		return nil
 	}
 	if l == (storage.AutoCreateLinks{}) {
 		return nil

@@ -268,3 +268,32 @@ func TestAutoCreateStartRunsInTheBackground(t *testing.T) {
 		t.Errorf("accept: %+v %v", d, err)
 	}
 }
+
+// cancelSink deletes the run's document and cancels the run at the first
+// event, so that putting the document back in the queue fails.
+type cancelSink struct {
+	db     *storage.DB
+	doc    string
+	cancel context.CancelFunc
+	done   bool
+}
+
+func (s *cancelSink) Emit(agent.Event) error {
+	if !s.done {
+		s.done = true
+		_ = s.db.DeleteDocument(context.Background(), s.doc)
+		s.cancel()
+	}
+	return nil
+}
+
+func TestAutoCreateInterruptedReportsAFailedRequeue(t *testing.T) {
+	f := newTurnFixture(t)
+	scriptAutoCreate(f.srv, "invoice", `{"invoice_number":"A-1","total":12.5}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := (&agent.AutoCreator{Agent: f.agent}).Run(ctx, f.doc.ID, agent.AutoCreateOptions{Sink: &cancelSink{db: f.db, doc: f.doc.ID, cancel: cancel}})
+	if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.Contains(err.Error(), "back in the queue") {
+		t.Errorf("Run: %v, want the interruption and the failed requeue", err)
+	}
+}

@@ -128,6 +128,10 @@ type Event struct {
 
 	// TurnResult is done's `result`: what the turn produced.
 	TurnResult *TurnResult
+
+	// Created is what a successful tool_result's call created. It is not
+	// on the wire: in-process sinks (auto-create's bookkeeping) read it.
+	Created []Ref
 }
 
 // ToolCall is one call the model made: tool_calls' `tool_calls` items and,
@@ -288,7 +292,7 @@ func ToolCalls(round int, calls []ToolCall, needsApproval []string) Event {
 func ToolResultEvent(round int, callID, name string, r ToolResult) Event {
 	return Event{
 		Type: EventToolResult, RoundIndex: round, CallID: callID, Name: name,
-		Success: r.Success, Result: r.Result, Preview: r.Preview, Error: r.Error,
+		Success: r.Success, Result: r.Result, Preview: r.Preview, Error: r.Error, Created: r.Created,
 	}
 }
 

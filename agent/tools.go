@@ -36,6 +36,10 @@ type Tool struct {
 	// format, with additionalProperties false.
 	Parameters json.RawMessage `json:"parameters"`
 	Access     Access          `json:"access"`
+	// Changes says what a call would change, before it runs: every
+	// read-write tool has it. The unattended scope and the "always
+	// approve" rule decide from it.
+	Changes func(ctx context.Context, env *ToolEnv, args json.RawMessage) ([]Change, error) `json:"-"`
 	// Run does the work. Arguments have been checked against Parameters.
 	// Errors are rendered for the model by CallTool.
 	Run func(ctx context.Context, env *ToolEnv, args json.RawMessage) (any, error) `json:"-"`
@@ -54,6 +58,9 @@ type ToolEnv struct {
 	// SearchCalls counts search_docs and open_citation calls this turn;
 	// MaxSearchCalls of them are allowed.
 	SearchCalls int
+	// Scope, when set, bounds what read-write calls may change: an
+	// unattended run's (NewScope).
+	Scope *Scope
 }
 
 // ToolResult is the outcome of one tool call, as the tool_result event and
@@ -65,6 +72,11 @@ type ToolResult struct {
 	// (srv_…)").
 	Preview string `json:"preview,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Created names what the call created.
+	Created []Ref `json:"-"`
+	// Refused is set when the call was outside the turn's scope and did
+	// not run; Error says why.
+	Refused bool `json:"-"`
 }
 
 // Content is what the model is shown for this call: the result, or
@@ -225,20 +237,34 @@ func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessa
 	if problems := v.Validate(args); len(problems) > 0 {
 		return ToolResult{Error: fmt.Sprintf("invalid arguments for %s: %s", name, argumentProblems(problems))}
 	}
+	if env.Scope != nil && t.Access == ReadWrite {
+		changes, err := t.Changes(ctx, env, args)
+		if err != nil {
+			return ToolResult{Error: toolErrorMessage(ctx, name, err)}
+		}
+		if why := env.Scope.check(changes); why != "" {
+			env.Scope.refuse(name, why)
+			return ToolResult{Error: "refused: " + why, Refused: true}
+		}
+	}
 	out, err := t.Run(ctx, env, args)
 	if err != nil {
 		return ToolResult{Error: toolErrorMessage(ctx, name, err)}
 	}
 	var preview string
+	var created []Ref
 	if p, ok := out.(previewed); ok {
-		out, preview = p.value, p.preview
+		out, preview, created = p.value, p.preview, p.created
+	}
+	if env.Scope != nil {
+		env.Scope.noteCreated(created)
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
 		slog.ErrorContext(ctx, "tool result does not encode", "tool", name, "err", err)
 		return ToolResult{Error: fmt.Sprintf("internal error: the result of %s could not be encoded", name)}
 	}
-	return ToolResult{Success: true, Result: capResult(data), Preview: preview}
+	return ToolResult{Success: true, Result: capResult(data), Preview: preview, Created: created}
 }
 
 // argumentProblems renders argument validation problems, naming arguments
@@ -277,10 +303,18 @@ func toolErrorMessage(ctx context.Context, name string, err error) string {
 	return fmt.Sprintf("internal error: %s failed; the details are in the server log", name)
 }
 
-// previewed is a result with its one-line preview; CallTool unwraps it.
+// previewed is a result with its one-line preview and what the call
+// created; CallTool unwraps it.
 type previewed struct {
 	value   any
 	preview string
+	created []Ref
+}
+
+// made adds what the call created.
+func (p previewed) made(kind, id string) previewed {
+	p.created = append(p.created, Ref{Kind: kind, ID: id})
+	return p
 }
 
 func withPreview(v any, format string, args ...any) previewed {

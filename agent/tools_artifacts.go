@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 )
@@ -95,8 +94,9 @@ func artifactTools() []Tool {
 				"name":            `{"type":"string","minLength":1,"description":"Schema name, unique."}`,
 				"response_format": pResponseFormat,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(createSchema),
+			Access:  ReadWrite,
+			Changes: creates(KindSchema),
+			Run:     decodeArgs(createSchema),
 		},
 		{
 			Name:        "update_schema",
@@ -106,14 +106,16 @@ func artifactTools() []Tool {
 				"name":            `{"type":"string","minLength":1,"description":"New name."}`,
 				"response_format": pResponseFormat,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(updateSchema),
+			Access:  ReadWrite,
+			Changes: schemaChange(OpUpdate),
+			Run:     decodeArgs(updateSchema),
 		},
 		{
 			Name:        "delete_schema",
 			Description: "Delete a schema with all its versions. Refused while the latest revision of a prompt uses it.",
 			Parameters:  params([]string{"schema_id"}, map[string]string{"schema_id": pSchemaID}),
 			Access:      ReadWrite,
+			Changes:     schemaChange(OpDelete),
 			Run:         decodeArgs(deleteSchema),
 		},
 		{
@@ -127,8 +129,9 @@ func artifactTools() []Tool {
 				"model":          `{"type":"string","description":"Model id with its provider, e.g. ollama/qwen3:8b. Default: the configured default."}`,
 				"tag_ids":        `{"type":"array","items":{"type":"string"},"description":"Tags of the prompt."}`,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(createPrompt),
+			Access:  ReadWrite,
+			Changes: creates(KindPrompt),
+			Run:     decodeArgs(createPrompt),
 		},
 		{
 			Name:        "update_prompt",
@@ -142,14 +145,16 @@ func artifactTools() []Tool {
 				"model":          `{"type":"string","description":"Model id with its provider, e.g. ollama/qwen3:8b; \"\" for the default."}`,
 				"tag_ids":        `{"type":"array","items":{"type":"string"},"description":"Tags from now on (replaces them)."}`,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(updatePrompt),
+			Access:  ReadWrite,
+			Changes: promptChange(OpUpdate),
+			Run:     decodeArgs(updatePrompt),
 		},
 		{
 			Name:        "delete_prompt",
 			Description: "Delete a prompt with all its versions; extractions made with it are kept.",
 			Parameters:  params([]string{"prompt_id"}, map[string]string{"prompt_id": pPromptID}),
 			Access:      ReadWrite,
+			Changes:     promptChange(OpDelete),
 			Run:         decodeArgs(deletePrompt),
 		},
 		{
@@ -160,8 +165,9 @@ func artifactTools() []Tool {
 				"color":       pColor,
 				"description": `{"type":"string","description":"What the tag means."}`,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(createTag),
+			Access:  ReadWrite,
+			Changes: creates(KindTag),
+			Run:     decodeArgs(createTag),
 		},
 		{
 			Name:        "update_tag",
@@ -172,14 +178,16 @@ func artifactTools() []Tool {
 				"color":       pColor,
 				"description": `{"type":"string","description":"New description."}`,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(updateTag),
+			Access:  ReadWrite,
+			Changes: tagChange(OpUpdate),
+			Run:     decodeArgs(updateTag),
 		},
 		{
 			Name:        "delete_tag",
 			Description: "Delete a tag. Refused while documents or prompts use it; the error names them.",
 			Parameters:  params([]string{"tag_id"}, map[string]string{"tag_id": pTagID}),
 			Access:      ReadWrite,
+			Changes:     tagChange(OpDelete),
 			Run:         decodeArgs(deleteTag),
 		},
 	}
@@ -266,7 +274,7 @@ func createSchema(ctx context.Context, env *ToolEnv, a struct {
 		return nil, err
 	}
 	env.State.SchemaRevID = res.SchemaRevID
-	return withPreview(res, "created schema %s v%d (%s)", res.Name, res.Version, res.SchemaRevID), nil
+	return withPreview(res, "created schema %s v%d (%s)", res.Name, res.Version, res.SchemaRevID).made(KindSchema, res.SchemaID), nil
 }
 
 func updateSchema(ctx context.Context, env *ToolEnv, a struct {
@@ -401,17 +409,6 @@ func promptList(revs []storage.PromptRevision, total int) map[string]any {
 	return map[string]any{"prompts": out, "total": total}
 }
 
-// checkModel checks the form of a model id a prompt names.
-func checkModel(model *string) error {
-	if model == nil || strings.TrimSpace(*model) == "" {
-		return nil
-	}
-	if _, _, err := provider.ParseModelID(*model); err != nil {
-		return storage.Errorf(storage.ErrInvalid, "%v", err)
-	}
-	return nil
-}
-
 func createPrompt(ctx context.Context, env *ToolEnv, a struct {
 	Name          string   `json:"name"`
 	Content       string   `json:"content"`
@@ -420,9 +417,6 @@ func createPrompt(ctx context.Context, env *ToolEnv, a struct {
 	Model         string   `json:"model"`
 	TagIDs        []string `json:"tag_ids"`
 }) (any, error) {
-	if err := checkModel(&a.Model); err != nil {
-		return nil, err
-	}
 	np := storage.NewPrompt{Name: a.Name, Content: a.Content, SchemaVersion: a.SchemaVersion, Model: strings.TrimSpace(a.Model), TagIDs: a.TagIDs}
 	if strings.TrimSpace(a.SchemaID) != "" {
 		s, err := resolveSchemaID(ctx, env.DB, a.SchemaID)
@@ -433,12 +427,12 @@ func createPrompt(ctx context.Context, env *ToolEnv, a struct {
 	} else if a.SchemaVersion != 0 {
 		return nil, storage.Errorf(storage.ErrInvalid, "schema_version needs schema_id")
 	}
-	rev, err := env.DB.CreatePrompt(ctx, np)
+	rev, err := CreatePrompt(ctx, env.DB, np)
 	if err != nil {
 		return nil, err
 	}
 	env.State.PromptRevID = rev.PromptRevID
-	return withPreview(rev, "created prompt %s v%d (%s)", rev.Name, rev.Version, rev.PromptRevID), nil
+	return withPreview(rev, "created prompt %s v%d (%s)", rev.Name, rev.Version, rev.PromptRevID).made(KindPrompt, rev.PromptID), nil
 }
 
 func updatePrompt(ctx context.Context, env *ToolEnv, a struct {
@@ -452,9 +446,6 @@ func updatePrompt(ctx context.Context, env *ToolEnv, a struct {
 }) (any, error) {
 	if a.Name == nil && a.Content == nil && a.SchemaID == nil && a.SchemaVersion == nil && a.Model == nil && a.TagIDs == nil {
 		return nil, storage.Errorf(storage.ErrInvalid, "nothing to change: give name, content, schema_id, schema_version, model or tag_ids")
-	}
-	if err := checkModel(a.Model); err != nil {
-		return nil, err
 	}
 	cur, err := env.DB.FindPrompt(ctx, strings.TrimSpace(a.PromptID))
 	if err != nil {
@@ -472,7 +463,7 @@ func updatePrompt(ctx context.Context, env *ToolEnv, a struct {
 		}
 		p.SchemaID = &id
 	}
-	rev, noChanges, err := env.DB.UpdatePrompt(ctx, cur.PromptID, p)
+	rev, noChanges, err := UpdatePrompt(ctx, env.DB, cur.PromptID, p)
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +536,7 @@ func createTag(ctx context.Context, env *ToolEnv, a struct {
 	if err != nil {
 		return nil, err
 	}
-	return withPreview(tag, "created tag %s (%s)", tag.Name, tag.ID), nil
+	return withPreview(tag, "created tag %s (%s)", tag.Name, tag.ID).made(KindTag, tag.ID), nil
 }
 
 func updateTag(ctx context.Context, env *ToolEnv, a struct {

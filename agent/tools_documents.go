@@ -45,14 +45,16 @@ func documentTools() []Tool {
 				"tag_ids":     `{"type":"array","items":{"type":"string"},"description":"The document's tags from now on (replaces the current ones)."}`,
 				"metadata":    `{"type":"object","description":"Metadata from now on (replaces the current metadata)."}`,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(updateDocument),
+			Access:  ReadWrite,
+			Changes: documentChange(OpUpdate),
+			Run:     decodeArgs(updateDocument),
 		},
 		{
 			Name:        "delete_document",
 			Description: "Delete a document with its pages, extractions and conversations. Default: the current document.",
 			Parameters:  params(nil, map[string]string{"document_id": pDocumentID}),
 			Access:      ReadWrite,
+			Changes:     documentChange(OpDelete),
 			Run:         decodeArgs(deleteDocument),
 		},
 	}

@@ -27,8 +27,9 @@ func extractionTools() []Tool {
 			Parameters: params(nil, map[string]string{
 				"prompt_revid": `{"type":"string","description":"Prompt revision to run (a prompt_id or name runs its latest). Default: the working state's prompt_revid."}`,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(runExtraction),
+			Access:  ReadWrite,
+			Changes: extractionRun,
+			Run:     decodeArgs(runExtraction),
 		},
 		{
 			Name:        "update_extraction_field",
@@ -37,8 +38,9 @@ func extractionTools() []Tool {
 				"path":  `{"type":"string","minLength":1,"description":"Dot-separated path; numbers index arrays, e.g. line_items.0.amount."}`,
 				"value": `{"description":"The new value: any JSON (string, number, object, array, boolean or null)."}`,
 			}),
-			Access: ReadWrite,
-			Run:    decodeArgs(updateExtractionField),
+			Access:  ReadWrite,
+			Changes: extractionEdit,
+			Run:     decodeArgs(updateExtractionField),
 		},
 	}
 }
@@ -111,7 +113,7 @@ func runExtraction(ctx context.Context, env *ToolEnv, a struct {
 		env.State.SchemaRevID = prompt.SchemaRevID
 	}
 	res := extractionResult{Extraction: viewExtraction(x), PromptRevID: prompt.PromptRevID, SchemaRevID: prompt.SchemaRevID}
-	return withPreview(res, "extracted with prompt %s v%d: %s (%s)", prompt.Name, prompt.Version, x.ValidationStatus, x.ID), nil
+	return withPreview(res, "extracted with prompt %s v%d: %s (%s)", prompt.Name, prompt.Version, x.ValidationStatus, x.ID).made(KindExtraction, x.ID), nil
 }
 
 // currentExtraction is the extraction field edits apply to: the working

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -66,6 +67,10 @@ type ChatRequest struct {
 	// over its limit is not run and reports an error to the model. The
 	// headless auto-create run uses it to bound refinements.
 	CallLimits map[string]int
+	// Scope, when set, makes the turn unattended: every call runs without
+	// asking, but only within the scope (NewScope); calls outside it are
+	// refused and noted there.
+	Scope *Scope
 }
 
 // Mention is one @-mentioned artifact.
@@ -194,6 +199,10 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 	if msg == "" {
 		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "the message is empty")
 	}
+	if n := utf8.RuneCountInString(msg); n > MaxMessageChars {
+		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "the message is %s characters; the limit is %s: import long text as a document and mention it instead",
+			thousands(n), thousands(MaxMessageChars))
+	}
 	doc, err := a.DB.GetDocument(ctx, req.DocumentID)
 	if err != nil {
 		return TurnResult{}, err
@@ -217,7 +226,11 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 		return TurnResult{}, err
 	}
 	t.mentions = mentions
-	t.autoApprove, t.autoTools = req.AutoApprove, slices.Clone(req.AutoApprovedTools)
+	if err := t.fitsWindow(msg); err != nil {
+		return TurnResult{}, err
+	}
+	t.autoApprove, t.autoTools = req.AutoApprove || req.Scope != nil, slices.Clone(req.AutoApprovedTools)
+	t.env.Scope = req.Scope
 	t.callLimits = req.CallLimits
 	t.stateless = req.ThreadID == "" && req.Messages != nil
 	switch {
@@ -229,6 +242,11 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 				return TurnResult{}, err
 			}
 		}
+		release, err := a.holdThread(ctx, th.ID)
+		if err != nil {
+			return TurnResult{}, err
+		}
+		defer release()
 		if n := req.TruncateThreadToMessageCount; n != nil {
 			if err := a.DB.TruncateThread(ctx, doc.ID, th.ID, *n); err != nil {
 				return TurnResult{}, err
@@ -260,6 +278,33 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 	return t.loop(ctx)
 }
 
+// MaxMessageChars caps a user's message: longer text belongs in a
+// document, where it is paged and searchable.
+const MaxMessageChars = 100_000
+
+// fitsWindow refuses, before a thread is made or anything is stored, a
+// message that cannot fit the model's window beside the instructions and
+// the document excerpt: the model would refuse it anyway.
+func (t *turn) fitsWindow(msg string) error {
+	window := t.limits.ContextWindow
+	if window <= 0 {
+		return nil
+	}
+	system := systemMessage(t.docContext, t.mentions, t.env.State, t.textMode)
+	req := provider.Request{Messages: []provider.Message{
+		{Role: storage.RoleSystem, Content: system}, {Role: storage.RoleUser, Content: msg},
+	}}
+	if !t.textMode {
+		req.Tools = ProviderTools()
+	}
+	if est := provider.EstimateTokens(req); est > window {
+		return &provider.Error{Kind: provider.KindContextOverflow, Message: fmt.Sprintf(
+			"the message does not fit %s's context window: about %s tokens with the instructions and the document excerpt, the window is %s; shorten it",
+			t.model, thousands(est), thousands(window))}
+	}
+	return nil
+}
+
 // Approve continues a paused turn: it claims the turn (once), runs the
 // approved calls (with edited arguments where given), reports the others
 // as rejected, and goes on as Chat does.
@@ -280,6 +325,27 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 	doc, err := a.DB.GetDocument(ctx, req.DocumentID)
 	if err != nil {
 		return TurnResult{}, err
+	}
+	// Check the decisions against the paused calls before the turn is
+	// claimed: a mistaken approval must not spend it.
+	if peek, err := a.DB.PeekTurnState(ctx, req.TurnID); err == nil && peek.DocumentID == doc.ID {
+		var p pausedTurn
+		if err := json.Unmarshal(peek.State, &p); err != nil {
+			return TurnResult{}, fmt.Errorf("turn %s: state: %w", peek.ID, err)
+		}
+		for _, ap := range req.Approvals {
+			if !slices.Contains(p.NeedsApproval, ap.CallID) {
+				return TurnResult{}, storage.Errorf(storage.ErrInvalid, "call %q does not wait for approval in turn %s; the calls that do: %s",
+					ap.CallID, req.TurnID, strings.Join(p.NeedsApproval, ", "))
+			}
+		}
+		if p.ThreadID != "" {
+			release, err := a.holdThread(ctx, p.ThreadID)
+			if err != nil {
+				return TurnResult{}, err
+			}
+			defer release()
+		}
 	}
 	ts, err := a.DB.ClaimDocumentTurnState(ctx, doc.ID, req.TurnID)
 	if err != nil {
@@ -346,13 +412,52 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 	return t.loop(ctx)
 }
 
+// threadLease is how long a turn holds its thread between renewals; a
+// process killed mid-turn frees the thread after it.
+const threadLease = 2 * time.Minute
+
+// holdThread holds a thread for a turn, so that no other turn interleaves
+// its messages, renewing the hold in the background until release is
+// called. A thread held by another turn is a conflict.
+func (a *Agent) holdThread(ctx context.Context, threadID string) (release func(), err error) {
+	h, err := a.DB.HoldThread(ctx, threadID, threadLease)
+	if err != nil {
+		return nil, err
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	keep := context.WithoutCancel(ctx)
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(threadLease / 4)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if err := a.DB.RenewThreadHold(keep, h, threadLease); err != nil {
+					slog.WarnContext(keep, "turn: renew the thread's hold", "thread", threadID, "err", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		<-done
+		if err := a.DB.ReleaseThread(keep, h); err != nil {
+			slog.WarnContext(keep, "turn: release the thread", "thread", threadID, "err", err)
+		}
+	}, nil
+}
+
 func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string, sink Sink) (*turn, error) {
 	if model == "" {
 		return nil, storage.Errorf(storage.ErrInvalid, "no model given and no default model is set; choose one, e.g. ollama/qwen3:8b")
 	}
 	prov, name, err := a.Providers.For(model)
 	if err != nil {
-		return nil, storage.Errorf(storage.ErrInvalid, "model %q: %v", model, err)
+		return nil, storage.Errorf(storage.ErrInvalid, "%v", err) // ParseModelID's error quotes the model
 	}
 	dc, err := documentContext(ctx, a.DB, doc, ExcerptCap)
 	if err != nil {
@@ -455,7 +560,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		calls := t.callsOf(round, resp.ToolCalls)
 		var needs []string
 		for _, c := range calls {
-			if t.needsApproval(c.Name) {
+			if t.needsApproval(ctx, c) {
 				needs = append(needs, c.ID)
 			}
 		}
@@ -501,14 +606,26 @@ func (t *turn) callsOf(round int, in []provider.ToolCall) []ToolCall {
 	return out
 }
 
-// needsApproval reports whether a call of this tool needs the user's
-// approval. Unknown tools run (and fail) without it.
-func (t *turn) needsApproval(name string) bool {
-	tool, ok := ToolByName(name)
+// needsApproval reports whether a call needs the user's approval. Unknown
+// tools run (and fail) without it. A tool the user approves always (or
+// every tool, with auto-approve) still asks when the call changes another
+// document than the turn's: that approval was given for this document. An
+// unattended turn never asks: its scope decides instead.
+func (t *turn) needsApproval(ctx context.Context, c ToolCall) bool {
+	tool, ok := ToolByName(c.Name)
 	if !ok || tool.Access != ReadWrite {
 		return false
 	}
-	return !t.autoApprove && !slices.Contains(t.autoTools, name)
+	if !t.autoApprove && !slices.Contains(t.autoTools, c.Name) {
+		return true
+	}
+	if t.env.Scope != nil {
+		return false
+	}
+	changes, err := tool.Changes(ctx, t.env, c.Arguments)
+	// Arguments that do not resolve fail when the call runs; they change
+	// nothing, so they need no approval.
+	return err == nil && touchesOtherDocument(changes, t.doc.ID)
 }
 
 // pause saves the turn state and ends the turn with done carrying turn_id.

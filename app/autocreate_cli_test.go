@@ -607,3 +607,58 @@ func clipTail(s string, n int) string {
 	}
 	return "…" + s[len(s)-n:]
 }
+
+// TestAutoCreateSkippingARunningDocumentSaysHowToTakeItOver: a process
+// that crashed or was killed leaves its document marked running; the next
+// batch skips it, and says since when, when it is taken over, and that
+// --stale-after takes it over at once.
+func TestAutoCreateSkippingARunningDocumentSaysHowToTakeItOver(t *testing.T) {
+	srv := modeltest.New(t)
+	autoCreateEnv(t, srv)
+	data := t.TempDir()
+	if code, _, errOut := docent(t, data, "import", textInvoices(t, 1)); code != ExitOK {
+		t.Fatal(errOut)
+	}
+	db := openData(t, data)
+	doc := allDocuments(t, db)[0]
+	// What the dead process's claim left behind.
+	claim, err := db.ClaimAutoCreate(context.Background(), doc.ID, 0)
+	if err != nil || claim.Document.AutoCreateUpdatedAt == nil {
+		t.Fatalf("claim: %+v, %v", claim, err)
+	}
+	since := *claim.Document.AutoCreateUpdatedAt
+
+	code, out, errOut := docent(t, data, "auto-create", "--all")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	// The default time limit is 2m, plus a minute's grace.
+	for _, want := range []string{
+		"skipped, still marked running:\n  " + doc.Name + ": still marked running since " + clockTime(since),
+		"taken over after 3m0s (at " + clockTime(since.Add(3*time.Minute)) + ")",
+		"or at once with --stale-after 1s",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model requests for a skipped document", n)
+	}
+}
+
+// TestAutoCreateWithAnUnknownProviderNamesTheModelOnce: the model id is
+// quoted once in the error, not once by each layer it passes.
+func TestAutoCreateWithAnUnknownProviderNamesTheModelOnce(t *testing.T) {
+	srv := modeltest.New(t)
+	autoCreateEnv(t, srv)
+	t.Setenv("DOCENT_MODEL", "anthropic/claude")
+	code, out, errOut := docent(t, t.TempDir(), "auto-create", textInvoices(t, 1))
+	want := `invoice-001.txt: model "anthropic/claude": unknown provider "anthropic", want ollama or openai: name it as ollama/<model>`
+	if code != ExitFailure || !strings.Contains(errOut, want) || strings.Contains(errOut, `model "anthropic/claude": model`) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, errOut, ExitFailure, want)
+	}
+	if strings.Contains(out, `model "anthropic/claude": model`) {
+		t.Errorf("stdout repeats the prefix:\n%s", out)
+	}
+}

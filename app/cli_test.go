@@ -251,3 +251,16 @@ func TestServeAnswersHealthAndTheUIThenStops(t *testing.T) {
 		t.Fatal("serve did not stop after its context was cancelled")
 	}
 }
+
+// /dev/null is a character device, not a terminal: nothing may prompt
+// into it.
+func TestDevNullIsNotATerminal(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if isTerminal(f) {
+		t.Errorf("%s counts as a terminal", os.DevNull)
+	}
+}

@@ -210,7 +210,7 @@ func createPrompt(ctx context.Context, env *Env, args []string) error {
 		}
 		np.TagIDs = append(np.TagIDs, tag.ID)
 	}
-	rev, err := db.CreatePrompt(ctx, np)
+	rev, err := agent.CreatePrompt(ctx, db, np)
 	if err != nil {
 		return err
 	}

@@ -257,6 +257,9 @@ func (b *autoCreateBatch) runOne(ctx context.Context, d storage.Document) batchR
 		opts.Sink = agent.SinkFunc(func(e agent.Event) error { return b.writeEvent(d.ID, e) })
 	}
 	res, _ := b.creator.Run(ctx, d.ID, opts)
+	if res.Skipped && res.Status == storage.AutoCreateRunning {
+		res.Error = b.stillRunning(ctx, d)
+	}
 	r := b.describe(ctx, res)
 	b.mu.Lock()
 	b.running--
@@ -264,6 +267,27 @@ func (b *autoCreateBatch) runOne(ctx context.Context, d storage.Document) batchR
 	b.finished(r)
 	return r
 }
+
+// stillRunning says why a document marked running was skipped and how to
+// take it over: another process may be running it, or one that crashed or
+// was killed left it so, and only its age tells them apart.
+func (b *autoCreateBatch) stillRunning(ctx context.Context, d storage.Document) string {
+	if cur, err := b.db.GetDocument(context.WithoutCancel(ctx), d.ID); err == nil {
+		d = cur
+	}
+	age := b.creator.StaleAge()
+	msg := "still marked running"
+	takeOver := fmt.Sprintf("taken over after %s", age)
+	if since := d.AutoCreateUpdatedAt; since != nil {
+		msg += " since " + clockTime(*since)
+		takeOver += " (at " + clockTime(since.Add(age)) + ")"
+	}
+	return msg + " (by another auto-create, or one that crashed or was killed); " + takeOver +
+		", or at once with --stale-after 1s if no other auto-create is running"
+}
+
+// clockTime is a local time to the second, for times minutes apart.
+func clockTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
 
 // describe adds what the summary shows: schema name, fields filled, time,
 // tokens.
@@ -351,6 +375,9 @@ func resultWord(r batchResult) string {
 		return "skipped, already " + r.Status
 	case r.Status == storage.AutoCreateFailed:
 		return "failed: " + r.Error
+	case r.Status == storage.AutoCreateProposed && len(r.Refused) > 0:
+		return fmt.Sprintf("proposed (%s, %d/%d fields) in %s; REVIEW: %d calls outside the run's scope were refused (first: %s: %s)",
+			r.SchemaName, r.FieldsFilled, r.FieldsTotal, shortDuration(r.Duration), len(r.Refused), r.Refused[0].Tool, r.Refused[0].Reason)
 	case r.Status == storage.AutoCreateProposed:
 		return fmt.Sprintf("proposed (%s, %d/%d fields) in %s", r.SchemaName, r.FieldsFilled, r.FieldsTotal, shortDuration(r.Duration))
 	case r.Error != "":
@@ -401,8 +428,14 @@ func (b *autoCreateBatch) writeLine(v any) error {
 // left empty.
 func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) error {
 	counts := map[string]int{}
-	var failures []batchResult
+	var failures, running, refused []batchResult
 	for _, r := range results {
+		if r.Skipped && r.Status == storage.AutoCreateRunning {
+			running = append(running, r)
+		}
+		if !r.Skipped && len(r.Refused) > 0 {
+			refused = append(refused, r)
+		}
 		switch {
 		case r.NotStarted:
 			counts["not started"]++
@@ -432,6 +465,9 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 				tokens = fmt.Sprint(r.Tokens)
 			}
 			status := r.Status
+			if !r.Skipped && len(r.Refused) > 0 {
+				status += fmt.Sprintf(" (%d refused)", len(r.Refused))
+			}
 			if r.NotStarted {
 				status = "not started"
 			} else if r.Skipped {
@@ -453,6 +489,21 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 	if len(failures) > 0 {
 		fmt.Fprintln(b.env.IO.Err, "failed:")
 		for _, r := range failures {
+			fmt.Fprintf(b.env.IO.Err, "  %s: %s\n", r.DocumentName, r.Error)
+		}
+	}
+	if len(refused) > 0 {
+		// The document's text may be steering the model: say so loudly.
+		fmt.Fprintln(b.env.IO.Err, "refused, outside the run's scope (review these proposals before accepting them):")
+		for _, r := range refused {
+			for _, x := range r.Refused {
+				fmt.Fprintf(b.env.IO.Err, "  %s: %s: %s\n", r.DocumentName, x.Tool, x.Reason)
+			}
+		}
+	}
+	if len(running) > 0 {
+		fmt.Fprintln(b.env.IO.Err, "skipped, still marked running:")
+		for _, r := range running {
 			fmt.Fprintf(b.env.IO.Err, "  %s: %s\n", r.DocumentName, r.Error)
 		}
 	}

@@ -170,6 +170,8 @@ func outcomeLine(o ingest.Outcome) string {
 		return fmt.Sprintf("%s: already imported as %s", o.File, o.Document.ID)
 	case o.Document.Status == storage.StatusNeedsOCR:
 		return fmt.Sprintf("%s: imported as %s, needs OCR", o.File, o.Document.ID)
+	case o.Document.Error != "": // read, with something to say (blank pages)
+		return fmt.Sprintf("%s: imported as %s (%s): %s", o.File, o.Document.ID, plural(o.Document.Pages, "page"), o.Document.Error)
 	default:
 		return fmt.Sprintf("%s: imported as %s (%s)", o.File, o.Document.ID, plural(o.Document.Pages, "page"))
 	}

@@ -90,12 +90,14 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 		return err
 	}
 	cfg.MaxUploadBytes = opts.MaxUploadMiB << 20
-	handler := server.New(cfg)
-
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", opts.Listen, err)
 	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
+		cfg.LoopbackOnly = true
+	}
+	handler := server.New(cfg)
 	// Requests get a context of their own, not the signal's: on Ctrl-C
 	// they have shutdownGrace to finish before it is cancelled, and a turn
 	// then stops at its next round boundary.

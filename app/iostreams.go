@@ -3,6 +3,8 @@ package app
 import (
 	"io"
 	"os"
+
+	"github.com/mattn/go-isatty"
 )
 
 // IOStreams are the standard streams a command reads and writes. Commands take
@@ -34,9 +36,9 @@ func System() *IOStreams {
 	}
 }
 
-// isTerminal reports whether f is a character device, which is what a
-// terminal is on every platform Docent runs on; no extra module needed.
+// isTerminal reports whether f is a terminal. Being a character device is
+// not enough: /dev/null is one too, and `docent chat < /dev/null` must not
+// prompt into it.
 func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return f != nil && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

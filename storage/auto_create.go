@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -50,6 +51,13 @@ type AutoCreateLinks struct {
 	SchemaID     string
 	PromptID     string
 	ExtractionID string
+}
+
+// Refusal is a tool call that an unattended run made outside its scope
+// and that was refused instead of run.
+type Refusal struct {
+	Tool   string `json:"tool"`
+	Reason string `json:"reason"`
 }
 
 // autoCreateClaimable are the statuses a run may claim from without
@@ -138,7 +146,7 @@ func (db *DB) ClaimAutoCreate(ctx context.Context, documentID string, staleAfter
 			}
 		}
 		token := tx.nowText()
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = '',
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = '', auto_create_refused = '[]',
 			auto_create_schema_id = NULL, auto_create_prompt_id = NULL, auto_create_extraction_id = NULL,
 			auto_create_thread_id = NULL, auto_create_updated_at = ? WHERE id = ?`, AutoCreateRunning, token, d.ID); err != nil {
 			return err
@@ -195,13 +203,22 @@ func linkSets(l AutoCreateLinks) ([]string, []any) {
 
 // ProposeAutoCreate ends a run with its proposal: the schema, prompt and
 // extraction (all three required, the extraction of this document) and the
-// thread. The status becomes proposed.
-func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCreateLinks) (Document, error) {
+// thread. The status becomes proposed. refused, which may be empty, is
+// what the run tried outside its scope; it stays with the proposal for
+// the review.
+func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCreateLinks, refused []Refusal) (Document, error) {
 	if l.SchemaID == "" || l.PromptID == "" || l.ExtractionID == "" {
 		return Document{}, Errorf(ErrInvalid, "a proposal needs a schema, a prompt and an extraction")
 	}
+	if refused == nil {
+		refused = []Refusal{}
+	}
+	refusedJSON, err := json.Marshal(refused)
+	if err != nil {
+		return Document{}, err
+	}
 	var doc Document
-	err := db.update(ctx, "propose auto-create", func(tx *writeTx) error {
+	err = db.update(ctx, "propose auto-create", func(tx *writeTx) error {
 		d, err := checkClaim(ctx, tx, c)
 		if err != nil {
 			return err
@@ -220,8 +237,8 @@ func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCr
 			return err
 		}
 		sets, args := linkSets(l)
-		sets = append(sets, "auto_create_status = ?", "auto_create_error = ''", "auto_create_updated_at = ?")
-		args = append(args, AutoCreateProposed, tx.nowText(), d.ID)
+		sets = append(sets, "auto_create_status = ?", "auto_create_error = ''", "auto_create_refused = ?", "auto_create_updated_at = ?")
+		args = append(args, AutoCreateProposed, string(refusedJSON), tx.nowText(), d.ID)
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
 			return err
 		}
@@ -256,7 +273,7 @@ func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, mess
 		if err := cleanupAutoCreate(ctx, tx, d, true); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = ?,
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = ?, auto_create_refused = '[]',
 			auto_create_schema_id = NULL, auto_create_prompt_id = NULL, auto_create_extraction_id = NULL,
 			auto_create_thread_id = NULL, auto_create_updated_at = ? WHERE id = ?`, status, message, tx.nowText(), d.ID); err != nil {
 			return err

@@ -84,13 +84,16 @@ func TestAutoCreateProposeAcceptAndNoRerun(t *testing.T) {
 	doc := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"x"}})
 	c := mustClaim(t, db, doc.ID)
 	l := acRun(t, db, c, "inv")
-	d, err := db.ProposeAutoCreate(ctx, c, l)
+	d, err := db.ProposeAutoCreate(ctx, c, l, []Refusal{{Tool: "delete_document", Reason: "not made by this run"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.AutoCreateStatus != AutoCreateProposed || d.AutoCreateSchemaID != l.SchemaID || d.AutoCreatePromptID != l.PromptID ||
 		d.AutoCreateExtractionID != l.ExtractionID || d.AutoCreateThreadID != l.ThreadID {
 		t.Fatalf("proposed document %+v, want links %+v", d, l)
+	}
+	if len(d.AutoCreateRefused) != 1 || d.AutoCreateRefused[0].Tool != "delete_document" {
+		t.Errorf("refusals stored with the proposal: %+v, want the one delete_document", d.AutoCreateRefused)
 	}
 	raw, _ := json.Marshal(d)
 	var m map[string]any
@@ -174,7 +177,7 @@ func TestAutoCreateStaleRunIsReclaimedAndCleaned(t *testing.T) {
 	if err := db.RecordAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "sch_x"}); ErrorCode(err) != "conflict" {
 		t.Errorf("record with the stale claim: %v", err)
 	}
-	if _, err := db.ProposeAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "a", PromptID: "b", ExtractionID: "c"}); ErrorCode(err) != "conflict" {
+	if _, err := db.ProposeAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "a", PromptID: "b", ExtractionID: "c"}, nil); ErrorCode(err) != "conflict" {
 		t.Errorf("propose with the stale claim: %v", err)
 	}
 }
@@ -200,7 +203,7 @@ func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
 
 	ca := mustClaim(t, db, a.ID)
 	la := acRun(t, db, ca, "shared")
-	if _, err := db.ProposeAutoCreate(ctx, ca, la); err != nil {
+	if _, err := db.ProposeAutoCreate(ctx, ca, la, nil); err != nil {
 		t.Fatal(err)
 	}
 	// b reuses a's schema and prompt.
@@ -212,7 +215,7 @@ func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	lb := AutoCreateLinks{ThreadID: thb.ID, SchemaID: la.SchemaID, PromptID: la.PromptID, ExtractionID: xb.ID}
-	if _, err := db.ProposeAutoCreate(ctx, cb, lb); err != nil {
+	if _, err := db.ProposeAutoCreate(ctx, cb, lb, nil); err != nil {
 		t.Fatal(err)
 	}
 	// c's run uses the schema made before it and its own prompt.
@@ -221,7 +224,7 @@ func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
 	pc, _ := db.CreatePrompt(ctx, NewPrompt{Name: "c-prompt", Content: "Extract.", SchemaID: before.SchemaID})
 	xc1, _ := db.CreateExtraction(ctx, NewExtraction{DocumentID: c.ID, PromptRevID: pc.PromptRevID, Value: json.RawMessage(`{}`)})
 	xc2, _ := db.CreateExtraction(ctx, NewExtraction{DocumentID: c.ID, PromptRevID: pc.PromptRevID, Value: json.RawMessage(`{"total":3}`)})
-	if _, err := db.ProposeAutoCreate(ctx, cc, AutoCreateLinks{ThreadID: thc.ID, SchemaID: before.SchemaID, PromptID: pc.PromptID, ExtractionID: xc2.ID}); err != nil {
+	if _, err := db.ProposeAutoCreate(ctx, cc, AutoCreateLinks{ThreadID: thc.ID, SchemaID: before.SchemaID, PromptID: pc.PromptID, ExtractionID: xc2.ID}, nil); err != nil {
 		t.Fatal(err)
 	}
 

@@ -41,7 +41,7 @@ func seedDocuments(b testing.TB, db *DB, n int) Tag {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO document_files (document_id, bytes) VALUES (?, ?)`, id, []byte(text)); err != nil {
 				return err
 			}
-			if err := insertPages(ctx, tx, id, []string{text}); err != nil {
+			if _, err := insertPages(ctx, tx, id, Pages([]string{text})); err != nil {
 				return err
 			}
 			if i%10 == 0 {

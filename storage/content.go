@@ -2,13 +2,48 @@ package storage
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"iter"
+	"slices"
 )
 
 // This file holds what reading a document's file gave: the original bytes,
 // the text of each page, and the chunks the full-text index is built from.
+
+// filePartSize is the most bytes of a document's file one row holds (see
+// migration 0003): a megabyte at a time is what storing or reading a file
+// holds in memory, whatever the file's size.
+const filePartSize = 1 << 20
+
+// FileSource is a document's original bytes as a stream, for files too large
+// to hand over as one slice.
+type FileSource struct {
+	// R yields the bytes; the store reads it once, to its end.
+	R io.Reader
+	// Size and SHA256 (hex) describe the bytes, from a pass over them the
+	// caller made before (the duplicate check needs the digest before
+	// anything is stored). The store checks both as it reads and stores
+	// nothing if they differ: the file changed in between.
+	Size   int64
+	SHA256 string
+}
+
+// Pages yields the text of each page of a slice, for the PageSource of a
+// NewDocument or wherever pages are already in memory.
+func Pages(pages []string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for _, p := range pages {
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+}
 
 // DocumentContent is what reading a document's file gave: its status and
 // the text of its pages.
@@ -38,7 +73,7 @@ func (db *DB) ReplaceDocumentContent(ctx context.Context, id string, content Doc
 		if _, err := tx.ExecContext(ctx, `DELETE FROM pages WHERE document_id = ?`, id); err != nil {
 			return err
 		}
-		if err := insertPages(ctx, tx, id, content.Pages); err != nil {
+		if _, err := insertPages(ctx, tx, id, Pages(content.Pages)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, pages = ?, updated_at = ? WHERE id = ?`,
@@ -52,28 +87,76 @@ func (db *DB) ReplaceDocumentContent(ctx context.Context, id string, content Doc
 	return doc, err
 }
 
-// insertPages stores the text of each page and its chunks; the chunk
-// triggers index them.
-func insertPages(ctx context.Context, tx *writeTx, id string, pages []string) error {
+// insertPages stores the text of each page and its chunks (the chunk
+// triggers index them) and returns how many pages there were. Pages are
+// taken one at a time, so a long text costs the memory of one page.
+func insertPages(ctx context.Context, tx *writeTx, id string, pages iter.Seq2[string, error]) (int, error) {
 	pageStmt, err := tx.PrepareContext(ctx, `INSERT INTO pages (document_id, page, text) VALUES (?, ?, ?)`)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer pageStmt.Close()
 	chunkStmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (document_id, page, ord, text) VALUES (?, ?, ?, ?)`)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer chunkStmt.Close()
-	for i, text := range pages {
-		if _, err := pageStmt.ExecContext(ctx, id, i+1, text); err != nil {
-			return err
+	n := 0
+	for text, err := range pages {
+		if err != nil {
+			return n, fmt.Errorf("page %d: %w", n+1, err)
+		}
+		n++
+		if _, err := pageStmt.ExecContext(ctx, id, n, text); err != nil {
+			return n, err
 		}
 		for ord, chunk := range chunkText(text, chunkSize, chunkOverlap) {
-			if _, err := chunkStmt.ExecContext(ctx, id, i+1, ord, chunk); err != nil {
-				return err
+			if _, err := chunkStmt.ExecContext(ctx, id, n, ord, chunk); err != nil {
+				return n, err
 			}
 		}
+	}
+	return n, nil
+}
+
+// insertFile stores a document's original bytes in parts of filePartSize,
+// as it reads them, and checks that they are the size and digest the caller
+// said: a file that changed since the caller hashed it is not stored.
+func insertFile(ctx context.Context, tx *writeTx, id string, f FileSource) error {
+	partStmt, err := tx.PrepareContext(ctx, `INSERT INTO document_file_parts (document_id, part, bytes) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer partStmt.Close()
+	h := sha256.New()
+	// Read at most one byte past Size, to notice a file that grew.
+	r := io.TeeReader(io.LimitReader(f.R, f.Size+1), h)
+	buf := make([]byte, min(f.Size+1, filePartSize))
+	var size int64
+	for part := 0; ; part++ {
+		n, rerr := io.ReadFull(r, buf)
+		if rerr != nil && rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
+			return fmt.Errorf("read the file: %w", rerr)
+		}
+		size += int64(n)
+		var err error
+		switch {
+		case part == 0:
+			// Always a row, even for an empty file: bytes is NOT NULL and
+			// an empty file is zero bytes, not none.
+			_, err = tx.ExecContext(ctx, `INSERT INTO document_files (document_id, bytes) VALUES (?, ?)`, id, buf[:n])
+		case n > 0:
+			_, err = partStmt.ExecContext(ctx, id, part, buf[:n])
+		}
+		if err != nil {
+			return err
+		}
+		if n < len(buf) {
+			break
+		}
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); size != f.Size || sum != f.SHA256 {
+		return Errorf(ErrConflict, "the file changed while it was imported (%d bytes with SHA-256 %.12s…, then %d bytes with %.12s…): import it again", f.Size, f.SHA256, size, sum)
 	}
 	return nil
 }
@@ -81,12 +164,38 @@ func insertPages(ctx context.Context, tx *writeTx, id string, pages []string) er
 // DocumentFile returns the original bytes of a document.
 func (db *DB) DocumentFile(ctx context.Context, id string) ([]byte, error) {
 	var data []byte
-	err := db.sql.QueryRowContext(ctx, `SELECT bytes FROM document_files WHERE document_id = ?`, id).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, Errorf(ErrNotFound, "document %s not found", id)
-	}
+	err := db.view(ctx, "read document file", func(tx *sql.Tx) error {
+		var size int64
+		var first []byte
+		err := tx.QueryRowContext(ctx, `SELECT d.size, f.bytes FROM documents d
+			JOIN document_files f ON f.document_id = d.id WHERE d.id = ?`, id).Scan(&size, &first)
+		if errors.Is(err, sql.ErrNoRows) {
+			return Errorf(ErrNotFound, "document %s not found", id)
+		}
+		if err != nil {
+			return err
+		}
+		if int64(len(first)) == size {
+			data = first // the whole file in one row: small, or stored before parts
+			return nil
+		}
+		data = slices.Grow(first, int(size)-len(first))
+		rows, err := tx.QueryContext(ctx, `SELECT bytes FROM document_file_parts WHERE document_id = ? ORDER BY part`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var part sql.RawBytes
+			if err := rows.Scan(&part); err != nil {
+				return err
+			}
+			data = append(data, part...)
+		}
+		return rows.Err()
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read document file: %w", err)
+		return nil, err
 	}
 	if data == nil {
 		data = []byte{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,9 +34,13 @@ func TestOpenCreatesSchemaFromEmpty(t *testing.T) {
 			t.Errorf("%s has mode %v, want %v (it holds the user's documents)", p, info.Mode().Perm(), want)
 		}
 	}
+	real, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
 	v, err := schemaVersion(context.Background(), db.sql)
-	if err != nil || v != 1 {
-		t.Fatalf("schema version = %d, %v; want 1", v, err)
+	if err != nil || v != len(real) {
+		t.Fatalf("schema version = %d, %v; want %d, the last migration", v, err, len(real))
 	}
 	for _, table := range []string{"documents", "document_files", "pages", "chunks", "chunks_fts", "tags",
 		"document_tags", "schemas", "schema_revisions", "prompts", "prompt_revisions", "prompt_revision_tags",
@@ -65,8 +70,12 @@ func TestReopenIsNoOp(t *testing.T) {
 		t.Fatalf("second Open: %v", err)
 	}
 	defer db.Close()
-	if n := count(t, db, "migrations", ""); n != 1 {
-		t.Errorf("migrations has %d rows after reopening, want 1", n)
+	real, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, "migrations", ""); n != len(real) {
+		t.Errorf("migrations has %d rows after reopening, want %d (one per migration)", n, len(real))
 	}
 	if _, err := db.GetDocument(ctx, doc.ID); err != nil {
 		t.Errorf("document lost on reopen: %v", err)
@@ -83,8 +92,12 @@ func TestOpenRefusesNewerSchemaVersion(t *testing.T) {
 	mustExec(t, db, `INSERT INTO migrations (version, name, applied_at) VALUES (7, '0007_future.sql', '2030-01-01T00:00:00.000Z')`)
 	db.Close()
 
+	real, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = Open(ctx, path)
-	want := "database schema version 7 is newer than this docent (knows 1): upgrade docent"
+	want := fmt.Sprintf("database schema version 7 is newer than this docent (knows %d): upgrade docent", len(real))
 	if err == nil || err.Error() != want {
 		t.Fatalf("Open of a newer database: %v, want %q", err, want)
 	}
@@ -95,21 +108,29 @@ func TestOpenRefusesNewerSchemaVersion(t *testing.T) {
 
 func TestFailedMigrationLeavesPreviousVersion(t *testing.T) {
 	db := mustOpen(t)
-	ms, err := loadMigrations(fstest.MapFS{
-		"migrations/0001_init.sql":   {Data: []byte("SELECT 1")},
-		"migrations/0002_broken.sql": {Data: []byte("CREATE TABLE half (x INTEGER); CREATE TABLE nonsense (")},
-	})
+	// The real migrations (all applied by Open), then a broken next one.
+	fsys := fstest.MapFS{}
+	real, err := loadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.applyMigrations(context.Background(), ms); err == nil || !strings.Contains(err.Error(), "0002_broken.sql") {
+	for _, m := range real {
+		fsys["migrations/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+	}
+	broken := fmt.Sprintf("%04d_broken.sql", len(real)+1)
+	fsys["migrations/"+broken] = &fstest.MapFile{Data: []byte("CREATE TABLE half (x INTEGER); CREATE TABLE nonsense (")}
+	ms, err := loadMigrations(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.applyMigrations(context.Background(), ms); err == nil || !strings.Contains(err.Error(), broken) {
 		t.Fatalf("applying a broken migration: %v, want an error naming it", err)
 	}
 	if n := count(t, db, "sqlite_schema", "name = 'half'"); n != 0 {
 		t.Error("a failed migration left a table behind")
 	}
-	if v, _ := schemaVersion(context.Background(), db.sql); v != 1 {
-		t.Errorf("schema version = %d after a failed migration, want 1", v)
+	if v, _ := schemaVersion(context.Background(), db.sql); v != len(real) {
+		t.Errorf("schema version = %d after a failed migration, want %d", v, len(real))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 )
@@ -54,6 +55,10 @@ type Document struct {
 	// AutoCreateUpdatedAt is when the status last changed (for running: when
 	// the run claimed the document).
 	AutoCreateUpdatedAt *time.Time `json:"auto_create_updated_at,omitempty"`
+	// AutoCreateRefused lists what the last auto-create run tried to do
+	// outside its scope and was refused (changes to things it did not
+	// make); a proposal with refusals deserves a closer look.
+	AutoCreateRefused []Refusal `json:"auto_create_refused,omitempty"`
 }
 
 // NewDocument is what CreateDocument stores.
@@ -62,13 +67,21 @@ type NewDocument struct {
 	MediaType string
 	// Data is the original file; the store computes Size and SHA256 from it.
 	Data []byte
+	// File, when not nil, stands for Data: the bytes are read from it and
+	// stored while they are read, so that a large file is never in memory
+	// whole.
+	File *FileSource
 	// Status is one of the Status constants; "" means StatusReady.
 	Status string
 	Error  string
 	// Pages is the text of each page, page 1 first; a page without text is
 	// "".
-	Pages  []string
-	TagIDs []string
+	Pages []string
+	// PageSource, when not nil, stands for Pages: it yields the text of each
+	// page in order while the document is stored, so that a long text costs
+	// the memory of one page. An error it yields stores nothing.
+	PageSource iter.Seq2[string, error]
+	TagIDs     []string
 	// Metadata must be a JSON object; nil means {}.
 	Metadata json.RawMessage
 }
@@ -103,6 +116,7 @@ const documentColumns = `d.id, d.name, d.media_type, d.size, d.sha256, d.pages, 
 	d.metadata, d.created_at, d.updated_at, d.auto_create_status, d.auto_create_error,
 	coalesce(d.auto_create_schema_id, ''), coalesce(d.auto_create_prompt_id, ''),
 	coalesce(d.auto_create_extraction_id, ''), coalesce(d.auto_create_thread_id, ''), d.auto_create_updated_at,
+	d.auto_create_refused,
 	(SELECT group_concat(dt.tag_id, ',' ORDER BY t.name, t.id)
 	   FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
 	  WHERE dt.document_id = d.id)`
@@ -117,12 +131,18 @@ func scanDocument(s scanner) (Document, error) {
 		tags              sql.NullString
 		errCreate, errUpd error
 		acUpdated         sql.NullString
+		refused           string
 	)
 	err := s.Scan(&d.ID, &d.Name, &d.MediaType, &d.Size, &d.SHA256, &d.Pages, &d.Status, &d.Error,
 		&metadata, &created, &updated, &d.AutoCreateStatus, &d.AutoCreateError,
-		&d.AutoCreateSchemaID, &d.AutoCreatePromptID, &d.AutoCreateExtractionID, &d.AutoCreateThreadID, &acUpdated, &tags)
+		&d.AutoCreateSchemaID, &d.AutoCreatePromptID, &d.AutoCreateExtractionID, &d.AutoCreateThreadID, &acUpdated, &refused, &tags)
 	if err != nil {
 		return Document{}, err
+	}
+	if refused != "[]" {
+		if err := json.Unmarshal([]byte(refused), &d.AutoCreateRefused); err != nil {
+			return Document{}, fmt.Errorf("document %s: auto_create_refused: %w", d.ID, err)
+		}
 	}
 	if acUpdated.Valid {
 		t, err := parseTime(acUpdated.String)
@@ -171,8 +191,19 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 		return Document{}, err
 	}
 	tagIDs := uniqueStrings(nd.TagIDs)
-	sum := sha256.Sum256(nd.Data)
-	sha := hex.EncodeToString(sum[:])
+	file := nd.File
+	if file == nil {
+		sum := sha256.Sum256(nd.Data)
+		file = &FileSource{R: bytes.NewReader(nd.Data), Size: int64(len(nd.Data)), SHA256: hex.EncodeToString(sum[:])}
+	}
+	sha := strings.ToLower(file.SHA256)
+	if len(sha) != sha256.Size*2 || file.Size < 0 {
+		return Document{}, Errorf(ErrInvalid, "document %q: the file's SHA-256 %q or size %d is not valid", name, file.SHA256, file.Size)
+	}
+	pages := nd.PageSource
+	if pages == nil {
+		pages = Pages(nd.Pages)
+	}
 
 	var doc Document
 	err = db.update(ctx, "create document", func(tx *writeTx) error {
@@ -191,18 +222,18 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 		_, err = tx.ExecContext(ctx, `INSERT INTO documents
 			(id, name, media_type, size, sha256, pages, status, error, metadata, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, name, nd.MediaType, len(nd.Data), sha, len(nd.Pages), status, nd.Error, metadata, now, now)
+			id, name, nd.MediaType, file.Size, sha, 0, status, nd.Error, metadata, now, now)
 		if err != nil {
 			return err
 		}
-		data := nd.Data
-		if data == nil {
-			data = []byte{} // NOT NULL: an empty file is zero bytes, not NULL
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO document_files (document_id, bytes) VALUES (?, ?)`, id, data); err != nil {
+		if err := insertFile(ctx, tx, id, FileSource{R: file.R, Size: file.Size, SHA256: sha}); err != nil {
 			return err
 		}
-		if err := insertPages(ctx, tx, id, nd.Pages); err != nil {
+		n, err := insertPages(ctx, tx, id, pages)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET pages = ? WHERE id = ?`, n, id); err != nil {
 			return err
 		}
 		if err := setDocumentTags(ctx, tx, id, tagIDs); err != nil {

@@ -142,7 +142,7 @@ func checkPromptName(name string) (string, error) {
 	if name == "" {
 		return "", Errorf(ErrInvalid, "prompt name is empty")
 	}
-	return name, nil
+	return name, checkLength("prompt name", name, MaxNameLength)
 }
 
 func checkPromptContent(content string) error {
@@ -215,11 +215,12 @@ func (db *DB) CreatePrompt(ctx context.Context, np NewPrompt) (PromptRevision, e
 	if err := checkPromptContent(np.Content); err != nil {
 		return PromptRevision{}, err
 	}
+	model := strings.TrimSpace(np.Model)
 	schemaID := strings.TrimSpace(np.SchemaID)
 	if schemaID == "" && np.SchemaVersion != 0 {
 		return PromptRevision{}, Errorf(ErrInvalid, "schema_version given without schema_id")
 	}
-	f := promptFields{name: name, content: np.Content, model: strings.TrimSpace(np.Model), tagIDs: uniqueStrings(np.TagIDs)}
+	f := promptFields{name: name, content: np.Content, model: model, tagIDs: uniqueStrings(np.TagIDs)}
 	var rev PromptRevision
 	err = db.update(ctx, "create prompt", func(tx *writeTx) error {
 		if existing, err := promptByName(ctx, tx, name); err == nil {

@@ -117,7 +117,7 @@ func checkSchemaName(name string) (string, error) {
 	if name == "" {
 		return "", Errorf(ErrInvalid, "schema name is empty")
 	}
-	return name, nil
+	return name, checkLength("schema name", name, MaxNameLength)
 }
 
 // normalizeResponseFormat checks that raw is a JSON object and returns it

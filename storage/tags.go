@@ -70,7 +70,12 @@ func checkTagName(name string) (string, error) {
 	if name == "" {
 		return "", Errorf(ErrInvalid, "tag name is empty")
 	}
-	return name, nil
+	return name, checkLength("tag name", name, MaxNameLength)
+}
+
+func checkTagDescription(description string) (string, error) {
+	description = strings.TrimSpace(description)
+	return description, checkLength("tag description", description, MaxDescriptionLength)
 }
 
 func checkColor(color string) (string, error) {
@@ -92,9 +97,13 @@ func (db *DB) CreateTag(ctx context.Context, nt NewTag) (Tag, error) {
 	if err != nil {
 		return Tag{}, err
 	}
+	description, err := checkTagDescription(nt.Description)
+	if err != nil {
+		return Tag{}, err
+	}
 	var tag Tag
 	err = db.update(ctx, "create tag", func(tx *writeTx) error {
-		tag, err = createTag(ctx, tx, NewTag{Name: name, Color: color, Description: strings.TrimSpace(nt.Description)})
+		tag, err = createTag(ctx, tx, NewTag{Name: name, Color: color, Description: description})
 		return err
 	})
 	return tag, err
@@ -192,7 +201,11 @@ func (db *DB) UpdateTag(ctx context.Context, id string, p TagPatch) (Tag, error)
 		sets, args = append(sets, "color = ?"), append(args, color)
 	}
 	if p.Description != nil {
-		sets, args = append(sets, "description = ?"), append(args, strings.TrimSpace(*p.Description))
+		description, err := checkTagDescription(*p.Description)
+		if err != nil {
+			return Tag{}, err
+		}
+		sets, args = append(sets, "description = ?"), append(args, description)
 	}
 	var tag Tag
 	err := db.update(ctx, "update tag", func(tx *writeTx) error {

@@ -164,3 +164,27 @@ func insertPromptRevision(t testing.TB, db *DB, name string, schemaRevID any) st
 		VALUES (?, ?, 1, ?, 'Extract the fields.', ?, 'now')`, prv, prm, name, schemaRevID)
 	return prv
 }
+
+// TestTagNameAndDescriptionHaveLengthLimits: a name fits a chip in the UI,
+// counted in characters, not bytes.
+func TestTagNameAndDescriptionHaveLengthLimits(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	huge := strings.Repeat("x", 500_000)
+	_, err := db.CreateTag(ctx, NewTag{Name: huge})
+	wantCode(t, err, ErrInvalid, "tag name is 500000 characters long: at most 100 are allowed")
+	_, err = db.EnsureTag(ctx, huge)
+	wantCode(t, err, ErrInvalid, "tag name is 500000 characters long: at most 100 are allowed")
+	_, err = db.CreateTag(ctx, NewTag{Name: "long", Description: strings.Repeat("d", 1001)})
+	wantCode(t, err, ErrInvalid, "tag description is 1001 characters long: at most 1000 are allowed")
+
+	tag, err := db.CreateTag(ctx, NewTag{Name: strings.Repeat("ü", MaxNameLength), Description: strings.Repeat("é", MaxDescriptionLength)})
+	if err != nil {
+		t.Fatalf("a name of %d characters (%d bytes): %v", MaxNameLength, 2*MaxNameLength, err)
+	}
+	long := strings.Repeat("y", 101)
+	_, err = db.UpdateTag(ctx, tag.ID, TagPatch{Name: &long})
+	wantCode(t, err, ErrInvalid, "tag name is 101 characters long: at most 100 are allowed")
+	_, err = db.UpdateTag(ctx, tag.ID, TagPatch{Description: &huge})
+	wantCode(t, err, ErrInvalid, "tag description is 500000 characters long: at most 1000 are allowed")
+}

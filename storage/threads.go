@@ -96,8 +96,13 @@ func threadExists(ctx context.Context, q queryer, threadID string) error {
 
 // CreateThread starts an empty thread about a document, with an empty
 // working state. The title may be empty (the agent can name the thread
-// later); an unknown document is not found.
+// later) but not longer than MaxTitleLength; an unknown document is not
+// found.
 func (db *DB) CreateThread(ctx context.Context, documentID, title, model string) (Thread, error) {
+	title = strings.TrimSpace(title)
+	if err := checkLength("thread title", title, MaxTitleLength); err != nil {
+		return Thread{}, err
+	}
 	var th Thread
 	err := db.update(ctx, "create thread", func(tx *writeTx) error {
 		if _, err := getDocument(ctx, tx, documentID); err != nil {
@@ -105,7 +110,7 @@ func (db *DB) CreateThread(ctx context.Context, documentID, title, model string)
 		}
 		id, now := newID(prefixThread), tx.nowText()
 		_, err := tx.ExecContext(ctx, `INSERT INTO threads (id, document_id, title, model, working_state, created_at, updated_at)
-			VALUES (?, ?, ?, ?, '{}', ?, ?)`, id, documentID, strings.TrimSpace(title), strings.TrimSpace(model), now, now)
+			VALUES (?, ?, ?, ?, '{}', ?, ?)`, id, documentID, title, strings.TrimSpace(model), now, now)
 		if err != nil {
 			return err
 		}
@@ -151,11 +156,15 @@ func (db *DB) ListThreads(ctx context.Context, documentID string) ([]Thread, err
 	return out, nil
 }
 
-// RenameThread sets a thread's title; an empty title is invalid.
+// RenameThread sets a thread's title; an empty title, or one longer than
+// MaxTitleLength, is invalid.
 func (db *DB) RenameThread(ctx context.Context, documentID, threadID, title string) (Thread, error) {
 	title = strings.TrimSpace(title)
 	if title == "" {
 		return Thread{}, Errorf(ErrInvalid, "thread title is empty")
+	}
+	if err := checkLength("thread title", title, MaxTitleLength); err != nil {
+		return Thread{}, err
 	}
 	var th Thread
 	err := db.update(ctx, "rename thread", func(tx *writeTx) error {

@@ -363,3 +363,21 @@ func TestDeletingThreadsWithTheirDocument(t *testing.T) {
 		t.Errorf("the other document's turn state is gone")
 	}
 }
+
+// TestThreadTitleHasALengthLimit: a title given when the thread is made or
+// renamed (the rename route and tool take any text) fits the thread list.
+func TestThreadTitleHasALengthLimit(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	doc := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"text"}})
+	huge := strings.Repeat("t", 500_000)
+	_, err := db.CreateThread(ctx, doc.ID, huge, "")
+	wantCode(t, err, ErrInvalid, "thread title is 500000 characters long: at most 200 are allowed")
+
+	th := mustCreateThread(t, db, doc.ID, strings.Repeat("ä", MaxTitleLength))
+	_, err = db.RenameThread(ctx, doc.ID, th.ID, huge)
+	wantCode(t, err, ErrInvalid, "thread title is 500000 characters long: at most 200 are allowed")
+	if _, err := db.RenameThread(ctx, doc.ID, th.ID, "  "+strings.Repeat("b", MaxTitleLength)+"  "); err != nil {
+		t.Errorf("a title of %d characters with spaces around: %v", MaxTitleLength, err)
+	}
+}

@@ -60,6 +60,11 @@ type Reply struct {
 	ChunkRunes int
 	// TokenDelay is the pause between streamed frames.
 	TokenDelay time.Duration
+	// HoldAfterChunks > 0 stops a streamed reply after that many frames
+	// until Hold is closed (or the client leaves): a test can look at what
+	// the client shows mid-stream, whatever the machine's load.
+	HoldAfterChunks int
+	Hold            <-chan struct{}
 }
 
 // Fault describes how a reply misbehaves. The zero value is no fault.

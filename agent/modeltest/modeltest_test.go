@@ -190,3 +190,36 @@ func TestCloseEndsWaitingHandlers(t *testing.T) {
 		t.Error("request on a closed server succeeded")
 	}
 }
+
+// A held reply sends its first frames, then nothing until released: what
+// a client shows mid-stream can be checked without timing.
+func TestHeldReplyWaitsMidStreamUntilReleased(t *testing.T) {
+	s := New(t)
+	release := make(chan struct{})
+	s.Enqueue(Reply{Text: "abcdefgh", ChunkRunes: 2, HoldAfterChunks: 2, Hold: release})
+	frames := make(chan string, 16)
+	go func() {
+		defer close(frames)
+		_ = ollamaClient(t, s).Chat(context.Background(), &api.ChatRequest{Model: "qwen3:8b", Messages: userMessage("hi")},
+			func(r api.ChatResponse) error {
+				frames <- r.Message.Content
+				return nil
+			})
+	}()
+	if got := <-frames + <-frames; got != "abcd" {
+		t.Fatalf("first two frames %q, want abcd", got)
+	}
+	select {
+	case f := <-frames:
+		t.Fatalf("a frame %q arrived while the reply was held", f)
+	default:
+	}
+	close(release)
+	var rest strings.Builder
+	for f := range frames {
+		rest.WriteString(f)
+	}
+	if rest.String() != "efgh" {
+		t.Errorf("after the release: %q, want efgh", rest.String())
+	}
+}

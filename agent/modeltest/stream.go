@@ -19,6 +19,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, rep Reply, frames 
 			return
 		}
 		_ = rc.Flush()
+		if rep.HoldAfterChunks > 0 && i+1 == rep.HoldAfterChunks && !s.hold(r, rep.Hold) {
+			return
+		}
 		if n := rep.Fault.CutAfterChunks; n > 0 && i+1 >= n {
 			cut(w)
 			return
@@ -32,6 +35,19 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, rep Reply, frames 
 			}
 			_ = rc.Flush()
 		}
+	}
+}
+
+// hold waits until release is closed; false when the client left or the
+// server closed first.
+func (s *Server) hold(r *http.Request, release <-chan struct{}) bool {
+	select {
+	case <-release:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.done:
+		return false
 	}
 }
 

@@ -128,7 +128,8 @@ type headerNote struct {
 
 type headerNoteKey struct{}
 
-// noteTransport records Retry-After into the request context's headerNote.
+// noteTransport records Retry-After into the request context's headerNote
+// and, when the context has a streamLines, feeds it the response's lines.
 type noteTransport struct{ base http.RoundTripper }
 
 func (t noteTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -139,6 +140,7 @@ func (t noteTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			n.retryAfter = resp.Header.Get("Retry-After")
 			n.mu.Unlock()
 		}
+		tapLines(r, resp)
 	}
 	return resp, err
 }

@@ -148,26 +148,33 @@ func (p *Ollama) attempt(ctx context.Context, model string, areq *api.ChatReques
 	)
 	d := deltas{onDelta: onDelta}
 	note := &headerNote{}
-	actx, wd := newWatchdog(context.WithValue(ctx, headerNoteKey{}, note), p.cfg.IdleTimeout)
+	lines := &streamLines{}
+	actx := context.WithValue(context.WithValue(ctx, headerNoteKey{}, note), streamLinesKey{}, lines)
+	actx, wd := newWatchdog(actx, p.cfg.IdleTimeout)
 	defer wd.stop()
 
 	err := p.client.Chat(actx, areq, func(r api.ChatResponse) error {
 		wd.kick()
 		frames++
+		line := lines.next() // the line r was decoded from
 		if err := d.add(r.Message.Thinking, ""); err != nil {
 			return err
 		}
 		if err := d.content(r.Message.Content); err != nil {
 			return err
 		}
-		for _, tc := range r.Message.ToolCalls {
-			args := []byte("{}")
-			if tc.Function.Arguments.Len() > 0 {
-				b, err := json.Marshal(tc.Function.Arguments)
-				if err != nil {
-					return newError(KindBadResponse, err, "Ollama sent tool call arguments that cannot be encoded: %v", err)
-				}
-				args = b
+		var raw []json.RawMessage
+		if len(r.Message.ToolCalls) > 0 {
+			raw = rawToolArguments(line, r.Message.ToolCalls)
+		}
+		for i, tc := range r.Message.ToolCalls {
+			var rawArgs json.RawMessage
+			if raw != nil {
+				rawArgs = raw[i]
+			}
+			args, err := toolArguments(tc, rawArgs)
+			if err != nil {
+				return newError(KindBadResponse, err, "Ollama sent tool call arguments that cannot be encoded: %v", err)
 			}
 			id := tc.ID
 			if id == "" {
@@ -267,7 +274,8 @@ func ollamaRequest(req Request) (*api.ChatRequest, error) {
 		for i, tc := range m.ToolCalls {
 			args := api.NewToolCallFunctionArguments()
 			if len(tc.Arguments) > 0 {
-				if err := json.Unmarshal(tc.Arguments, &args); err != nil {
+				var err error
+				if args, err = orderedArguments(tc.Arguments); err != nil {
 					// A model's invalid arguments go back as an empty object;
 					// the tool result already told it what was wrong.
 					args = api.NewToolCallFunctionArguments()

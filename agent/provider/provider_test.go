@@ -544,3 +544,11 @@ func TestNegativeMaxRetriesMeansNoneThroughTheRegistry(t *testing.T) {
 		t.Errorf("err = %v, %d replies left; want one attempt and a server error", err, srv.Pending())
 	}
 }
+
+func TestParseModelIDNamesTheModelOnceAndTheProviders(t *testing.T) {
+	_, _, err := ParseModelID("anthropic/claude")
+	if err == nil || strings.Count(err.Error(), `"anthropic/claude"`) != 1 ||
+		!strings.Contains(err.Error(), `unknown provider "anthropic", want ollama or openai`) {
+		t.Errorf("ParseModelID(anthropic/claude) err = %v, want the model quoted once and the providers named", err)
+	}
+}

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -10,13 +11,18 @@ import (
 // providerNames are the accepted prefixes of a model id.
 var providerNames = []string{"ollama", "openai"}
 
-// ParseModelID splits "ollama/qwen3:8b" into ("ollama", "qwen3:8b").
+// ParseModelID splits "ollama/qwen3:8b" into ("ollama", "qwen3:8b"). Its
+// error quotes id, so callers add only where the id came from.
 func ParseModelID(id string) (provider, model string, err error) {
 	provider, model, ok := strings.Cut(strings.TrimSpace(id), "/")
-	if !ok || model == "" || (provider != "ollama" && provider != "openai") {
-		return "", "", fmt.Errorf("model %q: name it with its provider, as ollama/<model> (e.g. ollama/qwen3:8b) or openai/<model> (e.g. openai/gpt-4o-mini)", id)
+	if ok && model != "" && slices.Contains(providerNames, provider) {
+		return provider, model, nil
 	}
-	return provider, model, nil
+	const forms = "ollama/<model> (e.g. ollama/qwen3:8b) or openai/<model> (e.g. openai/gpt-4o-mini)"
+	if ok && provider != "" && model != "" {
+		return "", "", fmt.Errorf("model %q: unknown provider %q, want %s: name it as %s", id, provider, strings.Join(providerNames, " or "), forms)
+	}
+	return "", "", fmt.Errorf("model %q: name it with its provider, as %s", id, forms)
 }
 
 // Registry holds one provider of each kind, built from one Config.

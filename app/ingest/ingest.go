@@ -7,20 +7,18 @@ package ingest
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 )
 
-// MaxFileSize bounds one imported file: its bytes are held in memory while it
-// is read and are stored in the database beside its text.
+// MaxFileSize bounds one imported file. A file is streamed, not held in
+// memory (see text.go); the bound is on what the store keeps per document.
 const MaxFileSize = 256 << 20
 
 // Media types Docent imports.
@@ -33,14 +31,16 @@ const (
 // ErrUnsupported is returned for a file that is neither a PDF nor text.
 var ErrUnsupported = errors.New("unsupported type")
 
-// ExtractFunc reads the pages of a PDF. The importer uses
-// pdftext.ExtractIsolated, which bounds time and memory in a child process.
-type ExtractFunc func(ctx context.Context, data []byte, opts pdftext.Options) (pdftext.Result, error)
+// ExtractFunc reads the pages of a PDF of size bytes streamed from r. The
+// importer uses pdftext.ExtractIsolatedReader, which bounds time and memory
+// in a child process.
+type ExtractFunc func(ctx context.Context, r io.Reader, size int64, opts pdftext.Options) (pdftext.Result, error)
 
 // Importer stores files as documents.
 type Importer struct {
 	DB *storage.DB
-	// Extract reads PDFs; nil means pdftext.ExtractIsolated with default limits.
+	// Extract reads PDFs; nil means pdftext.ExtractIsolatedReader with
+	// default limits.
 	Extract ExtractFunc
 }
 
@@ -68,57 +68,106 @@ type Outcome struct {
 	Err error `json:"-"`
 }
 
-// ImportBytes stores one file's bytes under name. It never panics and never
-// leaves a half-written document: the store writes a document in one
-// transaction.
+// ImportBytes stores one file's bytes under name; see ImportReader.
 func (im *Importer) ImportBytes(ctx context.Context, name string, data []byte, opts Options) Outcome {
+	return im.ImportReader(ctx, name, bytes.NewReader(data), int64(len(data)), opts)
+}
+
+// ImportReader stores the size bytes of src under name. The bytes are
+// streamed, never held in memory whole: a first pass hashes them (and tells
+// UTF-8 text from Latin-1), the next ones store them and read their text,
+// and each of those checks that it read what the first did. It never panics
+// and never leaves a half-written document: the store writes a document in
+// one transaction.
+func (im *Importer) ImportReader(ctx context.Context, name string, src io.ReaderAt, size int64, opts Options) Outcome {
 	out := Outcome{File: name}
-	if len(data) > MaxFileSize {
-		out.Err = fmt.Errorf("file too large: %d MiB, the limit is %d MiB", len(data)>>20, MaxFileSize>>20)
+	if size > MaxFileSize {
+		out.Err = fmt.Errorf("file too large: %d MiB, the limit is %d MiB", size>>20, MaxFileSize>>20)
 		return out
 	}
-	media, err := DetectMediaType(name, data)
+	file := func() *io.SectionReader { return io.NewSectionReader(src, 0, size) }
+	head := make([]byte, min(size, 1024))
+	if _, err := io.ReadFull(file(), head); err != nil {
+		out.Err = fmt.Errorf("read %s: %w", name, err)
+		return out
+	}
+	media, err := DetectMediaType(name, head)
 	if err != nil {
 		out.Err = err
 		return out
 	}
-	sum := sha256.Sum256(data)
-	existing, err := im.DB.DocumentBySHA256(ctx, hex.EncodeToString(sum[:]))
+	first, err := survey(file())
+	if err != nil {
+		out.Err = fmt.Errorf("read %s: %w", name, err)
+		return out
+	}
+	existing, err := im.DB.DocumentBySHA256(ctx, first.sha256)
 	switch {
 	case err == nil && existing.Status != storage.StatusFailed:
 		out.Document, out.Duplicate = &existing, true
+		return out
+	case err == nil && existing.MediaType != media:
+		// Reading the failed document again as another type would turn,
+		// say, a broken fake.pdf into a "ready" text document still named
+		// fake.pdf: keep it as it is and say what to do.
+		out.Document, out.Duplicate = &existing, true
+		out.Err = fmt.Errorf("same bytes as %s (%s), which failed as %s: %s; delete that document to import them as %s",
+			existing.Name, existing.ID, existing.MediaType, existing.Error, media)
 		return out
 	case err != nil && !errors.Is(err, storage.ErrNotFound):
 		out.Err = err
 		return out
 	}
-
-	content, readErr := im.read(ctx, media, data, opts)
-	if readErr != nil && ctx.Err() != nil {
-		out.Err = ctx.Err() // interrupted: store nothing, the next run reads it again
-		return out
-	}
-	var doc storage.Document
-	if err == nil {
-		// The same bytes failed before: read them again (perhaps now with the
-		// right password) and keep the one document.
-		doc, err = im.DB.ReplaceDocumentContent(ctx, existing.ID, content)
-	} else {
-		doc, err = im.DB.CreateDocument(ctx, storage.NewDocument{
-			Name:      filepath.Base(name),
-			MediaType: media,
-			Data:      data,
-			Status:    content.Status,
-			Error:     content.Error,
-			Pages:     content.Pages,
-			TagIDs:    opts.TagIDs,
-		})
-		var dup *storage.DuplicateError
-		if errors.As(err, &dup) {
-			// Another worker stored the same bytes a moment ago.
-			out.Document, out.Duplicate = &dup.Existing, true
+	if err == nil && media == MediaPDF {
+		// The same bytes failed before as the same type: read them again
+		// (perhaps now with the right password) and keep the one document.
+		content, readErr := im.readPDF(ctx, file(), first, opts)
+		if stop := abandoned(ctx, readErr); stop != nil {
+			out.Err = stop
 			return out
 		}
+		doc, err := im.DB.ReplaceDocumentContent(ctx, existing.ID, content)
+		if err != nil {
+			out.Err = err
+			return out
+		}
+		out.Document, out.Err = &doc, readErr
+		return out
+	}
+	if err == nil { // a text file is never stored as failed: nothing to read again
+		out.Document, out.Duplicate = &existing, true
+		return out
+	}
+
+	nd := storage.NewDocument{
+		Name:      filepath.Base(name),
+		MediaType: media,
+		File:      &storage.FileSource{R: newRecheck(file(), first.crc), Size: size, SHA256: first.sha256},
+		Status:    storage.StatusReady,
+		TagIDs:    opts.TagIDs,
+	}
+	var readErr error
+	if media == MediaPDF {
+		var content storage.DocumentContent
+		content, readErr = im.readPDF(ctx, file(), first, opts)
+		if stop := abandoned(ctx, readErr); stop != nil {
+			out.Err = stop
+			return out
+		}
+		nd.Status, nd.Error, nd.Pages = content.Status, content.Error, content.Pages
+	} else {
+		// Decoded while the store writes the document, a page at a time.
+		nd.PageSource = textPages(newRecheck(file(), first.crc), !first.utf8, MaxPageChars)
+	}
+	doc, err := im.DB.CreateDocument(ctx, nd)
+	var dup *storage.DuplicateError
+	if errors.As(err, &dup) {
+		// Another worker stored the same bytes a moment ago.
+		out.Document, out.Duplicate = &dup.Existing, true
+		return out
+	}
+	if errors.Is(err, errChanged) {
+		err = errChanged // the store's wrapping adds nothing for a person
 	}
 	if err != nil {
 		out.Err = err
@@ -129,19 +178,35 @@ func (im *Importer) ImportBytes(ctx context.Context, name string, data []byte, o
 	return out
 }
 
-// read extracts the text of a file of the given media type. A file whose text
-// cannot be read yields a failed status and the error.
-func (im *Importer) read(ctx context.Context, media string, data []byte, opts Options) (storage.DocumentContent, error) {
-	if media != MediaPDF {
-		return storage.DocumentContent{Status: storage.StatusReady, Pages: textPages(data)}, nil
+// abandoned returns the error that stops an import before it stores
+// anything, or nil: an interrupted import (the next run reads the file
+// again) or a file that changed while it was read.
+func abandoned(ctx context.Context, readErr error) error {
+	switch {
+	case readErr == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(readErr, errChanged):
+		return errChanged
 	}
+	return nil
+}
+
+// readPDF extracts the text of a PDF. A file whose text cannot be read
+// yields a failed status and the error.
+func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firstPass, opts Options) (storage.DocumentContent, error) {
 	extract := im.Extract
 	if extract == nil {
-		extract = func(ctx context.Context, data []byte, opts pdftext.Options) (pdftext.Result, error) {
-			return pdftext.ExtractIsolated(ctx, data, opts, pdftext.Limits{})
+		extract = func(ctx context.Context, r io.Reader, size int64, opts pdftext.Options) (pdftext.Result, error) {
+			return pdftext.ExtractIsolatedReader(ctx, r, size, opts, pdftext.Limits{})
 		}
 	}
-	res, err := extract(ctx, data, pdftext.Options{Password: opts.Password})
+	checked := newRecheck(r, first.crc)
+	res, err := extract(ctx, checked, r.Size(), pdftext.Options{Password: opts.Password})
+	if checked.err != nil {
+		return storage.DocumentContent{}, checked.err // the text is of other bytes
+	}
 	if err != nil {
 		if errors.Is(err, pdftext.ErrPasswordRequired) && opts.Password == "" {
 			err = fmt.Errorf("%w (import it again with --password)", err)
@@ -150,10 +215,36 @@ func (im *Importer) read(ctx context.Context, media string, data []byte, opts Op
 	}
 	content := storage.DocumentContent{Status: storage.StatusReady, Pages: res.Pages}
 	if !hasText(res.Pages) {
-		content.Status = storage.StatusNeedsOCR
-		content.Error = "no text layer: the pages are images (a scan?); text recognition (OCR) is needed to read them"
+		if drawsSomething(res.Info) {
+			content.Status = storage.StatusNeedsOCR
+			content.Error = "no text layer: the pages are images (a scan?); text recognition (OCR) is needed to read them"
+		} else {
+			content.Error = "the pages are blank: they have neither text nor images"
+		}
 	}
 	return content, nil
+}
+
+// outlineSegments is how many path segments make a page without text worth
+// reading with OCR: text turned into outlines draws thousands, a rule, a
+// frame or a white background a handful.
+const outlineSegments = 500
+
+// drawsSomething reports whether any page draws what OCR could read:
+// images, or enough vector paths to be text turned into outlines. A page
+// that could not be read to the end, and a result without Info (from an
+// ExtractFunc that does not report it), count as drawing something, as
+// every PDF without text did before.
+func drawsSomething(info []pdftext.PageInfo) bool {
+	if info == nil {
+		return true
+	}
+	for _, p := range info {
+		if p.Images > 0 || p.PathSegments >= outlineSegments || p.Incomplete {
+			return true
+		}
+	}
+	return false
 }
 
 // DetectMediaType tells what kind of document the file is, from its content
@@ -184,27 +275,6 @@ func Supported(name string) bool {
 		return true
 	}
 	return false
-}
-
-// textPages splits a text file into pages at form feeds, the one page break
-// plain text has. Bytes that are not UTF-8 are read as Latin-1, which is what
-// older text files usually are, instead of being dropped.
-func textPages(data []byte) []string {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	text := string(data)
-	if !utf8.Valid(data) {
-		runes := make([]rune, len(data))
-		for i, b := range data {
-			runes[i] = rune(b)
-		}
-		text = string(runes)
-	}
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	pages := strings.Split(text, "\f")
-	if len(pages) > 1 && strings.TrimSpace(pages[len(pages)-1]) == "" {
-		pages = pages[:len(pages)-1] // a trailing form feed ends the last page
-	}
-	return pages
 }
 
 func hasText(pages []string) bool {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,7 +137,7 @@ func TestPlanWalksFoldersAndCountsWhatItSkips(t *testing.T) {
 func TestCancelledImportStoresNothingHalfDone(t *testing.T) {
 	im := newImporter(t)
 	started := make(chan struct{}, 8)
-	im.Extract = func(ctx context.Context, data []byte, opts pdftext.Options) (pdftext.Result, error) {
+	im.Extract = func(ctx context.Context, r io.Reader, size int64, opts pdftext.Options) (pdftext.Result, error) {
 		started <- struct{}{}
 		<-ctx.Done() // a slow PDF: only cancellation ends it
 		return pdftext.Result{}, ctx.Err()
@@ -187,5 +188,66 @@ func TestPasswordProtectedPDFFailsThenReadsWithThePassword(t *testing.T) {
 	text, err := im.DB.PageText(ctx, second.Document.ID, 1)
 	if err != nil || strings.TrimSpace(text) == "" {
 		t.Fatalf("page 1 = %q, %v; want text", text, err)
+	}
+}
+
+func TestFailedDocumentIsNotRereadAsAnotherType(t *testing.T) {
+	im := newImporter(t)
+	ctx := context.Background()
+	data := []byte("not a PDF at all, whatever the name says")
+	first := im.ImportBytes(ctx, "fake.pdf", data, Options{})
+	if first.Document == nil || first.Document.Status != storage.StatusFailed {
+		t.Fatalf("fake.pdf: %+v, %v; want stored as failed", first.Document, first.Err)
+	}
+	second := im.ImportBytes(ctx, "fake.txt", data, Options{})
+	if second.Err == nil || !strings.Contains(second.Err.Error(), "same bytes as fake.pdf ("+first.Document.ID+"), which failed as application/pdf") ||
+		!strings.Contains(second.Err.Error(), "delete that document to import them as text/plain") {
+		t.Errorf("fake.txt: err = %v, want it to name the failed fake.pdf and what to do", second.Err)
+	}
+	if !second.Duplicate || second.Document == nil || second.Document.ID != first.Document.ID {
+		t.Errorf("fake.txt: %+v, want a duplicate of %s", second, first.Document.ID)
+	}
+	doc, err := im.DB.GetDocument(ctx, first.Document.ID)
+	if err != nil || doc.Status != storage.StatusFailed || doc.Name != "fake.pdf" || doc.MediaType != MediaPDF || doc.Pages != 0 {
+		t.Errorf("the failed document became %+v, %v; want it unchanged", doc, err)
+	}
+}
+
+func TestBlankPDFIsReadyAndSaysItIsBlank(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "pdftext", "testdata", "blank.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := newImporter(t)
+	o := im.ImportBytes(context.Background(), "blank.pdf", data, Options{})
+	if o.Err != nil {
+		t.Fatal(o.Err)
+	}
+	if d := o.Document; d.Status != storage.StatusReady || d.Pages != 2 || d.Error != "the pages are blank: they have neither text nor images" {
+		t.Errorf("document = %+v, want ready, 2 pages, saying the pages are blank", d)
+	}
+}
+
+func TestPagesWithoutTextNeedOCROnlyWhenTheyDrawSomething(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		info []pdftext.PageInfo
+		want string
+	}{
+		{"an image on one page", []pdftext.PageInfo{{}, {Images: 1}}, storage.StatusNeedsOCR},
+		{"text as outlines", []pdftext.PageInfo{{PathSegments: 5000}}, storage.StatusNeedsOCR},
+		{"a page read halfway", []pdftext.PageInfo{{Incomplete: true}}, storage.StatusNeedsOCR},
+		{"no page info", nil, storage.StatusNeedsOCR},
+		{"a frame and a rule", []pdftext.PageInfo{{PathSegments: 5}, {}}, storage.StatusReady},
+	} {
+		im := newImporter(t)
+		im.Extract = func(ctx context.Context, r io.Reader, size int64, opts pdftext.Options) (pdftext.Result, error) {
+			_, err := io.Copy(io.Discard, r)
+			return pdftext.Result{Pages: make([]string, max(len(c.info), 1)), Info: c.info}, err
+		}
+		o := im.ImportBytes(context.Background(), "x.pdf", []byte("%PDF-1.4 "+c.name), Options{})
+		if o.Err != nil || o.Document.Status != c.want {
+			t.Errorf("%s: %+v, %v; want status %s", c.name, o.Document, o.Err, c.want)
+		}
 	}
 }

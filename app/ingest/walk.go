@@ -135,16 +135,15 @@ func (im *Importer) importFile(ctx context.Context, path string, opts Options) O
 	if err := ctx.Err(); err != nil {
 		return Outcome{File: path, Err: err}
 	}
-	info, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Outcome{File: path, Err: err}
 	}
-	if info.Size() > MaxFileSize {
-		return Outcome{File: path, Err: fmt.Errorf("file too large: %d MiB, the limit is %d MiB", info.Size()>>20, MaxFileSize>>20)}
-	}
-	data, err := os.ReadFile(path)
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return Outcome{File: path, Err: err}
 	}
-	return im.ImportBytes(ctx, path, data, opts)
+	// The file is streamed from disk, never read into memory whole.
+	return im.ImportReader(ctx, path, f, info.Size(), opts)
 }

@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -40,6 +41,9 @@ func init() {
 // environment, so that a password never shows in a process listing.
 type request struct {
 	Options Options `json:"options"`
+	// Size is how many bytes follow, so that the child holds them in one
+	// buffer of that size rather than in one grown by doubling.
+	Size int64 `json:"size,omitempty"`
 }
 
 // reply is the child's one line of output.
@@ -82,7 +86,10 @@ func runChild(stdin io.Reader, stdout io.Writer) int {
 	}
 	var data []byte
 	if err == nil {
-		data, err = io.ReadAll(in)
+		var buf bytes.Buffer
+		buf.Grow(int(min(max(req.Size, 0), 1<<30)) + bytes.MinRead)
+		_, err = buf.ReadFrom(in)
+		data = buf.Bytes()
 	}
 	var rep reply
 	if err != nil {

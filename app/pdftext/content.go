@@ -82,6 +82,7 @@ type pageReader struct {
 	ctx    context.Context
 	fonts  map[string]*font // shared across the document, keyed by font dict
 	glyphs []glyph
+	info   PageInfo // what the page draws besides text
 	ops    int
 	err    error // why the page stopped early, if it did
 	depth  int
@@ -252,8 +253,16 @@ func (pr *pageReader) run(contents pdf.Value, res pdf.Value, g gstate) {
 		case "Do":
 			if len(args) == 1 {
 				x := res.Key("XObject").Key(args[0].str)
-				pr.form(x, g, res)
+				if x.Key("Subtype").Name() == "Image" {
+					pr.info.Images++
+				} else {
+					pr.form(x, g, res)
+				}
 			}
+		case "BI": // an inline image, its data skipped by the lexer
+			pr.info.Images++
+		case "m", "l", "c", "v", "y", "re":
+			pr.info.PathSegments++
 		}
 	}
 }

@@ -40,8 +40,27 @@ type Result struct {
 	// Decrypted: the file was encrypted and was decrypted, with the empty
 	// user password or the one given.
 	Decrypted bool `json:"decrypted,omitempty"`
+	// Info says what each page draws besides text, page 1 first (the
+	// importer tells a scan from a blank page by it).
+	Info []PageInfo `json:"info,omitempty"`
 	// Warnings say what was odd about the file and what was done about it.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// PageInfo is what one page draws besides text, counted over its content
+// stream, the forms it draws and its annotations' appearances (a form drawn
+// twice counts twice).
+type PageInfo struct {
+	// Images is how many images the page draws: image XObjects and inline
+	// images. A page with images and no text is most likely a scan.
+	Images int `json:"images,omitempty"`
+	// PathSegments is how many path segments (m, l, c, v, y, re) the page
+	// draws: a rule or a background is a few, text turned into outlines is
+	// thousands.
+	PathSegments int `json:"path_segments,omitempty"`
+	// Incomplete: the page's content could not be read to the end (a
+	// warning says why), so it may draw more than these counts say.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Extract reads the PDF in this process. It may loop or allocate without
@@ -238,7 +257,7 @@ func readWith(ctx context.Context, data []byte, password string) (a attempt) {
 			}
 			return attempt{err: ErrWrongPassword}
 		}
-		return attempt{err: malformed("%s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "malformed PDF: "), "malformed PDF file: "))}
+		return attempt{err: malformed("%s", readerMessage(err))}
 	}
 	a.res.Decrypted = r.Trailer().Key("Encrypt").Kind() != pdf.Null
 	root := r.Trailer().Key("Root").Key("Pages")
@@ -255,16 +274,18 @@ func readWith(ctx context.Context, data []byte, password string) (a attempt) {
 	}
 	fonts := map[string]*font{}
 	a.res.Pages = make([]string, len(pages))
+	a.res.Info = make([]PageInfo, len(pages))
 	for i, p := range pages {
 		if err := ctx.Err(); err != nil {
 			return attempt{err: err}
 		}
-		text, err := readPageText(ctx, p, fonts)
-		a.res.Pages[i] = text
+		text, info, err := readPageText(ctx, p, fonts)
+		a.res.Pages[i], a.res.Info[i] = text, info
 		if err != nil {
 			if ctx.Err() != nil {
 				return attempt{err: ctx.Err()}
 			}
+			a.res.Info[i].Incomplete = true
 			a.badPage++
 			a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("page %d: %v", i+1, err))
 		}
@@ -272,15 +293,28 @@ func readWith(ctx context.Context, data []byte, password string) (a attempt) {
 	return a
 }
 
-// readPageText returns the text of one page and why it stopped early, if
-// it did.
-func readPageText(ctx context.Context, page pdf.Value, fonts map[string]*font) (text string, err error) {
+// readerMessage is the cause of one of ledongthuc's errors at opening a
+// file, without its own "malformed PDF" prefix (malformed adds ours). Its
+// "not a PDF file: missing %%EOF" names the marker right (a PDF's last line
+// is "%%EOF", PDF 32000-1, 7.5.5) but reads like a format string that kept
+// its escapes, and calls a truncated PDF not a PDF: it is reworded.
+func readerMessage(err error) string {
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "malformed PDF: "), "malformed PDF file: ")
+	if msg == "not a PDF file: missing %%EOF" {
+		return `no end-of-file marker ("%%EOF" on the last line): the file is truncated or is not a PDF`
+	}
+	return msg
+}
+
+// readPageText returns the text of one page, what else it draws, and why
+// it stopped early, if it did.
+func readPageText(ctx context.Context, page pdf.Value, fonts map[string]*font) (text string, info PageInfo, err error) {
 	pr := &pageReader{ctx: ctx, fonts: fonts}
 	defer func() {
 		if r := recover(); r != nil {
-			text, err = layoutText(pr.glyphs), fmt.Errorf("%v", r)
+			text, info, err = layoutText(pr.glyphs), pr.info, fmt.Errorf("%v", r)
 		}
 	}()
 	glyphs, perr := pr.readPage(page)
-	return layoutText(glyphs), perr
+	return layoutText(glyphs), pr.info, perr
 }

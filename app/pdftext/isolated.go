@@ -48,8 +48,17 @@ func (l Limits) withDefaults() Limits {
 // the boundary (errors.Is works on what is returned). The child is killed,
 // with its whole process group, when ctx is cancelled or lim.Timeout
 // passes, and it cannot use more than lim.MemoryBytes. Every way a child
-// can die becomes an error that names the cause.
+// can die becomes an error that names the cause. At most MaxReaders()
+// children run at once; a call waits for a free slot first, and the time
+// limit starts when its child does.
 func ExtractIsolated(ctx context.Context, data []byte, opts Options, lim Limits) (Result, error) {
+	return ExtractIsolatedReader(ctx, bytes.NewReader(data), int64(len(data)), opts, lim)
+}
+
+// ExtractIsolatedReader is ExtractIsolated for a PDF of size bytes read from
+// r, which is streamed to the child: the caller need not hold the file in
+// memory. An error reading r fails the extraction.
+func ExtractIsolatedReader(ctx context.Context, r io.Reader, size int64, opts Options, lim Limits) (Result, error) {
 	lim = lim.withDefaults()
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -58,16 +67,21 @@ func ExtractIsolated(ctx context.Context, data []byte, opts Options, lim Limits)
 	if err != nil {
 		return Result{}, fmt.Errorf("starting pdf reader: %w", err)
 	}
-	header, err := json.Marshal(request{Options: opts})
+	header, err := json.Marshal(request{Options: opts, Size: size})
 	if err != nil {
 		return Result{}, fmt.Errorf("starting pdf reader: %w", err)
 	}
+	release, err := readers.acquire(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("reading PDF: %w", err)
+	}
+	defer release()
 
 	runCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, exe)
 	cmd.Env = append(childEnviron(), childEnv+"=1", memoryEnv+"="+strconv.FormatInt(lim.MemoryBytes, 10))
-	cmd.Stdin = io.MultiReader(bytes.NewReader(header), strings.NewReader("\n"), bytes.NewReader(data))
+	cmd.Stdin = io.MultiReader(bytes.NewReader(header), strings.NewReader("\n"), io.LimitReader(r, size))
 	var stdout bytes.Buffer
 	stderr := &headBuffer{max: 16 << 10}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,12 +27,18 @@ func sessionValue(token string) string {
 //   - `?token=T` on a page (not /api/) sets the session cookie and
 //     redirects to the same URL without the token, so it does not stay in
 //     the address bar and history;
-//   - every /api/ route but GET /api/health needs the token, as a bearer
-//     header or the session cookie (401 otherwise);
+//   - every /api/ route but the health check (GET or HEAD /api/health)
+//     needs the token, as a bearer header or the session cookie (401
+//     otherwise);
 //   - a state-changing request from a page of another origin is refused
 //     (403), so a site the user visits cannot drive the API through the
 //     browser's cookie.
 func (s *Server) allow(w http.ResponseWriter, r *http.Request) bool {
+	if s.cfg.LoopbackOnly && !loopbackHost(r.Host) {
+		// DNS rebinding: another site's name pointing at 127.0.0.1.
+		s.writeError(w, r, errorf("misdirected", "this server answers only for localhost and 127.0.0.1, not for %q", r.Host))
+		return false
+	}
 	if s.cfg.Token == "" {
 		return true
 	}
@@ -40,7 +47,7 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request) bool {
 		s.signIn(w, r)
 		return false
 	}
-	if api && !(r.Method == http.MethodGet && r.URL.Path == "/api/health") && !s.authorized(r) {
+	if api && !public(r) && !s.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="docent"`)
 		s.writeError(w, r, errorf("unauthorized", "this API needs the access token: open the URL docent --serve printed, or send Authorization: Bearer TOKEN"))
 		return false
@@ -50,6 +57,29 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	return true
+}
+
+// loopbackHost reports whether a Host header names this machine: a
+// loopback address or localhost (and its subdomains, which resolve to
+// loopback by RFC 6761), with or without a port.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// public reports whether r is for the one API route open without the
+// token: the health check, "GET /api/health", which the mux also answers
+// for HEAD (as it does every GET route), so both methods are open.
+func public(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Path == "/api/health"
 }
 
 // authorized reports whether r carries the token or the session cookie.

@@ -145,3 +145,42 @@ func TestCookieFlow(t *testing.T) {
 		t.Errorf("API without the cookie: %d", res.StatusCode)
 	}
 }
+
+// TestHealthIsOpenToHEADToo: the mux answers HEAD on every GET route, and
+// monitors probe with HEAD, so the health check is open to both methods;
+// HEAD of any other route still needs the token.
+func TestHealthIsOpenToHEADToo(t *testing.T) {
+	f := newFixture(t)
+	if status, b := f.send(mustRequest(t, http.MethodHead, f.ts.URL+"/api/health")); status != http.StatusOK {
+		t.Errorf("HEAD /api/health without a token: %d %s, want 200", status, b)
+	}
+	if status, b := f.send(mustRequest(t, http.MethodHead, f.ts.URL+"/api/documents")); status != http.StatusUnauthorized {
+		t.Errorf("HEAD /api/documents without a token: %d %s, want 401", status, b)
+	}
+}
+
+// A server on loopback answers only for loopback names: a page on another
+// name rebound to 127.0.0.1 gets nothing, not even the UI.
+func TestLoopbackServerRefusesOtherHostNames(t *testing.T) {
+	f := newFixture(t, func(c *server.Config) { c.LoopbackOnly = true })
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"evil.example:8765", http.StatusMisdirectedRequest},
+		{"127.0.0.1.evil.example", http.StatusMisdirectedRequest},
+		{"localhost:8765", http.StatusOK},
+		{"app.localhost", http.StatusOK},
+		{"127.0.0.1:8765", http.StatusOK},
+		{"[::1]:8765", http.StatusOK},
+	} {
+		for _, path := range []string{"/", "/api/health"} {
+			req := f.request(t.Context(), http.MethodGet, path, nil)
+			req.Host = tc.host
+			status, body := f.send(req)
+			if status != tc.want {
+				t.Errorf("GET %s with Host %s: %d %s, want %d", path, tc.host, status, body, tc.want)
+			}
+		}
+	}
+}

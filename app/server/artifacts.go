@@ -196,7 +196,7 @@ func (s *Server) createPrompt(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	rev, err := s.cfg.DB.CreatePrompt(r.Context(), storage.NewPrompt{
+	rev, err := agent.CreatePrompt(r.Context(), s.cfg.DB, storage.NewPrompt{
 		Name: deref(body.Name), Content: deref(body.Content),
 		SchemaID: deref(body.SchemaID), SchemaVersion: deref(body.SchemaVersion),
 		Model: deref(body.Model), TagIDs: deref(body.TagIDs),
@@ -231,7 +231,7 @@ func (s *Server) updatePrompt(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	rev, noChanges, err := s.cfg.DB.UpdatePrompt(r.Context(), r.PathValue("prompt_id"), storage.PromptPatch{
+	rev, noChanges, err := agent.UpdatePrompt(r.Context(), s.cfg.DB, r.PathValue("prompt_id"), storage.PromptPatch{
 		Name: body.Name, Content: body.Content, SchemaID: body.SchemaID, SchemaVersion: body.SchemaVersion,
 		Model: body.Model, TagIDs: body.TagIDs,
 	})

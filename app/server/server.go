@@ -58,6 +58,13 @@ type Config struct {
 	// under way back in the queue.
 	Context context.Context
 
+	// LoopbackOnly, for a server listening on a loopback address, answers
+	// only requests whose Host is a loopback address or a localhost name:
+	// a page on another name that rebinds its DNS to 127.0.0.1 gets
+	// nothing (421). A server listening beyond the machine answers any
+	// Host, as its users name it as they like.
+	LoopbackOnly bool
+
 	// Token is the access token every route but GET /api/health requires.
 	// Empty means no access control: only for the desktop shell, which
 	// serves this handler inside its window without a network socket.
@@ -260,6 +267,7 @@ var statusOf = map[string]int{
 	"internal":         http.StatusInternalServerError,
 	"unauthorized":     http.StatusUnauthorized,
 	"forbidden_origin": http.StatusForbidden,
+	"misdirected":      http.StatusMisdirectedRequest,
 	"too_large":        http.StatusRequestEntityTooLarge,
 	"unavailable":      http.StatusServiceUnavailable,
 }
@@ -279,7 +287,8 @@ func errorf(code, format string, args ...any) error {
 
 // errorBody returns the code and message an error is answered with.
 // Application errors show their message; a provider failure (model down,
-// unknown model) shows its message under the provider's kind, as a 502;
+// unknown model) shows its message under the provider's kind, as a 502 (a
+// prompt too large for the model's window as a 413);
 // anything else is "Internal error." and goes to the log.
 func errorBody(err error) (status int, body errorResponse, internal bool) {
 	var he *httpError
@@ -288,7 +297,13 @@ func errorBody(err error) (status int, body errorResponse, internal bool) {
 	case errors.As(err, &he):
 		body = errorResponse{Error: he.message, Code: he.code}
 	case errors.As(err, &pe):
-		return http.StatusBadGateway, errorResponse{Error: pe.Error(), Code: string(pe.Kind)}, false
+		status := http.StatusBadGateway
+		if pe.Kind == provider.KindContextOverflow {
+			// Refused before any model call: the request is too large,
+			// not the model server at fault.
+			status = http.StatusRequestEntityTooLarge
+		}
+		return status, errorResponse{Error: pe.Error(), Code: string(pe.Kind)}, false
 	default:
 		body = errorResponse{Error: storage.ErrorMessage(err), Code: storage.ErrorCode(err)}
 		var appErr *storage.Error

@@ -30,6 +30,8 @@ export interface DocumentInfo {
   auto_create_prompt_id?: string;
   auto_create_extraction_id?: string;
   auto_create_thread_id?: string;
+  /** What the last unattended run tried outside its scope and was refused. */
+  auto_create_refused?: { tool: string; reason: string }[];
 }
 
 export interface DocumentList {

@@ -59,6 +59,19 @@ function AutoCreateBar({ doc, onChanged, onRefine }: { doc: DocumentInfo; onChan
               Refine in chat
             </button>
           )}
+          {doc.auto_create_refused && doc.auto_create_refused.length > 0 && (
+            <div className="field-error" data-testid="auto-create-refused">
+              Review with care: the run tried {doc.auto_create_refused.length === 1 ? "one change" : `${doc.auto_create_refused.length} changes`} outside
+              its own document and what it made, and was refused (the document's text may be telling the model what to do):
+              <ul>
+                {doc.auto_create_refused.map((r, i) => (
+                  <li key={i}>
+                    <code>{r.tool}</code>: {r.reason}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
         </>
       )}
       {status === "failed" && (

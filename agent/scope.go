@@ -1,0 +1,232 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/docent/docent/storage"
+)
+
+// What a read-write tool call changes, as its Changes function says before
+// it runs. The unattended scope and the "always approve" rule of
+// interactive chat decide from these, not from tool names.
+
+// Kinds of things a call changes.
+const (
+	KindDocument   = "document"
+	KindSchema     = "schema"
+	KindPrompt     = "prompt"
+	KindTag        = "tag"
+	KindExtraction = "extraction"
+)
+
+// Operations on them.
+const (
+	OpCreate = "create"
+	OpUpdate = "update"
+	OpDelete = "delete"
+)
+
+// Change is one thing a tool call would change.
+type Change struct {
+	Kind string
+	Op   string
+	// ID is what is changed (a schema's or prompt's id, not a revision's);
+	// "" for OpCreate.
+	ID string
+	// Name is how people know it, for messages.
+	Name string
+	// DocumentID is the document the change belongs to: the document
+	// itself, or the document of an extraction.
+	DocumentID string
+}
+
+func (c Change) String() string {
+	what := c.Kind
+	if c.Name != "" {
+		what += fmt.Sprintf(" %q", c.Name)
+	}
+	if c.ID != "" {
+		what += " (" + c.ID + ")"
+	}
+	return c.Op + " " + what
+}
+
+// Ref names something a tool call created; tool results carry them so that
+// the scope of a run (and auto-create's bookkeeping) knows what is the
+// run's own without reading previews.
+type Ref struct {
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
+
+// Scope bounds what an unattended turn (auto-create: nobody approves its
+// calls) may change. It may read anything, create schemas, prompts and
+// tags, run extraction on its own document, and change or delete what it
+// created itself; it may not change or delete documents, or schemas,
+// prompts, tags and extractions it did not create. A refused call is not
+// run: the model is told why, and the refusal is kept for the proposal's
+// review.
+type Scope struct {
+	// DocumentID is the run's own document.
+	DocumentID string
+
+	mu      sync.Mutex
+	created map[Ref]bool
+	refused []storage.Refusal
+}
+
+// NewScope returns the scope of an unattended run on one document.
+func NewScope(documentID string) *Scope {
+	return &Scope{DocumentID: documentID, created: map[Ref]bool{}}
+}
+
+// Refused returns what the run tried outside its scope, in order.
+func (s *Scope) Refused() []storage.Refusal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]storage.Refusal(nil), s.refused...)
+}
+
+// check returns why a call with these changes is outside the scope, or ""
+// when it may run.
+func (s *Scope) check(changes []Change) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range changes {
+		switch {
+		case c.Kind == KindDocument:
+			return fmt.Sprintf("an unattended run may not %s: documents are changed only by people", c)
+		case c.Kind == KindExtraction && c.DocumentID != s.DocumentID:
+			return fmt.Sprintf("an unattended run may not %s: it works on document %s only", c, s.DocumentID)
+		case c.Op == OpCreate:
+		case !s.created[Ref{Kind: c.Kind, ID: c.ID}]:
+			return fmt.Sprintf("an unattended run may not %s: it did not create it in this run; it may change only what it created", c)
+		}
+	}
+	return ""
+}
+
+func (s *Scope) refuse(tool, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refused = append(s.refused, storage.Refusal{Tool: tool, Reason: reason})
+}
+
+func (s *Scope) noteCreated(refs []Ref) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range refs {
+		s.created[r] = true
+	}
+}
+
+// touchesOtherDocument reports whether any change belongs to a document
+// other than current: "always approve" in chat was given for this
+// document, not for all of them.
+func touchesOtherDocument(changes []Change, current string) bool {
+	for _, c := range changes {
+		if c.DocumentID != "" && c.DocumentID != current {
+			return true
+		}
+	}
+	return false
+}
+
+// Changes functions of the read-write tools.
+
+// changesOf returns a Changes function that decodes the checked arguments
+// into A, as the tool's Run does.
+func changesOf[A any](fn func(ctx context.Context, env *ToolEnv, a A) ([]Change, error)) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return func(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
+		var a A
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, storage.Errorf(storage.ErrInvalid, "invalid arguments: %v", err)
+		}
+		return fn(ctx, env, a)
+	}
+}
+
+// creates is the Changes of a tool that only makes a new kind.
+func creates(kind string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+		return []Change{{Kind: kind, Op: OpCreate}}, nil
+	}
+}
+
+type documentArg struct {
+	DocumentID string `json:"document_id"`
+}
+
+func documentChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return changesOf(func(ctx context.Context, env *ToolEnv, a documentArg) ([]Change, error) {
+		id, err := env.documentID(a.DocumentID)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := env.DB.GetDocument(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return []Change{{Kind: KindDocument, Op: op, ID: doc.ID, Name: doc.Name, DocumentID: doc.ID}}, nil
+	})
+}
+
+func schemaChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
+		SchemaID string `json:"schema_id"`
+	}) ([]Change, error) {
+		s, err := env.DB.FindSchema(ctx, strings.TrimSpace(a.SchemaID))
+		if err != nil {
+			return nil, err
+		}
+		return []Change{{Kind: KindSchema, Op: op, ID: s.SchemaID, Name: s.Name}}, nil
+	})
+}
+
+func promptChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
+		PromptID string `json:"prompt_id"`
+	}) ([]Change, error) {
+		p, err := env.DB.FindPrompt(ctx, strings.TrimSpace(a.PromptID))
+		if err != nil {
+			return nil, err
+		}
+		return []Change{{Kind: KindPrompt, Op: op, ID: p.PromptID, Name: p.Name}}, nil
+	})
+}
+
+func tagChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
+		TagID string `json:"tag_id"`
+	}) ([]Change, error) {
+		t, err := env.DB.FindTag(ctx, strings.TrimSpace(a.TagID))
+		if err != nil {
+			return nil, err
+		}
+		return []Change{{Kind: KindTag, Op: op, ID: t.ID, Name: t.Name}}, nil
+	})
+}
+
+// extractionRun is run_extraction's change: a new extraction of the
+// current document.
+func extractionRun(_ context.Context, env *ToolEnv, _ json.RawMessage) ([]Change, error) {
+	id, err := env.documentID("")
+	if err != nil {
+		return nil, err
+	}
+	return []Change{{Kind: KindExtraction, Op: OpCreate, DocumentID: id}}, nil
+}
+
+// extractionEdit is update_extraction_field's change: the extraction edits
+// apply to.
+func extractionEdit(ctx context.Context, env *ToolEnv, _ json.RawMessage) ([]Change, error) {
+	x, err := env.currentExtraction(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []Change{{Kind: KindExtraction, Op: OpUpdate, ID: x.ID, DocumentID: x.DocumentID}}, nil
+}

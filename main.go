@@ -10,12 +10,13 @@ import (
 	"syscall"
 
 	"github.com/docent/docent/app"
+	"github.com/docent/docent/app/pdftext"
 )
 
 func main() {
 	// The PDF reader runs hostile input in a child process of this same
-	// binary. That child never gets here: app/pdftext's init turns the
-	// process into the reader before main runs (see app/pdftext/child.go).
+	// binary: started as one, this process reads one PDF and exits here.
+	pdftext.RunChildIfRequested()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := app.Run(ctx, os.Args[1:], app.System())
 	stop()

@@ -13,6 +13,7 @@ import (
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // SchemaResult is a saved schema revision with what the check found.
@@ -89,7 +90,7 @@ func checkModel(model *string) error {
 		return nil
 	}
 	if _, _, err := provider.ParseModelID(*model); err != nil {
-		return storage.Errorf(storage.ErrInvalid, "%v", err)
+		return fault.Errorf(fault.Invalid, "%v", err)
 	}
 	return nil
 }
@@ -98,11 +99,11 @@ func checkModel(model *string) error {
 func checkedSchema(raw json.RawMessage, name string) (schema.ResponseFormat, schema.Report, error) {
 	rf, err := schema.Normalize(raw, name)
 	if err != nil {
-		return rf, schema.Report{}, storage.Errorf(storage.ErrInvalid, "invalid schema: %v", err)
+		return rf, schema.Report{}, fault.Errorf(fault.Invalid, "invalid schema: %v", err)
 	}
 	report := schema.Check(rf)
 	if !report.Valid {
-		return rf, report, storage.Errorf(storage.ErrInvalid, "invalid schema: %s", problemList(report.Errors))
+		return rf, report, fault.Errorf(fault.Invalid, "invalid schema: %s", problemList(report.Errors))
 	}
 	return rf, report, nil
 }

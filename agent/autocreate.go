@@ -9,7 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // AutoCreateMessage is the fixed first message of a headless auto-create
@@ -30,16 +32,17 @@ const (
 	autoCreateMaxRounds = 16
 )
 
-// AutoCreateCallLimits are the tool limits of a headless run: one schema and
-// one prompt, refined at most twice (so at most three extractions), and no
-// new tags (a rejected proposal could not take them back). What the run may
-// change at all is its Scope's to say, not a limit's.
+// AutoCreateCallLimits are the tool limits of a headless run, from the
+// tools' HeadlessLimit: one schema and one prompt, refined at most twice
+// (so at most three extractions).
 func AutoCreateCallLimits() map[string]int {
-	return map[string]int{
-		"create_schema": 1, "create_prompt": 1,
-		"update_schema": 2, "update_prompt": 2, "run_extraction": 3,
-		"create_tag": 0,
+	limits := map[string]int{}
+	for _, t := range registry {
+		if t.HeadlessLimit > 0 {
+			limits[t.Name] = t.HeadlessLimit
+		}
 	}
+	return limits
 }
 
 // AutoCreator runs the headless agent on documents: it proposes a schema, a
@@ -124,7 +127,7 @@ func (c *AutoCreator) StaleAge() time.Duration {
 func (c *AutoCreator) Run(ctx context.Context, documentID string, opts AutoCreateOptions) (AutoCreateResult, error) {
 	claim, err := c.Agent.DB.ClaimAutoCreate(ctx, documentID, c.StaleAge())
 	if err != nil {
-		res := AutoCreateResult{DocumentID: documentID, Error: storage.ErrorMessage(err)}
+		res := AutoCreateResult{DocumentID: documentID, Error: fault.ErrorMessage(err)}
 		if d, gerr := c.Agent.DB.GetDocument(ctx, documentID); gerr == nil {
 			res.DocumentName, res.Status = d.Name, d.AutoCreateStatus
 			res.Skipped = errors.Is(err, storage.ErrConflict)
@@ -132,29 +135,6 @@ func (c *AutoCreator) Run(ctx context.Context, documentID string, opts AutoCreat
 		return res, err
 	}
 	return c.run(ctx, claim, opts)
-}
-
-// Start claims a document and runs auto-create on it in the background: the
-// HTTP route's use. It returns the claimed document (status running) at
-// once, or the claim's error (a conflict when it is proposed, accepted or
-// running). ctx bounds the run, so it should outlive the request (the
-// server's own context); the result arrives on the channel, which is then
-// closed.
-func (c *AutoCreator) Start(ctx context.Context, documentID string, opts AutoCreateOptions) (storage.Document, <-chan AutoCreateResult, error) {
-	claim, err := c.Agent.DB.ClaimAutoCreate(ctx, documentID, c.StaleAge())
-	if err != nil {
-		return storage.Document{}, nil, err
-	}
-	done := make(chan AutoCreateResult, 1)
-	go func() {
-		defer close(done)
-		res, err := c.run(ctx, claim, opts)
-		if err != nil {
-			slog.WarnContext(ctx, "auto-create did not reach a proposal", "document", documentID, "status", res.Status, "err", err)
-		}
-		done <- res
-	}()
-	return claim.Document, done, nil
 }
 
 // run takes a claimed document to a proposal, or to failed (or back to
@@ -205,9 +185,10 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 		return res, interrupted
 	}
 	if errors.Is(err, context.DeadlineExceeded) || runCtx.Err() == context.DeadlineExceeded {
-		err = fmt.Errorf("timed out after %s (the time limit; raise it with --timeout)", c.timeout())
+		err = fault.Errorf(fault.Timeout, "timed out after %s (the time limit; raise it with --timeout)", c.timeout())
 	}
-	res.Error = errMessage(err)
+	err = fault.Report(ctx, nil, "auto-create of "+claim.Document.Name, err)
+	res.Error = fault.ErrorMessage(err)
 	if d, ferr := db.FailAutoCreate(keep, claim, res.Error); ferr == nil {
 		res.Status = d.AutoCreateStatus
 	} else {
@@ -229,16 +210,6 @@ func (c *AutoCreator) runAgent(opts AutoCreateOptions) *Agent {
 	return &a
 }
 
-// errMessage is an error as the user reads it: an application error's
-// message, otherwise the chain (provider errors are written for people).
-func errMessage(err error) string {
-	var appErr *storage.Error
-	if errors.As(err, &appErr) {
-		return appErr.Message
-	}
-	return err.Error()
-}
-
 // converse runs the agent's turn with the fixed message, unattended within
 // the run's Scope and AutoCreateCallLimits, and reads the proposal from the
 // working state the turn ends with.
@@ -256,7 +227,7 @@ func (c *AutoCreator) converse(ctx context.Context, claim storage.AutoCreateClai
 		return storage.AutoCreateLinks{}, err
 	}
 	if turn.Paused() {
-		return storage.AutoCreateLinks{}, fmt.Errorf("the agent's turn paused for approval, which a headless run cannot give")
+		return storage.AutoCreateLinks{}, fault.Errorf(fault.Conflict, "the agent's turn paused for approval, which a headless run cannot give")
 	}
 	ws := turn.WorkingState
 	if ws.Extraction == nil {
@@ -264,7 +235,7 @@ func (c *AutoCreator) converse(ctx context.Context, claim storage.AutoCreateClai
 		if t := strings.TrimSpace(turn.Text); t != "" {
 			why += ": " + firstLine(t, 160)
 		}
-		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "%s", why)
+		return storage.AutoCreateLinks{}, fault.Errorf(fault.Invalid, "%s", why)
 	}
 	return c.proposal(ctx, turn.ThreadID, ws.Extraction.ID, res)
 }
@@ -278,17 +249,17 @@ func (c *AutoCreator) proposal(ctx context.Context, threadID, extractionID strin
 		return storage.AutoCreateLinks{}, err
 	}
 	if len(x.Value) == 0 || string(x.Value) == "null" {
-		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "the last extraction gave no JSON value")
+		return storage.AutoCreateLinks{}, fault.Errorf(fault.Invalid, "the last extraction gave no JSON value")
 	}
 	if x.PromptRevID == "" {
-		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "the last extraction has no prompt")
+		return storage.AutoCreateLinks{}, fault.Errorf(fault.Invalid, "the last extraction has no prompt")
 	}
 	p, err := db.GetPromptRevision(ctx, x.PromptRevID)
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
 	if p.SchemaID == "" {
-		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "prompt %q of the last extraction links no schema", p.Name)
+		return storage.AutoCreateLinks{}, fault.Errorf(fault.Invalid, "prompt %q of the last extraction links no schema", p.Name)
 	}
 	res.SchemaRevID, res.PromptRevID, res.Extraction = p.SchemaRevID, p.PromptRevID, &x
 	return storage.AutoCreateLinks{ThreadID: threadID, SchemaID: p.SchemaID, PromptID: p.PromptID, ExtractionID: x.ID}, nil
@@ -296,41 +267,34 @@ func (c *AutoCreator) proposal(ctx context.Context, threadID, extractionID strin
 
 // extractOnly is the run with a reused schema. It does not ask the model to
 // plan anything: it resolves the prompt (given, or the schema's
-// auto-create prompt), runs the extraction with the Extractor (one model
-// call, two when the answer needs repair), and records it in a new thread
-// as a run_extraction call with its result, with the working state set, so
-// the conversation can go on from there in chat. The events are those of a
-// one-round turn.
-func (c *AutoCreator) extractOnly(ctx context.Context, claim storage.AutoCreateClaim, opts AutoCreateOptions, rec *autoCreateRecorder, res *AutoCreateResult) (links storage.AutoCreateLinks, err error) {
-	started := false
-	defer func() {
-		// A turn that started ends with done or error, as a chat turn does.
-		if err != nil && started {
-			code := storage.ErrorCode(err)
-			if errors.Is(err, context.DeadlineExceeded) {
-				code = "timeout"
-			}
-			_ = rec.Emit(ErrorEvent(errMessage(err), code))
-		}
-	}()
+// auto-create prompt) and runs a turn whose rounds are scripted: a
+// run_extraction call with that prompt (the one model call, two when the
+// answer needs repair), then a closing line. The turn writes the thread,
+// the working state and the events as any turn does, so the conversation
+// can go on from there in chat.
+func (c *AutoCreator) extractOnly(ctx context.Context, claim storage.AutoCreateClaim, opts AutoCreateOptions, rec *autoCreateRecorder, res *AutoCreateResult) (storage.AutoCreateLinks, error) {
 	a := c.runAgent(opts)
-	db := a.DB
 	if a.Extractor == nil {
-		return storage.AutoCreateLinks{}, storage.Errorf(storage.ErrInvalid, "extraction is not available: no model providers are configured")
+		return storage.AutoCreateLinks{}, fault.Errorf(fault.Invalid, "extraction is not available: no model providers are configured")
 	}
-	srev, err := db.FindSchema(ctx, strings.TrimSpace(opts.SchemaID))
+	if opts.Model != "" {
+		x := *a.Extractor
+		x.Model = opts.Model // the model asked for wins over the prompt's
+		a.Extractor = &x
+	}
+	srev, err := a.DB.FindSchema(ctx, strings.TrimSpace(opts.SchemaID))
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
-	model := firstNonEmpty(opts.Model, a.DefaultModel)
-	th, err := db.CreateThread(ctx, claim.DocumentID, "Auto-create with schema "+srev.Name, model)
+	// The thread comes first: what the run makes after it (the schema's
+	// auto-create prompt) is the run's own, for a reject to remove.
+	th, err := a.DB.CreateThread(ctx, claim.DocumentID, "Auto-create with schema "+srev.Name, firstNonEmpty(opts.Model, a.DefaultModel))
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
-	if err := rec.Emit(TurnStarted(th.ID, model)); err != nil {
+	if err := rec.record(storage.AutoCreateLinks{ThreadID: th.ID}); err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
-	started = true
 	prompt, err := c.schemaPrompt(ctx, srev, opts.PromptID)
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
@@ -338,51 +302,38 @@ func (c *AutoCreator) extractOnly(ctx context.Context, claim storage.AutoCreateC
 	if err := rec.record(storage.AutoCreateLinks{SchemaID: srev.SchemaID, PromptID: prompt.PromptID}); err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
-
-	call := ToolCall{ID: "call_auto_create_0", Name: "run_extraction", Arguments: mustJSON(map[string]string{"prompt_revid": prompt.PromptRevID})}
-	if err := rec.Emit(ToolCalls(0, []ToolCall{call}, nil)); err != nil {
-		return storage.AutoCreateLinks{}, err
+	call := provider.ToolCall{ID: "call_auto_create_0", Name: "run_extraction", Arguments: mustJSON(map[string]string{"prompt_revid": prompt.PromptRevID})}
+	script := func(round int, ws WorkingState) (provider.Response, bool) {
+		if round == 0 {
+			return provider.Response{ToolCalls: []provider.ToolCall{call}}, true
+		}
+		if ws.Extraction == nil {
+			return provider.Response{Text: "The extraction did not run; its error is above."}, true
+		}
+		return provider.Response{Text: fmt.Sprintf("Extracted this document with the existing schema [%s](schema_rev:%s) and the prompt [%s](prompt_rev:%s); validation: %s.",
+			srev.Name, prompt.SchemaRevID, prompt.Name, prompt.PromptRevID, ws.Extraction.ValidationStatus)}, true
 	}
-	x, err := a.Extractor.Run(ctx, ExtractRequest{DocumentID: claim.DocumentID, PromptRevID: prompt.PromptRevID, Model: opts.Model})
+	scope := NewScope(claim.DocumentID)
+	turn, err := a.Chat(ctx, ChatRequest{
+		DocumentID: claim.DocumentID, ThreadID: th.ID, Model: opts.Model, Scope: scope, Script: script,
+		Message: fmt.Sprintf("Auto-create with the schema %q: extract its fields from this document.", srev.Name),
+	}, rec)
+	res.Refused = scope.Refused()
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
-	state := &WorkingState{SchemaRevID: prompt.SchemaRevID}
-	state.setExtraction(x)
-	tr := ToolResult{
-		Success: true,
-		Result:  mustJSON(extractionResult{Extraction: viewExtraction(x), PromptRevID: prompt.PromptRevID, SchemaRevID: prompt.SchemaRevID}),
-		Preview: fmt.Sprintf("extracted with prompt %s v%d: %s (%s)", prompt.Name, prompt.Version, x.ValidationStatus, x.ID),
-		Created: []Ref{{Kind: KindExtraction, ID: x.ID}},
+	if turn.WorkingState.Extraction == nil {
+		why := "the extraction did not run"
+		for _, r := range turn.ExecutedRounds {
+			for _, c := range r.ToolCalls {
+				if c.Error != "" {
+					why = c.Error
+				}
+			}
+		}
+		return storage.AutoCreateLinks{}, fault.Errorf(fault.Invalid, "%s", why)
 	}
-	if err := rec.Emit(ToolResultEvent(0, call.ID, call.Name, tr)); err != nil {
-		return storage.AutoCreateLinks{}, err
-	}
-	round := ExecutedRound{RoundIndex: 0, ToolCalls: []ExecutedCall{{ID: call.ID, Name: call.Name, Arguments: call.Arguments, Success: true, Preview: tr.Preview}}}
-	if err := rec.Emit(RoundExecuted(round)); err != nil {
-		return storage.AutoCreateLinks{}, err
-	}
-	text := fmt.Sprintf("Extracted this document with the existing schema [%s](schema_rev:%s) and the prompt [%s](prompt_rev:%s); validation: %s.",
-		srev.Name, prompt.SchemaRevID, prompt.Name, prompt.PromptRevID, x.ValidationStatus)
-	msgs := []storage.ThreadMessage{
-		{Role: storage.RoleUser, Content: fmt.Sprintf("Auto-create with the schema %q: extract its fields from this document.", srev.Name)},
-		{Role: storage.RoleAssistant, ToolCalls: mustJSON([]ToolCall{call}), Data: mustJSON(map[string]any{"round_index": 0})},
-		{Role: storage.RoleTool, Content: tr.Content(), ToolCallID: call.ID, ToolName: call.Name,
-			Data: mustJSON(map[string]any{"round_index": 0, "arguments": call.Arguments, "proposed_arguments": call.Arguments, "success": true})},
-		{Role: storage.RoleAssistant, Content: text, Data: mustJSON(map[string]any{"round_index": 1})},
-	}
-	if _, err := db.AppendMessages(ctx, th.ID, msgs, mustJSON(state)); err != nil {
-		return storage.AutoCreateLinks{}, err
-	}
-	if links, err = c.proposal(ctx, th.ID, x.ID, res); err != nil {
-		return links, err
-	}
-	turn := TurnResult{Text: text, ThreadID: th.ID, WorkingState: *state, ExecutedRounds: []ExecutedRound{round},
-		Usage: Usage{PromptTokens: x.PromptTokens, CompletionTokens: x.CompletionTokens}}
-	if err := rec.Emit(TextDone(1, text)); err != nil {
-		return links, err
-	}
-	return links, rec.Emit(Done(turn))
+	return c.proposal(ctx, turn.ThreadID, turn.WorkingState.Extraction.ID, res)
 }
 
 // schemaPrompt returns the prompt a reused schema extracts with: the one
@@ -396,7 +347,7 @@ func (c *AutoCreator) schemaPrompt(ctx context.Context, srev storage.SchemaRevis
 			return p, err
 		}
 		if p.SchemaID != srev.SchemaID {
-			return p, storage.Errorf(storage.ErrInvalid, "prompt %q does not extract with schema %q", p.Name, srev.Name)
+			return p, fault.Errorf(fault.Invalid, "prompt %q does not extract with schema %q", p.Name, srev.Name)
 		}
 		return p, nil
 	}
@@ -423,7 +374,7 @@ func (c *AutoCreator) schemaPrompt(ctx context.Context, srev storage.SchemaRevis
 			// Another run made it at the same moment: read it again.
 		}
 	}
-	return storage.PromptRevision{}, storage.Errorf(storage.ErrConflict, "no prompt name is free for schema %q", srev.Name)
+	return storage.PromptRevision{}, fault.Errorf(fault.Conflict, "no prompt name is free for schema %q", srev.Name)
 }
 
 // autoCreateRecorder is the sink of a run: it notes on the document what the
@@ -441,10 +392,11 @@ type autoCreateRecorder struct {
 
 func (r *autoCreateRecorder) Emit(e Event) error {
 	var err error
+	started, _ := e.Payload.(TurnStartedPayload)
 	switch {
-	case e.Type == EventTurnStarted && e.ThreadID != "":
-		err = r.record(storage.AutoCreateLinks{ThreadID: e.ThreadID})
-	case e.Type == EventToolResult && e.Success:
+	case started.ThreadID != "":
+		err = r.record(storage.AutoCreateLinks{ThreadID: started.ThreadID})
+	case e.Outcome().Success:
 		err = r.noteResult(e)
 	}
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/docent/docent/agent/eventcheck"
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 const acInvoiceSchema = `{"type":"object","properties":{"invoice_number":{"type":"string"},"total":{"type":"number"}},"required":["invoice_number","total"],"additionalProperties":false}`
@@ -85,7 +86,7 @@ func TestAutoCreateProposesSchemaPromptAndExtractionInAThread(t *testing.T) {
 
 	// A second run of a proposed document does not start.
 	res, err = ac.Run(ctx, f.doc.ID, agent.AutoCreateOptions{})
-	if storage.ErrorCode(err) != "conflict" || !res.Skipped || res.Status != storage.AutoCreateProposed {
+	if fault.ErrorCode(err) != "conflict" || !res.Skipped || res.Status != storage.AutoCreateProposed {
 		t.Errorf("rerun: %+v %v", res, err)
 	}
 }
@@ -124,7 +125,7 @@ func TestAutoCreateFailureAfterCreateSchemaLeavesNoOrphans(t *testing.T) {
 	if err == nil || res.Status != storage.AutoCreateFailed {
 		t.Fatalf("Run: %+v %v", res, err)
 	}
-	if _, err := f.db.FindSchema(ctx, "invoice"); storage.ErrorCode(err) != "not_found" {
+	if _, err := f.db.FindSchema(ctx, "invoice"); fault.ErrorCode(err) != "not_found" {
 		t.Errorf("the run's schema is left: %v", err)
 	}
 	if _, err := f.db.GetSchema(ctx, before.SchemaID); err != nil {
@@ -186,7 +187,7 @@ func TestAutoCreateWithASchemaOnlyExtracts(t *testing.T) {
 	if _, err := f.db.GetSchema(ctx, s.SchemaID); err != nil {
 		t.Errorf("reject removed the reused schema: %v", err)
 	}
-	if _, err := f.db.GetPrompt(ctx, res.PromptID); storage.ErrorCode(err) != "not_found" {
+	if _, err := f.db.GetPrompt(ctx, res.PromptID); fault.ErrorCode(err) != "not_found" {
 		t.Errorf("reject kept the run's prompt: %v", err)
 	}
 }
@@ -228,7 +229,7 @@ func TestAutoCreateInterruptedGoesBackToPending(t *testing.T) {
 		modeltest.Reply{Text: "never", Fault: modeltest.Fault{FirstTokenDelay: time.Hour}},
 	)
 	sink := agent.SinkFunc(func(e agent.Event) error {
-		if e.Type == agent.EventToolResult && e.Name == "create_schema" {
+		if r, ok := e.Payload.(agent.ToolResultPayload); ok && r.Name == "create_schema" {
 			cancel() // while the next model call waits
 		}
 		return nil
@@ -243,29 +244,6 @@ func TestAutoCreateInterruptedGoesBackToPending(t *testing.T) {
 	}
 	if s, p, x, th := countRows(t, f.db, f.doc); s+p+x+th != 0 {
 		t.Errorf("left: %d schemas, %d prompts, %d extractions, %d threads", s, p, x, th)
-	}
-}
-
-// TestAutoCreateStartRunsInTheBackground is the HTTP route's use: the
-// document is claimed at once, the result comes later.
-func TestAutoCreateStartRunsInTheBackground(t *testing.T) {
-	f := newTurnFixture(t)
-	ctx := context.Background()
-	scriptAutoCreate(f.srv, "invoice", `{"invoice_number":"A-1","total":12.5}`)
-	ac := &agent.AutoCreator{Agent: f.agent}
-	d, done, err := ac.Start(ctx, f.doc.ID, agent.AutoCreateOptions{})
-	if err != nil || d.AutoCreateStatus != storage.AutoCreateRunning {
-		t.Fatalf("Start: %+v %v", d, err)
-	}
-	if _, _, err := ac.Start(ctx, f.doc.ID, agent.AutoCreateOptions{}); storage.ErrorCode(err) != "conflict" {
-		t.Errorf("a second Start while running: %v", err)
-	}
-	res := <-done
-	if res.Status != storage.AutoCreateProposed {
-		t.Fatalf("result %+v", res)
-	}
-	if d, err = f.db.AcceptAutoCreate(ctx, f.doc.ID); err != nil || d.AutoCreateStatus != storage.AutoCreateAccepted {
-		t.Errorf("accept: %+v %v", d, err)
 	}
 }
 

@@ -2,14 +2,31 @@ package agent
 
 import (
 	"encoding/json"
-	"fmt"
+	"reflect"
 
 	"github.com/docent/docent/agent/provider"
 )
 
 // This file declares the events of a turn as agent-protocol.md ("Events" and
-// the `result` object) names them. Every transport sends the same JSON: an
-// SSE `data:` frame, a Wails runtime event, or one NDJSON line of the CLI.
+// the `result` object) names them: one payload type per event type, whose
+// JSON tags are the protocol's field names. Everything else is derived from
+// these types: the wire JSON and its decoding (event_wire.go), the checker
+// in agent/eventcheck, the SSE writer, the CLI printer, and the TypeScript
+// types of the web UI (frontend/src/api/events.gen.ts, written by
+// agent/internal/tsgen).
+//
+// Adding an event type: declare its EventType constant and its payload type
+// (fields with JSON tags and doc comments, an EventType method) here, add
+// the payload to payloads below, run `go generate ./agent/`, and give
+// frontend/src/agent/reducer.ts a case for it (the TypeScript does not
+// compile until it has one); events_test.go wants its JSON in golden.
+//
+// The wire rules every payload follows: a field without omitempty is always
+// written (round_index 0, success false, "" strings); a slice without
+// omitempty is written as [] when empty, never null; a json.RawMessage that
+// is not JSON (model output) is written as a JSON string.
+
+//go:generate go run ./internal/tsgen
 
 // EventType is the `type` field of an event.
 type EventType string
@@ -41,97 +58,257 @@ const (
 	EventError EventType = "error"
 )
 
-// EventTypes lists every event type of the protocol.
-var EventTypes = []EventType{
-	EventTurnStarted, EventThinkingChunk, EventThinkingDone, EventTextChunk, EventTextDone,
-	EventToolCalls, EventToolResult, EventRoundExecuted, EventUsage, EventDone, EventError,
+// payloads registers every event type's payload, in the order of the
+// protocol's table: the one list of events. EventTypes, decoding and the
+// generated TypeScript follow it.
+var payloads = []Payload{
+	TurnStartedPayload{}, ThinkingChunkPayload{}, ThinkingDonePayload{}, TextChunkPayload{}, TextDonePayload{},
+	ToolCallsPayload{}, ToolResultPayload{}, RoundExecutedPayload{}, UsagePayload{}, DonePayload{}, ErrorPayload{},
 }
+
+// Payload is the body of one event: the fields beside `type`. Each event
+// type has one payload type, registered in payloads.
+type Payload interface {
+	// EventType is the `type` of the events this payload is the body of.
+	EventType() EventType
+}
+
+// TurnStartedPayload is turn_started: it opens every turn, approve
+// continuations included.
+type TurnStartedPayload struct {
+	// ThreadID is `thread_id`: the thread the turn belongs to; a new
+	// thread's id when the turn started one, "" when the client carries the
+	// history itself.
+	ThreadID string `json:"thread_id"`
+	// Model is `model`: the model id with its provider prefix, e.g.
+	// "ollama/qwen3:8b".
+	Model string `json:"model"`
+}
+
+// ThinkingChunkPayload is thinking_chunk: a piece of the model's reasoning.
+type ThinkingChunkPayload struct {
+	// Chunk is `chunk`: a piece of the stream. Chunks may be coalesced for
+	// slow clients.
+	Chunk string `json:"chunk"`
+	// RoundIndex is `round_index`: the round, 0-based, counted across the
+	// whole turn, approvals included.
+	RoundIndex int `json:"round_index"`
+}
+
+// ThinkingDonePayload is thinking_done: a round's whole reasoning, as soon
+// as it ends.
+type ThinkingDonePayload struct {
+	// Thinking is `thinking`: the round's whole reasoning.
+	Thinking string `json:"thinking"`
+	// RoundIndex is `round_index`.
+	RoundIndex int `json:"round_index"`
+}
+
+// TextChunkPayload is assistant_text_chunk: a piece of the visible answer.
+type TextChunkPayload struct {
+	// Chunk is `chunk`: a piece of the stream. Chunks may be coalesced for
+	// slow clients.
+	Chunk string `json:"chunk"`
+	// RoundIndex is `round_index`.
+	RoundIndex int `json:"round_index"`
+}
+
+// TextDonePayload is assistant_text_done: a round's whole visible answer.
+type TextDonePayload struct {
+	// FullText is `full_text`: the round's whole visible answer.
+	FullText string `json:"full_text"`
+	// RoundIndex is `round_index`.
+	RoundIndex int `json:"round_index"`
+}
+
+// ToolCallsPayload is tool_calls: the calls the model made in a round and
+// which of them need approval.
+type ToolCallsPayload struct {
+	// RoundIndex is `round_index`.
+	RoundIndex int `json:"round_index"`
+	// ToolCalls is `tool_calls`: the calls, in the model's order.
+	ToolCalls []ToolCall `json:"tool_calls"`
+	// NeedsApproval is `needs_approval`: the ids of the calls that need the
+	// user's approval; when it is not empty nothing in the batch runs and
+	// the turn pauses.
+	NeedsApproval []string `json:"needs_approval"`
+}
+
+// ToolResultPayload is tool_result: the outcome of one call. The outcome's
+// Created and Refused are not on the wire (Event.Created carries what the
+// call created, in process).
+type ToolResultPayload struct {
+	// RoundIndex is `round_index`.
+	RoundIndex int `json:"round_index"`
+	// CallID is `call_id`: the id of the call this answers.
+	CallID string `json:"call_id"`
+	// Name is `name`: the tool that ran.
+	Name string `json:"name"`
+	// ToolResult is the outcome: `success` (always written), `result?` (the
+	// tool's JSON result, when it succeeded), `preview?` (a one-line summary
+	// for people) and `error?` (why it failed, as the model is told).
+	ToolResult
+}
+
+// RoundExecutedPayload is round_executed: it closes a round whose calls
+// ran. Its fields are those of an ExecutedRound.
+type RoundExecutedPayload ExecutedRound
+
+// UsagePayload is usage: the token count of a round's model call.
+type UsagePayload struct {
+	// RoundIndex is `round_index`.
+	RoundIndex int `json:"round_index"`
+	// Usage is `prompt_tokens` and `completion_tokens`.
+	Usage
+}
+
+// DonePayload is done: it ends a turn with its result.
+type DonePayload struct {
+	// Result is `result`: what the turn produced.
+	Result TurnResult `json:"result"`
+}
+
+// ErrorPayload is error: it ends a turn that failed.
+type ErrorPayload struct {
+	// Error is `error`: why the turn failed, for people.
+	Error string `json:"error"`
+	// Code is `code?`: the kind of failure, for programs.
+	Code string `json:"code,omitempty"`
+}
+
+func (TurnStartedPayload) EventType() EventType   { return EventTurnStarted }
+func (ThinkingChunkPayload) EventType() EventType { return EventThinkingChunk }
+func (ThinkingDonePayload) EventType() EventType  { return EventThinkingDone }
+func (TextChunkPayload) EventType() EventType     { return EventTextChunk }
+func (TextDonePayload) EventType() EventType      { return EventTextDone }
+func (ToolCallsPayload) EventType() EventType     { return EventToolCalls }
+func (ToolResultPayload) EventType() EventType    { return EventToolResult }
+func (RoundExecutedPayload) EventType() EventType { return EventRoundExecuted }
+func (UsagePayload) EventType() EventType         { return EventUsage }
+func (DonePayload) EventType() EventType          { return EventDone }
+func (ErrorPayload) EventType() EventType         { return EventError }
+
+// Event is one event of a turn: its type and its payload. Its JSON is the
+// protocol's object, `type` first and then the payload's fields
+// (event_wire.go). Make one with NewEvent or the constructors below, which
+// keep Type and Payload in agreement; an Event whose Payload is missing or
+// of another type does not encode.
+type Event struct {
+	// Type is `type`: which event this is. A decoded event of a type this
+	// build does not know keeps its name here, with no Payload.
+	Type EventType
+	// Payload is the event's fields: a value (not a pointer) of the type
+	// registered for Type (TurnStartedPayload for turn_started, ...).
+	Payload Payload
+	// Created is what a successful tool_result's call created. It is not
+	// on the wire: in-process sinks (auto-create's bookkeeping) read it.
+	Created []Ref
+}
+
+// NewEvent is the event whose payload is p.
+func NewEvent(p Payload) Event { return Event{Type: p.EventType(), Payload: p} }
 
 // Terminal reports whether an event of this type ends the turn (done, error).
 func (t EventType) Terminal() bool { return t == EventDone || t == EventError }
 
-// HasRoundIndex reports whether events of this type carry round_index.
+// HasRoundIndex reports whether events of this type carry round_index (their
+// payload has that field).
 func (t EventType) HasRoundIndex() bool {
-	switch t {
-	case EventThinkingChunk, EventThinkingDone, EventTextChunk, EventTextDone,
-		EventToolCalls, EventToolResult, EventRoundExecuted, EventUsage:
-		return true
-	}
-	return false
+	info, ok := eventRegistry[t]
+	return ok && info.round != nil
 }
 
-// Event is one event of a turn. It is one flat struct: Type says which of
-// the other fields are part of the event, and its JSON is exactly the
-// protocol's object for that type (MarshalJSON writes the type's fields and
-// no others; round_index 0 and success false are written, as the protocol
-// requires them).
-type Event struct {
-	// Type is `type`: which event this is.
-	Type EventType
+// Round returns the event's round_index, and whether its type carries one.
+func (e Event) Round() (int, bool) {
+	info, ok := eventRegistry[e.Type]
+	if !ok || info.round == nil || e.Payload == nil {
+		return 0, false
+	}
+	v := reflect.ValueOf(e.Payload)
+	if v.Type() != info.typ {
+		return 0, false
+	}
+	return int(v.FieldByIndex(info.round).Int()), true
+}
 
-	// ThreadID is turn_started's `thread_id`: the thread the turn belongs
-	// to; a new thread's id when the turn started one, "" when the client
-	// carries the history itself.
-	ThreadID string
-	// Model is turn_started's `model`: the model id with its provider
-	// prefix, e.g. "ollama/qwen3:8b".
-	Model string
+// Outcome returns a tool_result event's outcome, with what the call
+// created; the zero ToolResult for other events.
+func (e Event) Outcome() ToolResult {
+	p, _ := e.Payload.(ToolResultPayload)
+	r := p.ToolResult
+	r.Created = e.Created
+	return r
+}
 
-	// RoundIndex is `round_index` of every event that belongs to a round
-	// (see EventType.HasRoundIndex): 0-based, counted across the whole turn,
-	// approvals included.
-	RoundIndex int
+// PayloadsOf returns the payloads of type T among events, in order: e.g.
+// PayloadsOf[ToolResultPayload](events) are a turn's tool results.
+func PayloadsOf[T Payload](events []Event) []T {
+	var out []T
+	for _, e := range events {
+		if p, ok := e.Payload.(T); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
-	// Chunk is `chunk` of thinking_chunk and assistant_text_chunk: a piece of
-	// the stream. Chunks may be coalesced for slow clients.
-	Chunk string
-	// Thinking is `thinking` of thinking_done and round_executed: the
-	// round's whole reasoning.
-	Thinking string
-	// FullText is assistant_text_done's `full_text`: the round's whole
-	// visible answer.
-	FullText string
+// TurnStarted is turn_started.
+func TurnStarted(threadID, model string) Event {
+	return NewEvent(TurnStartedPayload{ThreadID: threadID, Model: model})
+}
 
-	// ToolCalls is tool_calls' `tool_calls`: the calls the model made this
-	// round, in its order.
-	ToolCalls []ToolCall
-	// NeedsApproval is tool_calls' `needs_approval`: the ids of the calls
-	// that need the user's approval; when it is not empty nothing in the
-	// batch runs and the turn pauses.
-	NeedsApproval []string
+// ThinkingChunk is thinking_chunk.
+func ThinkingChunk(round int, chunk string) Event {
+	return NewEvent(ThinkingChunkPayload{Chunk: chunk, RoundIndex: round})
+}
 
-	// CallID is tool_result's `call_id`: the id of the call it answers.
-	CallID string
-	// Name is tool_result's `name`: the tool that ran.
-	Name string
-	// Success is tool_result's `success`; always written.
-	Success bool
-	// Result is tool_result's `result?`: the tool's JSON result, when it
-	// succeeded.
-	Result json.RawMessage
-	// Preview is tool_result's `preview?`: a one-line summary for people.
-	Preview string
-	// Error is `error`: on tool_result (optional) why the call failed, as
-	// the model is told; on error the human-readable reason the turn failed.
-	Error string
-	// Code is error's `code?`: a machine-readable kind of failure.
-	Code string
+// ThinkingDone is thinking_done.
+func ThinkingDone(round int, thinking string) Event {
+	return NewEvent(ThinkingDonePayload{Thinking: thinking, RoundIndex: round})
+}
 
-	// Executed is round_executed's `tool_calls`: the calls that ran this
-	// round, with their outcome.
-	Executed []ExecutedCall
+// TextChunk is assistant_text_chunk.
+func TextChunk(round int, chunk string) Event {
+	return NewEvent(TextChunkPayload{Chunk: chunk, RoundIndex: round})
+}
 
-	// PromptTokens is usage's `prompt_tokens`.
-	PromptTokens int
-	// CompletionTokens is usage's `completion_tokens`.
-	CompletionTokens int
+// TextDone is assistant_text_done.
+func TextDone(round int, fullText string) Event {
+	return NewEvent(TextDonePayload{FullText: fullText, RoundIndex: round})
+}
 
-	// TurnResult is done's `result`: what the turn produced.
-	TurnResult *TurnResult
+// ToolCalls is tool_calls: the round's calls and the ids of those that need
+// approval.
+func ToolCalls(round int, calls []ToolCall, needsApproval []string) Event {
+	return NewEvent(ToolCallsPayload{RoundIndex: round, ToolCalls: calls, NeedsApproval: needsApproval})
+}
 
-	// Created is what a successful tool_result's call created. It is not
-	// on the wire: in-process sinks (auto-create's bookkeeping) read it.
-	Created []Ref
+// ToolResultEvent is tool_result: the outcome r of call callID of tool name.
+// (It is not called ToolResult, which is the outcome's type.) What r
+// created goes to Event.Created, not on the wire.
+func ToolResultEvent(round int, callID, name string, r ToolResult) Event {
+	created := r.Created
+	r.Created, r.Refused = nil, false
+	e := NewEvent(ToolResultPayload{RoundIndex: round, CallID: callID, Name: name, ToolResult: r})
+	e.Created = created
+	return e
+}
+
+// RoundExecuted is round_executed.
+func RoundExecuted(r ExecutedRound) Event { return NewEvent(RoundExecutedPayload(r)) }
+
+// UsageEvent is usage: the tokens of round's model call.
+func UsageEvent(round int, u Usage) Event {
+	return NewEvent(UsagePayload{RoundIndex: round, Usage: u})
+}
+
+// Done is done.
+func Done(r TurnResult) Event { return NewEvent(DonePayload{Result: r}) }
+
+// ErrorEvent is error: message is for people, code ("" for none) for
+// programs.
+func ErrorEvent(message, code string) Event {
+	return NewEvent(ErrorPayload{Error: message, Code: code})
 }
 
 // ToolCall is one call the model made: tool_calls' `tool_calls` items and,
@@ -255,262 +432,3 @@ type SinkFunc func(Event) error
 
 // Emit calls f(e).
 func (f SinkFunc) Emit(e Event) error { return f(e) }
-
-// TurnStarted is turn_started.
-func TurnStarted(threadID, model string) Event {
-	return Event{Type: EventTurnStarted, ThreadID: threadID, Model: model}
-}
-
-// ThinkingChunk is thinking_chunk.
-func ThinkingChunk(round int, chunk string) Event {
-	return Event{Type: EventThinkingChunk, RoundIndex: round, Chunk: chunk}
-}
-
-// ThinkingDone is thinking_done.
-func ThinkingDone(round int, thinking string) Event {
-	return Event{Type: EventThinkingDone, RoundIndex: round, Thinking: thinking}
-}
-
-// TextChunk is assistant_text_chunk.
-func TextChunk(round int, chunk string) Event {
-	return Event{Type: EventTextChunk, RoundIndex: round, Chunk: chunk}
-}
-
-// TextDone is assistant_text_done.
-func TextDone(round int, fullText string) Event {
-	return Event{Type: EventTextDone, RoundIndex: round, FullText: fullText}
-}
-
-// ToolCalls is tool_calls: the round's calls and the ids of those that need
-// approval.
-func ToolCalls(round int, calls []ToolCall, needsApproval []string) Event {
-	return Event{Type: EventToolCalls, RoundIndex: round, ToolCalls: calls, NeedsApproval: needsApproval}
-}
-
-// ToolResultEvent is tool_result: the outcome r of call callID of tool name.
-// (It is not called ToolResult, which is the outcome's type.)
-func ToolResultEvent(round int, callID, name string, r ToolResult) Event {
-	return Event{
-		Type: EventToolResult, RoundIndex: round, CallID: callID, Name: name,
-		Success: r.Success, Result: r.Result, Preview: r.Preview, Error: r.Error, Created: r.Created,
-	}
-}
-
-// RoundExecuted is round_executed.
-func RoundExecuted(r ExecutedRound) Event {
-	return Event{Type: EventRoundExecuted, RoundIndex: r.RoundIndex, Thinking: r.Thinking, Executed: r.ToolCalls}
-}
-
-// UsageEvent is usage: the tokens of round's model call.
-func UsageEvent(round int, u Usage) Event {
-	return Event{Type: EventUsage, RoundIndex: round, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
-}
-
-// Done is done.
-func Done(r TurnResult) Event { return Event{Type: EventDone, TurnResult: &r} }
-
-// ErrorEvent is error: message is for people, code ("" for none) for
-// programs.
-func ErrorEvent(message, code string) Event {
-	return Event{Type: EventError, Error: message, Code: code}
-}
-
-// Round returns a round_executed event's fields as an ExecutedRound.
-func (e Event) Round() ExecutedRound {
-	return ExecutedRound{RoundIndex: e.RoundIndex, Thinking: e.Thinking, ToolCalls: e.Executed}
-}
-
-// Outcome returns a tool_result event's outcome as a ToolResult.
-func (e Event) Outcome() ToolResult {
-	return ToolResult{Success: e.Success, Result: e.Result, Preview: e.Preview, Error: e.Error}
-}
-
-// MarshalJSON writes the protocol's object for e.Type: `type` first, then
-// the type's fields in the order of the protocol's table, and nothing else.
-// An unknown type, or a done without a result, is an error.
-func (e Event) MarshalJSON() ([]byte, error) {
-	type typ struct {
-		Type EventType `json:"type"`
-	}
-	t := typ{e.Type}
-	switch e.Type {
-	case EventTurnStarted:
-		return json.Marshal(struct {
-			typ
-			ThreadID string `json:"thread_id"`
-			Model    string `json:"model"`
-		}{t, e.ThreadID, e.Model})
-	case EventThinkingChunk, EventTextChunk:
-		return json.Marshal(struct {
-			typ
-			Chunk      string `json:"chunk"`
-			RoundIndex int    `json:"round_index"`
-		}{t, e.Chunk, e.RoundIndex})
-	case EventThinkingDone:
-		return json.Marshal(struct {
-			typ
-			Thinking   string `json:"thinking"`
-			RoundIndex int    `json:"round_index"`
-		}{t, e.Thinking, e.RoundIndex})
-	case EventTextDone:
-		return json.Marshal(struct {
-			typ
-			FullText   string `json:"full_text"`
-			RoundIndex int    `json:"round_index"`
-		}{t, e.FullText, e.RoundIndex})
-	case EventToolCalls:
-		calls, needs := e.ToolCalls, e.NeedsApproval
-		if calls == nil {
-			calls = []ToolCall{}
-		}
-		if needs == nil {
-			needs = []string{}
-		}
-		return json.Marshal(struct {
-			typ
-			RoundIndex    int        `json:"round_index"`
-			ToolCalls     []ToolCall `json:"tool_calls"`
-			NeedsApproval []string   `json:"needs_approval"`
-		}{t, e.RoundIndex, calls, needs})
-	case EventToolResult:
-		var result json.RawMessage
-		if len(e.Result) > 0 {
-			result = wireArguments(e.Result)
-		}
-		return json.Marshal(struct {
-			typ
-			RoundIndex int             `json:"round_index"`
-			CallID     string          `json:"call_id"`
-			Name       string          `json:"name"`
-			Success    bool            `json:"success"`
-			Result     json.RawMessage `json:"result,omitempty"`
-			Preview    string          `json:"preview,omitempty"`
-			Error      string          `json:"error,omitempty"`
-		}{t, e.RoundIndex, e.CallID, e.Name, e.Success, result, e.Preview, e.Error})
-	case EventRoundExecuted:
-		calls := e.Executed
-		if calls == nil {
-			calls = []ExecutedCall{}
-		}
-		return json.Marshal(struct {
-			typ
-			RoundIndex int            `json:"round_index"`
-			Thinking   string         `json:"thinking"`
-			ToolCalls  []ExecutedCall `json:"tool_calls"`
-		}{t, e.RoundIndex, e.Thinking, calls})
-	case EventUsage:
-		return json.Marshal(struct {
-			typ
-			RoundIndex       int `json:"round_index"`
-			PromptTokens     int `json:"prompt_tokens"`
-			CompletionTokens int `json:"completion_tokens"`
-		}{t, e.RoundIndex, e.PromptTokens, e.CompletionTokens})
-	case EventDone:
-		if e.TurnResult == nil {
-			return nil, fmt.Errorf("agent: done event without a result")
-		}
-		return json.Marshal(struct {
-			typ
-			Result *TurnResult `json:"result"`
-		}{t, e.TurnResult})
-	case EventError:
-		return json.Marshal(struct {
-			typ
-			Error string `json:"error"`
-			Code  string `json:"code,omitempty"`
-		}{t, e.Error, e.Code})
-	}
-	return nil, fmt.Errorf("agent: unknown event type %q", e.Type)
-}
-
-// UnmarshalJSON reads an event as MarshalJSON writes it, so clients and
-// tests can decode NDJSON lines and SSE frames. Fields that do not belong to
-// the event's type are ignored; an unknown type keeps its name and the
-// fields whose meaning does not depend on the type.
-func (e *Event) UnmarshalJSON(data []byte) error {
-	var w struct {
-		Type             EventType       `json:"type"`
-		ThreadID         string          `json:"thread_id"`
-		Model            string          `json:"model"`
-		RoundIndex       int             `json:"round_index"`
-		Chunk            string          `json:"chunk"`
-		Thinking         string          `json:"thinking"`
-		FullText         string          `json:"full_text"`
-		ToolCalls        json.RawMessage `json:"tool_calls"`
-		NeedsApproval    []string        `json:"needs_approval"`
-		CallID           string          `json:"call_id"`
-		Name             string          `json:"name"`
-		Success          bool            `json:"success"`
-		Result           json.RawMessage `json:"result"`
-		Preview          string          `json:"preview"`
-		Error            string          `json:"error"`
-		Code             string          `json:"code"`
-		PromptTokens     int             `json:"prompt_tokens"`
-		CompletionTokens int             `json:"completion_tokens"`
-	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	if w.Type == "" {
-		return fmt.Errorf("agent: event without a type")
-	}
-	ev := Event{Type: w.Type}
-	if w.Type.HasRoundIndex() {
-		ev.RoundIndex = w.RoundIndex
-	}
-	present := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
-	switch w.Type {
-	case EventTurnStarted:
-		ev.ThreadID, ev.Model = w.ThreadID, w.Model
-	case EventThinkingChunk, EventTextChunk:
-		ev.Chunk = w.Chunk
-	case EventThinkingDone:
-		ev.Thinking = w.Thinking
-	case EventTextDone:
-		ev.FullText = w.FullText
-	case EventToolCalls:
-		if present(w.ToolCalls) {
-			if err := json.Unmarshal(w.ToolCalls, &ev.ToolCalls); err != nil {
-				return fmt.Errorf("agent: tool_calls event: tool_calls: %w", err)
-			}
-		}
-		ev.NeedsApproval = w.NeedsApproval
-	case EventToolResult:
-		ev.CallID, ev.Name, ev.Success, ev.Preview, ev.Error = w.CallID, w.Name, w.Success, w.Preview, w.Error
-		if present(w.Result) {
-			ev.Result = w.Result
-		}
-	case EventRoundExecuted:
-		ev.Thinking = w.Thinking
-		if present(w.ToolCalls) {
-			if err := json.Unmarshal(w.ToolCalls, &ev.Executed); err != nil {
-				return fmt.Errorf("agent: round_executed event: tool_calls: %w", err)
-			}
-		}
-	case EventUsage:
-		ev.PromptTokens, ev.CompletionTokens = w.PromptTokens, w.CompletionTokens
-	case EventDone:
-		if present(w.Result) {
-			ev.TurnResult = new(TurnResult)
-			if err := json.Unmarshal(w.Result, ev.TurnResult); err != nil {
-				return fmt.Errorf("agent: done event: result: %w", err)
-			}
-		}
-	case EventError:
-		ev.Error, ev.Code = w.Error, w.Code
-	}
-	*e = ev
-	return nil
-}
-
-// wireArguments returns raw as it goes on the wire: {} when empty, itself
-// when it is JSON, and otherwise the text as a JSON string.
-func wireArguments(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 {
-		return json.RawMessage("{}")
-	}
-	if json.Valid(raw) {
-		return raw
-	}
-	return mustJSON(string(raw))
-}

@@ -105,9 +105,10 @@ func TestEventsRoundTrip(t *testing.T) {
 		if err != nil || string(again) != g.want {
 			t.Errorf("%s: round trip:\n got %s (%v)\nwant %s", g.name, again, err, g.want)
 		}
-		if back.Type != g.ev.Type || back.RoundIndex != g.ev.RoundIndex || back.Success != g.ev.Success ||
-			back.Chunk != g.ev.Chunk || back.Error != g.ev.Error || back.CallID != g.ev.CallID {
-			t.Errorf("%s: decoded %+v, want %+v", g.name, back, g.ev)
+		want := g.ev
+		want.Created = nil
+		if !reflect.DeepEqual(back, want) && !emptyVsNil(back, want) {
+			t.Errorf("%s: decoded %+v, want %+v", g.name, back, want)
 		}
 	}
 
@@ -115,8 +116,8 @@ func TestEventsRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(golden[len(golden)-3].want), &done); err != nil {
 		t.Fatal(err)
 	}
-	r := done.TurnResult
-	if r == nil || !r.Paused() || r.TurnID != "turn_1" || len(r.ToolCalls) != 1 || r.ToolCalls[0].ID != "c2" ||
+	r := done.Payload.(agent.DonePayload).Result
+	if !r.Paused() || r.TurnID != "turn_1" || len(r.ToolCalls) != 1 || r.ToolCalls[0].ID != "c2" ||
 		r.WorkingState.SchemaRevID != "srv_1" || len(r.ExecutedRounds) != 1 || !r.ExecutedRounds[0].ToolCalls[0].Success {
 		t.Errorf("decoded paused result: %+v", r)
 	}
@@ -126,11 +127,11 @@ func TestEventsRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"type":"turn_started","thread_id":"th","model":"m","round_index":4,"chunk":"x"}`), &e); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(e, agent.Event{Type: agent.EventTurnStarted, ThreadID: "th", Model: "m"}) {
+	if !reflect.DeepEqual(e, agent.TurnStarted("th", "m")) {
 		t.Errorf("decoded %+v", e)
 	}
 	// Additions to the protocol decode without error.
-	if err := json.Unmarshal([]byte(`{"type":"compaction","round_index":1}`), &e); err != nil || e.Type != "compaction" {
+	if err := json.Unmarshal([]byte(`{"type":"compaction","round_index":1}`), &e); err != nil || e.Type != "compaction" || e.Payload != nil {
 		t.Errorf("unknown type: %+v, %v", e, err)
 	}
 	if err := json.Unmarshal([]byte(`{"round_index":1}`), &e); err == nil {
@@ -139,7 +140,13 @@ func TestEventsRoundTrip(t *testing.T) {
 }
 
 func TestEventsThatDoNotEncode(t *testing.T) {
-	for _, e := range []agent.Event{{Type: "compaction"}, {}, {Type: agent.EventDone}} {
+	for _, e := range []agent.Event{
+		{Type: "compaction"}, {}, {Type: agent.EventDone},
+		{Type: agent.EventDone, Payload: agent.TextDonePayload{}},      // the payload of another type
+		{Type: "compaction", Payload: compaction{}},                    // an unregistered payload
+		{Payload: agent.TextDonePayload{}},                             // no type
+		{Type: agent.EventTextDone, Payload: &agent.TextDonePayload{}}, // a pointer
+	} {
 		if b, err := json.Marshal(e); err == nil {
 			t.Errorf("%+v encoded as %s", e, b)
 		}
@@ -151,15 +158,67 @@ func TestAccessors(t *testing.T) {
 	if got := agent.ToolResultEvent(0, "c", "n", r).Outcome(); string(got.Result) != "1" || !got.Success || got.Preview != "p" {
 		t.Errorf("Outcome = %+v", got)
 	}
+	created := []agent.Ref{{Kind: agent.KindSchema, ID: "sch_1"}}
+	e := agent.ToolResultEvent(1, "c", "n", agent.ToolResult{Success: true, Created: created})
+	if got := e.Outcome(); !reflect.DeepEqual(got.Created, created) || !reflect.DeepEqual(e.Created, created) {
+		t.Errorf("Created: event %+v, outcome %+v", e.Created, got.Created)
+	}
+	if p := e.Payload.(agent.ToolResultPayload); p.Created != nil {
+		t.Errorf("the payload carries Created %+v; it is not on the wire", p.Created)
+	}
+	if got := agent.TextDone(0, "x").Outcome(); got.Success || got.Error != "" {
+		t.Errorf("Outcome of another event = %+v", got)
+	}
 	round := agent.ExecutedRound{RoundIndex: 2, Thinking: "t", ToolCalls: []agent.ExecutedCall{{ID: "c"}}}
-	if got := agent.RoundExecuted(round).Round(); got.RoundIndex != 2 || got.Thinking != "t" || len(got.ToolCalls) != 1 {
-		t.Errorf("Round = %+v", got)
+	if got, ok := agent.RoundExecuted(round).Round(); got != 2 || !ok {
+		t.Errorf("Round = %d, %v", got, ok)
+	}
+	if _, ok := agent.Done(agent.TurnResult{}).Round(); ok {
+		t.Error("done has a round")
+	}
+	if got := agent.PayloadsOf[agent.TextChunkPayload]([]agent.Event{agent.TextChunk(0, "a"), agent.TextDone(0, "ab"), agent.TextChunk(1, "c")}); len(got) != 2 || got[1].Chunk != "c" {
+		t.Errorf("PayloadsOf = %+v", got)
 	}
 	if !agent.EventDone.Terminal() || !agent.EventError.Terminal() || agent.EventUsage.Terminal() {
 		t.Error("Terminal")
 	}
 	if agent.EventTurnStarted.HasRoundIndex() || agent.EventDone.HasRoundIndex() || !agent.EventUsage.HasRoundIndex() {
 		t.Error("HasRoundIndex")
+	}
+}
+
+// compaction is a payload that is not registered.
+type compaction struct{}
+
+func (compaction) EventType() agent.EventType { return "compaction" }
+
+// emptyVsNil reports whether a and b differ only in nil and empty slices,
+// which the wire does not tell apart (nil is written as []).
+func emptyVsNil(a, b agent.Event) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// Every payload type is registered once, its JSON members have names, and
+// every event type but the terminal ones belongs to a round.
+func TestPayloadRegistry(t *testing.T) {
+	if len(agent.EventTypes) == 0 {
+		t.Fatal("no event types")
+	}
+	for _, typ := range agent.EventTypes {
+		pt, ok := agent.PayloadType(typ)
+		if !ok || pt.Kind() != reflect.Struct {
+			t.Errorf("%s: payload type %v", typ, pt)
+			continue
+		}
+		p := reflect.Zero(pt).Interface().(agent.Payload)
+		if p.EventType() != typ {
+			t.Errorf("%s: payload %s says %s", typ, pt, p.EventType())
+		}
+		if want := typ != agent.EventTurnStarted && !typ.Terminal(); typ.HasRoundIndex() != want {
+			t.Errorf("%s: HasRoundIndex = %v", typ, !want)
+		}
 	}
 }
 

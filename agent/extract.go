@@ -13,6 +13,7 @@ import (
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // extractInstruction opens the system message of every extraction; the
@@ -26,6 +27,10 @@ type Extractor struct {
 	// DefaultModel is used when neither the call nor the prompt names a
 	// model ("ollama/qwen3:8b" form).
 	DefaultModel string
+	// Model, when set, is used whatever the prompt names: the model the
+	// user asked for this run (--model), which a call's own Model still
+	// overrides.
+	Model string
 }
 
 // ExtractRequest names what to run on what.
@@ -60,9 +65,11 @@ func (x *Extractor) Run(ctx context.Context, req ExtractRequest) (storage.Extrac
 	}
 	usage := resp.Usage
 	raw := resp.Text
-	value, problems := job.check(raw)
+	value, problems := job.check(resp)
 
-	if len(problems) > 0 {
+	// An answer cut at the output limit is not asked for again: the repair
+	// would send it back, leaving even less room for the next.
+	if len(problems) > 0 && !resp.Truncated {
 		messages = append(messages,
 			provider.Message{Role: "assistant", Content: raw},
 			provider.Message{Role: "user", Content: repairMessage(problems)})
@@ -79,7 +86,7 @@ func (x *Extractor) Run(ctx context.Context, req ExtractRequest) (storage.Extrac
 			usage.PromptTokens += resp.Usage.PromptTokens
 			usage.CompletionTokens += resp.Usage.CompletionTokens
 			raw = resp.Text
-			value, problems = job.check(raw)
+			value, problems = job.check(resp)
 		}
 	}
 
@@ -127,19 +134,19 @@ func (x *Extractor) prepare(ctx context.Context, req ExtractRequest) (*extractJo
 	if err != nil {
 		return nil, err
 	}
-	modelID := firstNonEmpty(req.Model, prompt.Model, x.DefaultModel)
+	modelID := firstNonEmpty(req.Model, x.Model, prompt.Model, x.DefaultModel)
 	if modelID == "" {
-		return nil, storage.Errorf(storage.ErrInvalid, "no model chosen: pass --model, set DOCENT_MODEL, or give the prompt a model")
+		return nil, fault.Errorf(fault.Invalid, "no model chosen: pass --model, set DOCENT_MODEL, or give the prompt a model")
 	}
 	if prompt.SchemaRevID == "" {
-		return nil, storage.Errorf(storage.ErrInvalid, "prompt %s has no schema: link one with update_prompt (schema_id)", prompt.Name)
+		return nil, fault.Errorf(fault.Invalid, "prompt %s has no schema: link one with update_prompt (schema_id)", prompt.Name)
 	}
 	if doc.Status != storage.StatusReady {
 		msg := fmt.Sprintf("document %s cannot be extracted: its status is %s", doc.Name, doc.Status)
 		if doc.Error != "" {
 			msg += " (" + doc.Error + ")"
 		}
-		return nil, storage.Errorf(storage.ErrInvalid, "%s", msg)
+		return nil, fault.Errorf(fault.Invalid, "%s", msg)
 	}
 	pages, err := x.DB.DocumentText(ctx, doc.ID)
 	if err != nil {
@@ -147,7 +154,7 @@ func (x *Extractor) prepare(ctx context.Context, req ExtractRequest) (*extractJo
 	}
 	text, ok := pagesText(pages)
 	if !ok {
-		return nil, storage.Errorf(storage.ErrInvalid, "document %s has no text to extract from", doc.Name)
+		return nil, fault.Errorf(fault.Invalid, "document %s has no text to extract from", doc.Name)
 	}
 
 	srev, err := x.DB.GetSchemaRevision(ctx, prompt.SchemaRevID)
@@ -164,7 +171,7 @@ func (x *Extractor) prepare(ctx context.Context, req ExtractRequest) (*extractJo
 		if provider.ErrorKind(err) != "" {
 			return nil, err
 		}
-		return nil, storage.Errorf(storage.ErrInvalid, "%v", err)
+		return nil, fault.Errorf(fault.Invalid, "%v", err)
 	}
 	return &extractJob{
 		doc: doc, prompt: prompt, pages: len(pages), text: text,
@@ -185,13 +192,34 @@ func (j *extractJob) callError(err error) error {
 }
 
 // check parses a model answer and validates it against the job's schema. The
-// value is nil when the answer holds no JSON; that is then the one problem.
-func (j *extractJob) check(raw string) (json.RawMessage, []schema.Problem) {
-	value, err := parseAnswer(raw)
+// value is nil when the answer holds no JSON; that is then the one problem,
+// which says so when the answer was cut at the model's output limit.
+func (j *extractJob) check(resp provider.Response) (json.RawMessage, []schema.Problem) {
+	value, err := parseAnswer(resp.Text)
 	if err != nil {
-		return nil, []schema.Problem{{Path: "/", Message: "not JSON: " + err.Error()}}
+		msg := "not JSON: " + err.Error()
+		if resp.Truncated {
+			msg = cutOffMessage(resp, err)
+		}
+		return nil, []schema.Problem{{Path: "/", Message: msg}}
 	}
 	return value, j.compiled.Validate(value)
+}
+
+// cutOffMessage says that an answer stopped at the model's output limit,
+// so its JSON is unfinished, and what to do about it.
+func cutOffMessage(resp provider.Response, err error) string {
+	after := ""
+	if n := resp.Usage.CompletionTokens; n > 0 {
+		after = fmt.Sprintf(" after %d tokens", n)
+	}
+	fix := "raise the model server's output limit (max_tokens)"
+	if resp.NumCtx > 0 {
+		// Ollama: the prompt and the answer share the num_ctx window.
+		fix = fmt.Sprintf("raise DOCENT_MAX_CONTEXT (the prompt and the answer share the model's %d-token window)", resp.NumCtx)
+	}
+	return fmt.Sprintf("the answer was cut off at the model's output limit%s, so its JSON is unfinished (%v): %s, or extract from fewer pages or with a smaller schema",
+		after, err, fix)
 }
 
 // parseAnswer finds the JSON in a model's answer: the whole text when it is
@@ -261,7 +289,7 @@ func pagesText(pages []string) (text string, ok bool) {
 func compileStored(srev storage.SchemaRevision) (schema.ResponseFormat, *schema.Compiled, error) {
 	var rf schema.ResponseFormat
 	if err := json.Unmarshal(srev.ResponseFormat, &rf); err != nil {
-		return rf, nil, storage.Errorf(storage.ErrInvalid, "schema %s version %d is not a response_format: %v; fix it with update_schema", srev.Name, srev.Version, err)
+		return rf, nil, fault.Errorf(fault.Invalid, "schema %s version %d is not a response_format: %v; fix it with update_schema", srev.Name, srev.Version, err)
 	}
 	compiled, err := schema.Compile(rf)
 	if err != nil {
@@ -269,7 +297,7 @@ func compileStored(srev storage.SchemaRevision) (schema.ResponseFormat, *schema.
 		if ps := schema.Errors(err); len(ps) > 0 {
 			detail = problemList(ps)
 		}
-		return rf, nil, storage.Errorf(storage.ErrInvalid, "schema %s version %d cannot be used: %s; fix it with update_schema", srev.Name, srev.Version, detail)
+		return rf, nil, fault.Errorf(fault.Invalid, "schema %s version %d cannot be used: %s; fix it with update_schema", srev.Name, srev.Version, detail)
 	}
 	return rf, compiled, nil
 }

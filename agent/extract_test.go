@@ -372,6 +372,43 @@ func TestExtractNonJSONTwiceIsStoredInvalidWithoutValue(t *testing.T) {
 	})
 }
 
+// TestExtractCutOffAtTheOutputLimitSaysSo: an answer the server cut at
+// its output limit (done_reason / finish_reason "length") is stored with an
+// error that says so and what to do, not as mere "not JSON"; it is not
+// sent back for a repair that would have even less room.
+func TestExtractCutOffAtTheOutputLimitSaysSo(t *testing.T) {
+	eachWire(t, func(t *testing.T, model string) {
+		f := newExtractFixture(t)
+		full := f.answer(t, nil)
+		cut := full[:len(full)/2]
+		f.srv.Enqueue(modeltest.Reply{Text: cut, DoneReason: "length", CompletionTokens: 2048}, modeltest.Reply{Text: full})
+		ext, err := f.run(t, model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var problems []struct{ Path, Message string }
+		if err := json.Unmarshal(ext.ValidationErrors, &problems); err != nil || len(problems) != 1 {
+			t.Fatalf("validation errors %s (%v)", ext.ValidationErrors, err)
+		}
+		msg := problems[0].Message
+		for _, want := range []string{"cut off at the model's output limit after 2048 tokens", "unexpected end of JSON input", "fewer pages"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("error %q does not say %q", msg, want)
+			}
+		}
+		fix := map[string]string{"ollama/qwen3:8b": "raise DOCENT_MAX_CONTEXT", "openai/qwen3:8b": "output limit (max_tokens)"}[model]
+		if !strings.Contains(msg, fix) {
+			t.Errorf("error %q does not say %q", msg, fix)
+		}
+		if ext.ValidationStatus != storage.ValidationInvalid || ext.RawOutput != cut {
+			t.Errorf("status %s, raw %q; want invalid and the cut answer", ext.ValidationStatus, ext.RawOutput)
+		}
+		if n := len(f.srv.Requests()); n != 1 {
+			t.Errorf("%d requests: a cut-off answer is not sent back for repair", n)
+		}
+	})
+}
+
 func TestExtractUsesThePromptsModelWhenTheRequestNamesNone(t *testing.T) {
 	eachWire(t, func(t *testing.T, model string) {
 		f := newExtractFixture(t)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // Mention types, as clients send them.
@@ -26,7 +27,7 @@ func ParseMention(s string) (Mention, error) {
 	typ, id, ok := strings.Cut(strings.TrimSpace(s), ":")
 	m := Mention{Type: strings.ToLower(strings.TrimSpace(typ)), ID: strings.TrimSpace(id)}
 	if !ok || m.ID == "" {
-		return Mention{}, storage.Errorf(storage.ErrInvalid, "mention %q: write it as TYPE:ID, TYPE one of %s", s, strings.Join(MentionTypes, ", "))
+		return Mention{}, fault.Errorf(fault.Invalid, "mention %q: write it as TYPE:ID, TYPE one of %s", s, strings.Join(MentionTypes, ", "))
 	}
 	return m, m.check()
 }
@@ -35,10 +36,10 @@ func (m Mention) check() error {
 	switch m.Type {
 	case MentionSchema, MentionPrompt, MentionTag, MentionDocument:
 	default:
-		return storage.Errorf(storage.ErrInvalid, "mention type %q is not one of %s", m.Type, strings.Join(MentionTypes, ", "))
+		return fault.Errorf(fault.Invalid, "mention type %q is not one of %s", m.Type, strings.Join(MentionTypes, ", "))
 	}
 	if strings.TrimSpace(m.ID) == "" {
-		return storage.Errorf(storage.ErrInvalid, "the %s mention has no id", m.Type)
+		return fault.Errorf(fault.Invalid, "the %s mention has no id", m.Type)
 	}
 	return nil
 }
@@ -64,7 +65,7 @@ func resolveMentions(ctx context.Context, db *storage.DB, mentions []Mention) (s
 		seen[m] = true
 		text, err := resolveMention(ctx, db, m)
 		if errors.Is(err, storage.ErrNotFound) {
-			return "", storage.Errorf(storage.ErrInvalid, "mentioned %s %q does not exist", m.Type, m.ID)
+			return "", fault.Errorf(fault.Invalid, "mentioned %s %q does not exist", m.Type, m.ID)
 		}
 		if err != nil {
 			return "", fmt.Errorf("resolve mention %s:%s: %w", m.Type, m.ID, err)

@@ -66,8 +66,8 @@ func (s *roundStream) finish(resp provider.Response) error {
 	if err := s.t.send(TextDone(s.round, resp.Text)); err != nil {
 		return err
 	}
-	s.t.usage.PromptTokens += resp.Usage.PromptTokens
-	s.t.usage.CompletionTokens += resp.Usage.CompletionTokens
+	s.t.Usage.PromptTokens += resp.Usage.PromptTokens
+	s.t.Usage.CompletionTokens += resp.Usage.CompletionTokens
 	return s.t.send(UsageEvent(s.round, resp.Usage))
 }
 
@@ -75,10 +75,18 @@ func (s *roundStream) finish(resp provider.Response) error {
 // unable to take tools before anything streamed switches the turn to the
 // text protocol for the rest of it.
 func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.Response, error) {
-	if !t.textMode {
-		s := &roundStream{t: t, round: t.round, streamText: true}
-		system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.mentions, t.env.State, false)}
-		msgs := append([]provider.Message{system}, modelHistory(system, tools, t.history, t.limits.ContextWindow)...)
+	if t.script != nil {
+		if resp, ok := t.script(t.Round, t.WorkingState); ok {
+			// A scripted round streams like a text-mode one: its text in one
+			// chunk.
+			s := &roundStream{t: t, round: t.Round}
+			return resp, s.finish(resp)
+		}
+	}
+	if !t.TextMode {
+		s := &roundStream{t: t, round: t.Round, streamText: true}
+		system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.Mentions, t.env.State, false)}
+		msgs := append([]provider.Message{system}, modelHistory(system, tools, t.History, t.limits.ContextWindow)...)
 		resp, err := t.prov.Chat(ctx, provider.Request{Model: t.name, Messages: msgs, Tools: tools}, s.onDelta)
 		if err == nil {
 			return resp, s.finish(resp)
@@ -86,8 +94,8 @@ func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.
 		if provider.ErrorKind(err) != provider.KindNoToolSupport || s.streamed {
 			return resp, err
 		}
-		slog.Info("model takes no tools; using the text protocol", "model", t.model)
-		t.textMode = true
+		slog.Info("model takes no tools; using the text protocol", "model", t.Model)
+		t.TextMode = true
 	}
 	return t.textRound(ctx)
 }
@@ -96,9 +104,9 @@ func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.
 // TOOL_CALL nor FINAL is asked for again once; a second miss asks for a
 // final answer, and whatever comes then ends the turn.
 func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
-	s := &roundStream{t: t, round: t.round}
-	system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.mentions, t.env.State, true)}
-	msgs := append([]provider.Message{system}, textHistory(modelHistory(system, nil, t.history, t.limits.ContextWindow))...)
+	s := &roundStream{t: t, round: t.Round}
+	system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.Mentions, t.env.State, true)}
+	msgs := append([]provider.Message{system}, textHistory(modelHistory(system, nil, t.History, t.limits.ContextWindow))...)
 	var out provider.Response
 	var thinking []string
 	for attempt := 0; ; attempt++ {
@@ -128,7 +136,7 @@ func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
 		if attempt == 0 {
 			follow = fmt.Sprintf(textRepromptFormat, perr)
 		}
-		slog.Debug("text protocol answer unreadable", "model", t.model, "attempt", attempt+1, "err", perr)
+		slog.Debug("text protocol answer unreadable", "model", t.Model, "attempt", attempt+1, "err", perr)
 		msgs = append(msgs,
 			provider.Message{Role: storage.RoleAssistant, Content: resp.Text},
 			provider.Message{Role: storage.RoleUser, Content: follow})

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // What a read-write tool call changes, as its Changes function says before
@@ -64,8 +65,8 @@ type Ref struct {
 }
 
 // Scope bounds what an unattended turn (auto-create: nobody approves its
-// calls) may change. It may read anything, create schemas, prompts and
-// tags, run extraction on its own document, and change or delete what it
+// calls) may change. It may read anything, create schemas and prompts, run
+// extraction on its own document, and change or delete what it
 // created itself; it may not change or delete documents, or schemas,
 // prompts, tags and extractions it did not create. A refused call is not
 // run: the model is told why, and the refusal is kept for the proposal's
@@ -102,6 +103,9 @@ func (s *Scope) check(changes []Change) string {
 			return fmt.Sprintf("an unattended run may not %s: documents are changed only by people", c)
 		case c.Kind == KindExtraction && c.DocumentID != s.DocumentID:
 			return fmt.Sprintf("an unattended run may not %s: it works on document %s only", c, s.DocumentID)
+		case c.Kind == KindTag && c.Op == OpCreate:
+			// Tags outlive a rejected proposal: nobody would take them back.
+			return "an unattended run may not create tags: people tag documents"
 		case c.Op == OpCreate:
 		case !s.created[Ref{Kind: c.Kind, ID: c.ID}]:
 			return fmt.Sprintf("an unattended run may not %s: it did not create it in this run; it may change only what it created", c)
@@ -144,7 +148,7 @@ func changesOf[A any](fn func(ctx context.Context, env *ToolEnv, a A) ([]Change,
 	return func(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
 		var a A
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return nil, storage.Errorf(storage.ErrInvalid, "invalid arguments: %v", err)
+			return nil, fault.Errorf(fault.Invalid, "invalid arguments: %v", err)
 		}
 		return fn(ctx, env, a)
 	}
@@ -175,39 +179,38 @@ func documentChange(op string) func(context.Context, *ToolEnv, json.RawMessage) 
 	})
 }
 
-func schemaChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
-		SchemaID string `json:"schema_id"`
-	}) ([]Change, error) {
-		s, err := env.DB.FindSchema(ctx, strings.TrimSpace(a.SchemaID))
+// artifactChange is the Changes of a tool that updates or deletes the
+// schema, prompt or tag its argument key names (an id, a revision id or a
+// name), looked up by find.
+func artifactChange(kind, op, key string, find func(ctx context.Context, db *storage.DB, ref string) (id, name string, err error)) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return changesOf(func(ctx context.Context, env *ToolEnv, a map[string]any) ([]Change, error) {
+		ref, _ := a[key].(string)
+		id, name, err := find(ctx, env.DB, strings.TrimSpace(ref))
 		if err != nil {
 			return nil, err
 		}
-		return []Change{{Kind: KindSchema, Op: op, ID: s.SchemaID, Name: s.Name}}, nil
+		return []Change{{Kind: kind, Op: op, ID: id, Name: name}}, nil
+	})
+}
+
+func schemaChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return artifactChange(KindSchema, op, "schema_id", func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
+		s, err := db.FindSchema(ctx, ref)
+		return s.SchemaID, s.Name, err
 	})
 }
 
 func promptChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
-		PromptID string `json:"prompt_id"`
-	}) ([]Change, error) {
-		p, err := env.DB.FindPrompt(ctx, strings.TrimSpace(a.PromptID))
-		if err != nil {
-			return nil, err
-		}
-		return []Change{{Kind: KindPrompt, Op: op, ID: p.PromptID, Name: p.Name}}, nil
+	return artifactChange(KindPrompt, op, "prompt_id", func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
+		p, err := db.FindPrompt(ctx, ref)
+		return p.PromptID, p.Name, err
 	})
 }
 
 func tagChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
-		TagID string `json:"tag_id"`
-	}) ([]Change, error) {
-		t, err := env.DB.FindTag(ctx, strings.TrimSpace(a.TagID))
-		if err != nil {
-			return nil, err
-		}
-		return []Change{{Kind: KindTag, Op: op, ID: t.ID, Name: t.Name}}, nil
+	return artifactChange(KindTag, op, "tag_id", func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
+		t, err := db.FindTag(ctx, ref)
+		return t.ID, t.Name, err
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/docent/docent/agent/eventcheck"
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // injectionText is a document that tells the model what to do, as an
@@ -142,8 +143,8 @@ func TestUnattendedRunCannotChangeWhatItDidNotCreate(t *testing.T) {
 	}
 	// The model was told, as a failed tool result.
 	refusedResults := 0
-	for _, e := range rec.Events() {
-		if e.Type == agent.EventToolResult && !e.Success && strings.HasPrefix(e.Error, "refused: ") {
+	for _, e := range agent.PayloadsOf[agent.ToolResultPayload](rec.Events()) {
+		if !e.Success && strings.HasPrefix(e.Error, "refused: ") {
 			refusedResults++
 		}
 	}
@@ -156,11 +157,11 @@ func TestUnattendedRunCannotChangeWhatItDidNotCreate(t *testing.T) {
 	if err != nil || s.Version != 2 {
 		t.Errorf("the run's own schema: version %d %v, want version 2", s.Version, err)
 	}
-	for _, e := range rec.Events() {
-		if e.Type == agent.EventToolResult && (e.Name == "update_schema" || e.Name == "update_extraction_field") && e.Success {
+	for _, e := range agent.PayloadsOf[agent.ToolResultPayload](rec.Events()) {
+		if (e.Name == "update_schema" || e.Name == "update_extraction_field") && e.Success {
 			continue
 		}
-		if e.Type == agent.EventToolResult && e.RoundIndex == 3 {
+		if e.RoundIndex == 3 {
 			t.Errorf("round 3 call %s on the run's own things failed: %s", e.Name, e.Error)
 		}
 	}
@@ -240,7 +241,7 @@ func TestOneTurnAtATimePerThread(t *testing.T) {
 		}()
 	}
 	for range 4 {
-		if err := <-errs; storage.ErrorCode(err) != "conflict" || !strings.Contains(storage.ErrorMessage(err), "already running") {
+		if err := <-errs; fault.ErrorCode(err) != "conflict" || !strings.Contains(fault.ErrorMessage(err), "already running") {
 			t.Errorf("a second turn on a running thread: %v, want a conflict saying a turn is running", err)
 		}
 	}
@@ -277,7 +278,7 @@ func TestApprovalOfAnUnknownCallIsRefusedAndDoesNotSpendTheTurn(t *testing.T) {
 	}
 	_, err := f.agent.Approve(context.Background(), agent.ApproveRequest{DocumentID: f.doc.ID, TurnID: res.TurnID,
 		Approvals: []agent.Approval{{CallID: "call_nope", Approved: true}}}, nil)
-	if storage.ErrorCode(err) != "invalid" || !strings.Contains(storage.ErrorMessage(err), res.ToolCalls[0].ID) {
+	if fault.ErrorCode(err) != "invalid" || !strings.Contains(fault.ErrorMessage(err), res.ToolCalls[0].ID) {
 		t.Fatalf("approval of an unknown call: %v, want invalid naming the waiting call", err)
 	}
 	if _, err := f.agent.Approve(context.Background(), agent.ApproveRequest{DocumentID: f.doc.ID, TurnID: res.TurnID,
@@ -293,7 +294,7 @@ func TestOverlongMessageIsRefusedBeforeAThreadIsMade(t *testing.T) {
 	f := newTurnFixture(t, modeltest.Model{Name: "tiny:1b", ContextLength: 4096, Capabilities: []string{"completion", "tools"}, Family: "llama"})
 	ctx := context.Background()
 	_, err := f.agent.Chat(ctx, agent.ChatRequest{DocumentID: f.doc.ID, Message: strings.Repeat("x", agent.MaxMessageChars+1)}, nil)
-	if storage.ErrorCode(err) != "invalid" || !strings.Contains(storage.ErrorMessage(err), "100,000") {
+	if fault.ErrorCode(err) != "invalid" || !strings.Contains(fault.ErrorMessage(err), "100,000") {
 		t.Errorf("an over-long message: %v, want invalid naming the limit", err)
 	}
 	// Within the cap but over the model's window: refused as an overflow,

@@ -24,10 +24,10 @@ func TestTurnTextProtocolForAModelWithoutTools(t *testing.T) {
 		t.Fatalf("want a pause on create_schema, got %+v", res)
 	}
 	// What the user saw of round 0 is the sentence, not the protocol line.
-	if done := eventsOf(paused, agent.EventTextDone); done[0].FullText != "Let me read page 2." {
+	if done := agent.PayloadsOf[agent.TextDonePayload](paused); done[0].FullText != "Let me read page 2." {
 		t.Errorf("round 0 text = %q", done[0].FullText)
 	}
-	if r := eventsOf(paused, agent.EventToolResult); len(r) != 1 || !r[0].Success {
+	if r := agent.PayloadsOf[agent.ToolResultPayload](paused); len(r) != 1 || !r[0].Success {
 		t.Fatalf("get_ocr_text result = %s", dumpEvents(r))
 	}
 

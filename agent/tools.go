@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // Access is a tool's access class: whether calling it needs approval.
@@ -40,6 +39,13 @@ type Tool struct {
 	// read-write tool has it. The unattended scope and the "always
 	// approve" rule decide from it.
 	Changes func(ctx context.Context, env *ToolEnv, args json.RawMessage) ([]Change, error) `json:"-"`
+	// HeadlessLimit caps how many times an unattended run may call the
+	// tool in one turn (0: no cap). What the call may change at all is the
+	// run's Scope's to say.
+	HeadlessLimit int `json:"-"`
+	// ChangesExtraction is set on tools whose calls change the document's
+	// extraction, so that clients show it again after them.
+	ChangesExtraction bool `json:"changes_extraction,omitempty"`
 	// Run does the work. Arguments have been checked against Parameters.
 	// Errors are rendered for the model by CallTool.
 	Run func(ctx context.Context, env *ToolEnv, args json.RawMessage) (any, error) `json:"-"`
@@ -55,9 +61,9 @@ type ToolEnv struct {
 	DocumentID string
 	// State is the working state; CallTool creates one when it is nil.
 	State *WorkingState
-	// SearchCalls counts search_docs and open_citation calls this turn;
-	// MaxSearchCalls of them are allowed.
-	SearchCalls int
+	// SearchCalls counts search_docs and open_citation calls this turn
+	// (MaxSearchCalls of them are allowed); CallTool makes one when nil.
+	SearchCalls *int
 	// Scope, when set, bounds what read-write calls may change: an
 	// unattended run's (NewScope).
 	Scope *Scope
@@ -211,8 +217,7 @@ func compileParameters(t Tool) (*schema.Compiled, error) {
 func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessage) (res ToolResult) {
 	defer func() {
 		if p := recover(); p != nil {
-			slog.ErrorContext(ctx, "tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
-			res = ToolResult{Error: fmt.Sprintf("internal error: %s failed unexpectedly; the details are in the server log", name)}
+			res = ToolResult{Error: toolErrorMessage(ctx, name, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))}
 		}
 	}()
 	t, ok := ToolByName(name)
@@ -221,6 +226,9 @@ func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessa
 	}
 	if env.State == nil {
 		env.State = &WorkingState{}
+	}
+	if env.SearchCalls == nil {
+		env.SearchCalls = new(int)
 	}
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
@@ -231,8 +239,7 @@ func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessa
 	}
 	v, err := parameterValidator(name)
 	if err != nil {
-		slog.ErrorContext(ctx, "tool parameters do not compile", "tool", name, "err", err)
-		return ToolResult{Error: fmt.Sprintf("internal error: the parameters of %s do not compile", name)}
+		return ToolResult{Error: toolErrorMessage(ctx, name, err)}
 	}
 	if problems := v.Validate(args); len(problems) > 0 {
 		return ToolResult{Error: fmt.Sprintf("invalid arguments for %s: %s", name, argumentProblems(problems))}
@@ -261,8 +268,7 @@ func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessa
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		slog.ErrorContext(ctx, "tool result does not encode", "tool", name, "err", err)
-		return ToolResult{Error: fmt.Sprintf("internal error: the result of %s could not be encoded", name)}
+		return ToolResult{Error: toolErrorMessage(ctx, name, fmt.Errorf("encode the result: %w", err))}
 	}
 	return ToolResult{Success: true, Result: capResult(data), Preview: preview, Created: created}
 }
@@ -282,25 +288,12 @@ func argumentProblems(ps []schema.Problem) string {
 	return strings.Join(parts, "; ")
 }
 
-// toolErrorMessage renders an error for the model, as the CLI and the HTTP
-// API render it: an application error's message as it is, a provider's
-// message (which says what to do), and for anything else a plain "internal
-// error" while the details go to the log.
+// toolErrorMessage is the tool result's text for err, as every edge shows
+// it (fault.Describe): a domain or provider error's message, which says what
+// to do; an internal error is logged once, with the tool's name, and read
+// as one sentence.
 func toolErrorMessage(ctx context.Context, name string, err error) string {
-	var se *storage.Error
-	var pe *provider.Error
-	switch {
-	case errors.As(err, &se):
-		return se.Message
-	case errors.As(err, &pe):
-		return err.Error()
-	case errors.Is(err, context.Canceled):
-		return "the tool call was cancelled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "the tool call timed out"
-	}
-	slog.ErrorContext(ctx, "tool failed", "tool", name, "err", err)
-	return fmt.Sprintf("internal error: %s failed; the details are in the server log", name)
+	return fault.ErrorMessage(fault.Report(ctx, nil, "tool "+name, err))
 }
 
 // previewed is a result with its one-line preview and what the call
@@ -377,7 +370,7 @@ func decodeArgs[A any](fn func(ctx context.Context, env *ToolEnv, a A) (any, err
 		d := json.NewDecoder(bytes.NewReader(raw))
 		d.DisallowUnknownFields()
 		if err := d.Decode(&a); err != nil {
-			return nil, storage.Errorf(storage.ErrInvalid, "invalid arguments: %v", err)
+			return nil, fault.Errorf(fault.Invalid, "invalid arguments: %v", err)
 		}
 		return fn(ctx, env, a)
 	}
@@ -439,7 +432,7 @@ func (env *ToolEnv) documentID(id string) (string, error) {
 		return id, nil
 	}
 	if env.DocumentID == "" {
-		return "", storage.Errorf(storage.ErrInvalid, "no document_id given and this conversation has no current document; pass document_id (list_documents finds one)")
+		return "", fault.Errorf(fault.Invalid, "no document_id given and this conversation has no current document; pass document_id (list_documents finds one)")
 	}
 	return env.DocumentID, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 const (
@@ -94,9 +95,10 @@ func artifactTools() []Tool {
 				"name":            `{"type":"string","minLength":1,"description":"Schema name, unique."}`,
 				"response_format": pResponseFormat,
 			}),
-			Access:  ReadWrite,
-			Changes: creates(KindSchema),
-			Run:     decodeArgs(createSchema),
+			Access:        ReadWrite,
+			Changes:       creates(KindSchema),
+			HeadlessLimit: 1,
+			Run:           decodeArgs(createSchema),
 		},
 		{
 			Name:        "update_schema",
@@ -106,9 +108,10 @@ func artifactTools() []Tool {
 				"name":            `{"type":"string","minLength":1,"description":"New name."}`,
 				"response_format": pResponseFormat,
 			}),
-			Access:  ReadWrite,
-			Changes: schemaChange(OpUpdate),
-			Run:     decodeArgs(updateSchema),
+			Access:        ReadWrite,
+			Changes:       schemaChange(OpUpdate),
+			HeadlessLimit: 2,
+			Run:           decodeArgs(updateSchema),
 		},
 		{
 			Name:        "delete_schema",
@@ -129,9 +132,10 @@ func artifactTools() []Tool {
 				"model":          `{"type":"string","description":"Model id with its provider, e.g. ollama/qwen3:8b. Default: the configured default."}`,
 				"tag_ids":        `{"type":"array","items":{"type":"string"},"description":"Tags of the prompt."}`,
 			}),
-			Access:  ReadWrite,
-			Changes: creates(KindPrompt),
-			Run:     decodeArgs(createPrompt),
+			Access:        ReadWrite,
+			Changes:       creates(KindPrompt),
+			HeadlessLimit: 1,
+			Run:           decodeArgs(createPrompt),
 		},
 		{
 			Name:        "update_prompt",
@@ -145,9 +149,10 @@ func artifactTools() []Tool {
 				"model":          `{"type":"string","description":"Model id with its provider, e.g. ollama/qwen3:8b; \"\" for the default."}`,
 				"tag_ids":        `{"type":"array","items":{"type":"string"},"description":"Tags from now on (replaces them)."}`,
 			}),
-			Access:  ReadWrite,
-			Changes: promptChange(OpUpdate),
-			Run:     decodeArgs(updatePrompt),
+			Access:        ReadWrite,
+			Changes:       promptChange(OpUpdate),
+			HeadlessLimit: 2,
+			Run:           decodeArgs(updatePrompt),
 		},
 		{
 			Name:        "delete_prompt",
@@ -283,7 +288,7 @@ func updateSchema(ctx context.Context, env *ToolEnv, a struct {
 	ResponseFormat json.RawMessage `json:"response_format"`
 }) (any, error) {
 	if a.Name == nil && a.ResponseFormat == nil {
-		return nil, storage.Errorf(storage.ErrInvalid, "nothing to change: give name or response_format")
+		return nil, fault.Errorf(fault.Invalid, "nothing to change: give name or response_format")
 	}
 	cur, err := resolveSchemaID(ctx, env.DB, a.SchemaID)
 	if err != nil {
@@ -425,7 +430,7 @@ func createPrompt(ctx context.Context, env *ToolEnv, a struct {
 		}
 		np.SchemaID = s.SchemaID
 	} else if a.SchemaVersion != 0 {
-		return nil, storage.Errorf(storage.ErrInvalid, "schema_version needs schema_id")
+		return nil, fault.Errorf(fault.Invalid, "schema_version needs schema_id")
 	}
 	rev, err := CreatePrompt(ctx, env.DB, np)
 	if err != nil {
@@ -445,7 +450,7 @@ func updatePrompt(ctx context.Context, env *ToolEnv, a struct {
 	TagIDs        *[]string `json:"tag_ids"`
 }) (any, error) {
 	if a.Name == nil && a.Content == nil && a.SchemaID == nil && a.SchemaVersion == nil && a.Model == nil && a.TagIDs == nil {
-		return nil, storage.Errorf(storage.ErrInvalid, "nothing to change: give name, content, schema_id, schema_version, model or tag_ids")
+		return nil, fault.Errorf(fault.Invalid, "nothing to change: give name, content, schema_id, schema_version, model or tag_ids")
 	}
 	cur, err := env.DB.FindPrompt(ctx, strings.TrimSpace(a.PromptID))
 	if err != nil {
@@ -546,7 +551,7 @@ func updateTag(ctx context.Context, env *ToolEnv, a struct {
 	Description *string `json:"description"`
 }) (any, error) {
 	if a.Name == nil && a.Color == nil && a.Description == nil {
-		return nil, storage.Errorf(storage.ErrInvalid, "nothing to change: give name, color or description")
+		return nil, fault.Errorf(fault.Invalid, "nothing to change: give name, color or description")
 	}
 	cur, err := env.DB.FindTag(ctx, strings.TrimSpace(a.TagID))
 	if err != nil {

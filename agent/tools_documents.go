@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 func documentTools() []Tool {
@@ -81,9 +82,9 @@ func getOCRText(ctx context.Context, env *ToolEnv, a struct {
 		p := *a.PageNum
 		if p < 1 || p > doc.Pages {
 			if doc.Pages == 0 {
-				return nil, storage.Errorf(storage.ErrInvalid, "page %d out of range: document %s has no pages", p, doc.Name)
+				return nil, fault.Errorf(fault.Invalid, "page %d out of range: document %s has no pages", p, doc.Name)
 			}
-			return nil, storage.Errorf(storage.ErrInvalid, "page %d out of range: document %s has pages 1-%d", p, doc.Name, doc.Pages)
+			return nil, fault.Errorf(fault.Invalid, "page %d out of range: document %s has pages 1-%d", p, doc.Name, doc.Pages)
 		}
 		text, err := env.DB.PageText(ctx, id, p)
 		if err != nil {
@@ -183,7 +184,7 @@ func updateDocument(ctx context.Context, env *ToolEnv, a struct {
 		return nil, err
 	}
 	if a.Name == nil && a.TagIDs == nil && a.Metadata == nil {
-		return nil, storage.Errorf(storage.ErrInvalid, "nothing to change: give name, tag_ids or metadata")
+		return nil, fault.Errorf(fault.Invalid, "nothing to change: give name, tag_ids or metadata")
 	}
 	doc, err := env.DB.UpdateDocument(ctx, id, storage.DocumentPatch{Name: a.Name, TagIDs: a.TagIDs, Metadata: a.Metadata})
 	if err != nil {

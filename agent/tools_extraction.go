@@ -8,6 +8,7 @@ import (
 
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 func extractionTools() []Tool {
@@ -27,9 +28,11 @@ func extractionTools() []Tool {
 			Parameters: params(nil, map[string]string{
 				"prompt_revid": `{"type":"string","description":"Prompt revision to run (a prompt_id or name runs its latest). Default: the working state's prompt_revid."}`,
 			}),
-			Access:  ReadWrite,
-			Changes: extractionRun,
-			Run:     decodeArgs(runExtraction),
+			Access:            ReadWrite,
+			Changes:           extractionRun,
+			HeadlessLimit:     3,
+			ChangesExtraction: true,
+			Run:               decodeArgs(runExtraction),
 		},
 		{
 			Name:        "update_extraction_field",
@@ -38,9 +41,10 @@ func extractionTools() []Tool {
 				"path":  `{"type":"string","minLength":1,"description":"Dot-separated path; numbers index arrays, e.g. line_items.0.amount."}`,
 				"value": `{"description":"The new value: any JSON (string, number, object, array, boolean or null)."}`,
 			}),
-			Access:  ReadWrite,
-			Changes: extractionEdit,
-			Run:     decodeArgs(updateExtractionField),
+			Access:            ReadWrite,
+			Changes:           extractionEdit,
+			ChangesExtraction: true,
+			Run:               decodeArgs(updateExtractionField),
 		},
 	}
 }
@@ -73,9 +77,9 @@ func getExtractionResult(ctx context.Context, env *ToolEnv, a struct {
 	if err != nil {
 		if errors.Is(err, storage.ErrNotFound) {
 			if want != "" {
-				return nil, storage.Errorf(storage.ErrNotFound, "no extraction of this document with prompt revision %s; run_extraction makes one", want)
+				return nil, fault.Errorf(fault.NotFound, "no extraction of this document with prompt revision %s; run_extraction makes one", want)
 			}
-			return nil, storage.Errorf(storage.ErrNotFound, "this document has no extraction yet; run_extraction makes one")
+			return nil, fault.Errorf(fault.NotFound, "this document has no extraction yet; run_extraction makes one")
 		}
 		return nil, err
 	}
@@ -86,7 +90,7 @@ func runExtraction(ctx context.Context, env *ToolEnv, a struct {
 	PromptRevID string `json:"prompt_revid"`
 }) (any, error) {
 	if env.Extractor == nil {
-		return nil, storage.Errorf(storage.ErrInvalid, "extraction is not available here: no model providers are configured")
+		return nil, fault.Errorf(fault.Invalid, "extraction is not available here: no model providers are configured")
 	}
 	docID, err := env.documentID("")
 	if err != nil {
@@ -97,7 +101,7 @@ func runExtraction(ctx context.Context, env *ToolEnv, a struct {
 		id = env.State.PromptRevID
 	}
 	if id == "" {
-		return nil, storage.Errorf(storage.ErrInvalid, "no prompt_revid given and none in the working state: pass prompt_revid (list_prompts finds one, create_prompt makes one)")
+		return nil, fault.Errorf(fault.Invalid, "no prompt_revid given and none in the working state: pass prompt_revid (list_prompts finds one, create_prompt makes one)")
 	}
 	prompt, err := env.DB.FindPrompt(ctx, id)
 	if err != nil {
@@ -128,7 +132,7 @@ func (env *ToolEnv) currentExtraction(ctx context.Context) (storage.Extraction, 
 	}
 	x, err := env.DB.LatestExtraction(ctx, docID, "")
 	if errors.Is(err, storage.ErrNotFound) {
-		return x, storage.Errorf(storage.ErrNotFound, "this document has no extraction to edit; run_extraction makes one")
+		return x, fault.Errorf(fault.NotFound, "this document has no extraction to edit; run_extraction makes one")
 	}
 	return x, err
 }
@@ -149,7 +153,7 @@ func updateExtractionField(ctx context.Context, env *ToolEnv, a struct {
 	x, schemaRevID, err := PatchExtractionField(ctx, env.DB, cur.ID, path, value)
 	if err != nil {
 		if errors.Is(err, storage.ErrInvalid) {
-			return nil, storage.Errorf(storage.ErrInvalid, "cannot set %s: %s", path, storage.ErrorMessage(err))
+			return nil, fault.Errorf(fault.Invalid, "cannot set %s: %s", path, fault.ErrorMessage(err))
 		}
 		return nil, err
 	}

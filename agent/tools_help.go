@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 func helpTools() []Tool {
@@ -35,12 +35,12 @@ func helpTools() []Tool {
 
 func listModels(ctx context.Context, env *ToolEnv, _ json.RawMessage) (any, error) {
 	if env.Providers == nil {
-		return nil, storage.Errorf(storage.ErrInvalid, "no model providers are configured")
+		return nil, fault.Errorf(fault.Invalid, "no model providers are configured")
 	}
 	models, errs := env.Providers.Models(ctx)
 	msgs := make([]string, len(errs))
 	for i, err := range errs {
-		msgs[i] = err.Error()
+		msgs[i] = toolErrorMessage(ctx, "list_models", err)
 	}
 	res := map[string]any{"models": models}
 	if models == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 func searchTools() []Tool {
@@ -36,10 +37,10 @@ func searchTools() []Tool {
 // countSearch counts a search_docs or open_citation call against the turn's
 // budget.
 func (env *ToolEnv) countSearch() error {
-	if env.SearchCalls >= MaxSearchCalls {
-		return storage.Errorf(storage.ErrInvalid, "search limit reached: search_docs and open_citation may be called %d times per turn; answer with what you found", MaxSearchCalls)
+	if *env.SearchCalls >= MaxSearchCalls {
+		return fault.Errorf(fault.Invalid, "search limit reached: search_docs and open_citation may be called %d times per turn; answer with what you found", MaxSearchCalls)
 	}
-	env.SearchCalls++
+	*env.SearchCalls++
 	return nil
 }
 

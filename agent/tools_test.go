@@ -10,6 +10,7 @@ import (
 
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // catalogue is tools.md's table: every tool and its access class, in order.
@@ -222,7 +223,7 @@ func TestCallToolRejectsBadCallsWithoutPanicking(t *testing.T) {
 
 	// A tool that panics (no store here) is an error result.
 	r := CallTool(context.Background(), &ToolEnv{DocumentID: "doc_x"}, "get_document", json.RawMessage(`{}`))
-	if r.Success || !strings.Contains(r.Error, "internal error") {
+	if r.Success || r.Error != fault.InternalMessage {
 		t.Errorf("panicking tool = %+v, want an internal error result", r)
 	}
 }
@@ -595,7 +596,7 @@ func TestExtractionTools(t *testing.T) {
 	// run_extraction with an explicit prompt; a model failure is an error result.
 	f.srv.Enqueue(modeltest.Reply{Fault: modeltest.Fault{Status: 400, Message: "bad request"}})
 	msg := f.fails("run_extraction", map[string]any{"prompt_revid": f.prompt.PromptRevID})
-	if strings.Contains(msg, "internal error") {
+	if msg == fault.InternalMessage {
 		t.Errorf("model failure rendered as %q", msg)
 	}
 	if !strings.Contains(f.env.State.Describe(), "Current extraction value") {

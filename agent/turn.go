@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // Defaults of an Agent's limits.
@@ -71,12 +73,17 @@ type ChatRequest struct {
 	// asking, but only within the scope (NewScope); calls outside it are
 	// refused and noted there.
 	Scope *Scope
+	// Script, when set, stands in for the model in the turn's rounds: for
+	// each round it returns the model's part, or false to ask the model.
+	// It sees the working state as the round starts. Auto-create's
+	// extract-only run is a turn whose rounds are scripted.
+	Script func(round int, ws WorkingState) (provider.Response, bool)
 }
 
 // Mention is one @-mentioned artifact.
 type Mention struct {
 	// Type is "schema", "prompt", "tag" or "document".
-	Type string `json:"type"`
+	Type string `json:"type" ts:"'schema' | 'prompt' | 'tag' | 'document'"`
 	ID   string `json:"id"`
 }
 
@@ -111,68 +118,87 @@ type ApproveRequest struct {
 	AutoApprovedTools []string
 }
 
-// pausedTurn is the JSON object saved with SaveTurnState when a turn
-// pauses: everything Approve needs to continue it.
-type pausedTurn struct {
+// turnState is what a turn carries across a pause. The turn owns it:
+// pausing saves it as it is (JSON, in the store), approving loads it into
+// a new turn whole; nothing is copied out and back in field by field.
+type turnState struct {
 	ThreadID string `json:"thread_id"`
-	Model    string `json:"model"`
-	Round    int    `json:"round_index"`
-	// Pending is the history delta not yet in the thread: the assistant
-	// message whose calls wait for approval.
-	Pending           storage.ThreadMessage `json:"pending"`
-	Calls             []ToolCall            `json:"tool_calls"`
-	NeedsApproval     []string              `json:"needs_approval"`
-	WorkingState      WorkingState          `json:"working_state"`
-	AutoApprove       bool                  `json:"auto_approve"`
-	AutoApprovedTools []string              `json:"auto_approved_tools,omitempty"`
-	ExecutedRounds    []ExecutedRound       `json:"executed_rounds,omitempty"`
-	Usage             Usage                 `json:"usage"`
-	SearchCalls       int                   `json:"search_calls,omitempty"`
-	CallIDs           []string              `json:"call_ids,omitempty"`
+	// Model is the provider-prefixed model id.
+	Model string `json:"model"`
+	// Round is the current round, counted across the whole turn.
+	Round        int          `json:"round_index"`
+	WorkingState WorkingState `json:"working_state"`
+	// AutoApprove and AutoApprovedTools say which read-write calls run
+	// without asking.
+	AutoApprove       bool            `json:"auto_approve"`
+	AutoApprovedTools []string        `json:"auto_approved_tools,omitempty"`
+	ExecutedRounds    []ExecutedRound `json:"executed_rounds,omitempty"`
+	Usage             Usage           `json:"usage"`
+	// SearchCalls counts search_docs and open_citation calls (the tools
+	// see it through ToolEnv.SearchCalls).
+	SearchCalls int `json:"search_calls,omitempty"`
+	// CallIDs are the call ids used in this turn, kept unique.
+	CallIDs callIDSet `json:"call_ids,omitempty"`
 	// Mentions is the turn's resolved @-mentions, kept so the continuation
 	// sends the same system message.
 	Mentions string `json:"mentions,omitempty"`
+	// TextMode is set when the model takes tools through the text protocol.
+	TextMode bool `json:"text_mode,omitempty"`
+	// CallLimits and CallCounts are ChatRequest.CallLimits and how much of
+	// them is used.
+	CallLimits map[string]int `json:"call_limits,omitempty"`
+	CallCounts map[string]int `json:"call_counts,omitempty"`
+	// History is what the model is sent after the system message. Only a
+	// stateless turn saves it; a thread's lives in the thread.
+	History []provider.Message `json:"history,omitempty"`
+
+	// Set when the turn pauses. Pending is the assistant message whose
+	// Calls wait; NeedsApproval names those that need a decision.
+	Pending       storage.ThreadMessage `json:"pending"`
+	Calls         []ToolCall            `json:"tool_calls"`
+	NeedsApproval []string              `json:"needs_approval"`
 	// MessageCount is the thread's length once the pending assistant
 	// message is stored; a thread that has moved on since cannot continue.
 	MessageCount int `json:"message_count,omitempty"`
-	// History is a stateless turn's whole history, the pending assistant
-	// message included (a thread's lives in the thread).
-	History []provider.Message `json:"history,omitempty"`
-	// TextMode is set when the model takes tools through the text protocol.
-	TextMode bool `json:"text_mode,omitempty"`
-	// CallLimits and CallCounts carry ChatRequest.CallLimits across a pause.
-	CallLimits map[string]int `json:"call_limits,omitempty"`
-	CallCounts map[string]int `json:"call_counts,omitempty"`
 }
 
-// turn is one running turn.
-type turn struct {
-	a     *Agent
-	sink  Sink
-	doc   storage.Document
-	model string // provider-prefixed
-	prov  provider.Provider
-	name  string // model name without prefix
+// callIDSet is a set of call ids, a sorted JSON array on the wire.
+type callIDSet map[string]bool
 
-	threadID   string
-	stateless  bool // the client carries the history; nothing is stored
+func (s callIDSet) MarshalJSON() ([]byte, error) {
+	ids := slices.Sorted(maps.Keys(s))
+	if ids == nil {
+		ids = []string{}
+	}
+	return json.Marshal(ids)
+}
+
+func (s *callIDSet) UnmarshalJSON(b []byte) error {
+	var ids []string
+	if err := json.Unmarshal(b, &ids); err != nil {
+		return err
+	}
+	*s = callIDSet{}
+	for _, id := range ids {
+		(*s)[id] = true
+	}
+	return nil
+}
+
+// turn is one running turn: its state, and what it works with.
+type turn struct {
+	turnState
+
+	a          *Agent
+	sink       Sink
+	doc        storage.Document
+	prov       provider.Provider
+	name       string // model name without prefix
+	stateless  bool   // the client carries the history; nothing is stored
 	docContext string
-	mentions   string
-	history    []provider.Message
 	env        *ToolEnv
 	limits     provider.Limits
-	textMode   bool // tools through the text protocol (textproto.go)
-
-	autoApprove bool
-	autoTools   []string
-
-	callLimits map[string]int
-	callCounts map[string]int
-
-	round    int
-	executed []ExecutedRound
-	usage    Usage
-	callIDs  map[string]bool // call ids used in this turn
+	script     func(round int, ws WorkingState) (provider.Response, bool)
 }
 
 func (a *Agent) maxRounds() int {
@@ -197,10 +223,10 @@ func (a *Agent) turnTTL() time.Duration {
 func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResult, error) {
 	msg := strings.TrimSpace(req.Message)
 	if msg == "" {
-		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "the message is empty")
+		return TurnResult{}, fault.Errorf(fault.Invalid, "the message is empty")
 	}
 	if n := utf8.RuneCountInString(msg); n > MaxMessageChars {
-		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "the message is %s characters; the limit is %s: import long text as a document and mention it instead",
+		return TurnResult{}, fault.Errorf(fault.Invalid, "the message is %s characters; the limit is %s: import long text as a document and mention it instead",
 			thousands(n), thousands(MaxMessageChars))
 	}
 	doc, err := a.DB.GetDocument(ctx, req.DocumentID)
@@ -208,7 +234,7 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 		return TurnResult{}, err
 	}
 	if req.TruncateThreadToMessageCount != nil && req.ThreadID == "" {
-		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "truncate_thread_to_message_count needs a thread_id")
+		return TurnResult{}, fault.Errorf(fault.Invalid, "truncate_thread_to_message_count needs a thread_id")
 	}
 	mentions, err := resolveMentions(ctx, a.DB, req.Mentions)
 	if err != nil {
@@ -225,17 +251,18 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 	if err != nil {
 		return TurnResult{}, err
 	}
-	t.mentions = mentions
+	t.Mentions = mentions
 	if err := t.fitsWindow(msg); err != nil {
 		return TurnResult{}, err
 	}
-	t.autoApprove, t.autoTools = req.AutoApprove || req.Scope != nil, slices.Clone(req.AutoApprovedTools)
+	t.AutoApprove, t.AutoApprovedTools = req.AutoApprove || req.Scope != nil, slices.Clone(req.AutoApprovedTools)
 	t.env.Scope = req.Scope
-	t.callLimits = req.CallLimits
+	t.script = req.Script
+	t.CallLimits = req.CallLimits
 	t.stateless = req.ThreadID == "" && req.Messages != nil
 	switch {
 	case t.stateless:
-		t.history = historyOfClient(req.Messages)
+		t.History = historyOfClient(req.Messages)
 	default:
 		if th.ID == "" {
 			if th, err = a.DB.CreateThread(ctx, doc.ID, threadTitle(msg), model); err != nil {
@@ -252,7 +279,7 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 				return TurnResult{}, err
 			}
 		}
-		t.threadID = th.ID
+		t.ThreadID = th.ID
 		if len(th.WorkingState) > 0 {
 			if err := json.Unmarshal(th.WorkingState, t.env.State); err != nil {
 				return TurnResult{}, fmt.Errorf("thread %s: working state: %w", th.ID, err)
@@ -262,19 +289,19 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 		if err != nil {
 			return TurnResult{}, err
 		}
-		t.history = historyOf(stored)
+		t.History = historyOf(stored)
 	}
-	if err := t.emit(TurnStarted(t.threadID, t.model)); err != nil {
+	if err := t.emit(TurnStarted(t.ThreadID, t.Model)); err != nil {
 		return TurnResult{}, err
 	}
 	user := storage.ThreadMessage{Role: storage.RoleUser, Content: req.Message}
 	if len(req.Mentions) > 0 {
-		user.Data = mustJSON(map[string]any{"mentions": req.Mentions})
+		user.Data = mustJSON(MessageData{Mentions: req.Mentions})
 	}
 	if err := t.persist(ctx, user); err != nil {
 		return t.fail(err)
 	}
-	t.history = append(t.history, provider.Message{Role: storage.RoleUser, Content: req.Message})
+	t.History = append(t.History, provider.Message{Role: storage.RoleUser, Content: req.Message})
 	return t.loop(ctx)
 }
 
@@ -290,17 +317,17 @@ func (t *turn) fitsWindow(msg string) error {
 	if window <= 0 {
 		return nil
 	}
-	system := systemMessage(t.docContext, t.mentions, t.env.State, t.textMode)
+	system := systemMessage(t.docContext, t.Mentions, t.env.State, t.TextMode)
 	req := provider.Request{Messages: []provider.Message{
 		{Role: storage.RoleSystem, Content: system}, {Role: storage.RoleUser, Content: msg},
 	}}
-	if !t.textMode {
+	if !t.TextMode {
 		req.Tools = ProviderTools()
 	}
 	if est := provider.EstimateTokens(req); est > window {
 		return &provider.Error{Kind: provider.KindContextOverflow, Message: fmt.Sprintf(
 			"the message does not fit %s's context window: about %s tokens with the instructions and the document excerpt, the window is %s; shorten it",
-			t.model, thousands(est), thousands(window))}
+			t.Model, thousands(est), thousands(window))}
 	}
 	return nil
 }
@@ -310,16 +337,16 @@ func (t *turn) fitsWindow(msg string) error {
 // as rejected, and goes on as Chat does.
 func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (TurnResult, error) {
 	if strings.TrimSpace(req.TurnID) == "" {
-		return TurnResult{}, storage.Errorf(storage.ErrInvalid, "no turn_id given")
+		return TurnResult{}, fault.Errorf(fault.Invalid, "no turn_id given")
 	}
 	seen := map[string]bool{}
 	for _, ap := range req.Approvals {
 		if seen[ap.CallID] {
-			return TurnResult{}, storage.Errorf(storage.ErrInvalid, "call %s is approved or rejected twice", ap.CallID)
+			return TurnResult{}, fault.Errorf(fault.Invalid, "call %s is approved or rejected twice", ap.CallID)
 		}
 		seen[ap.CallID] = true
 		if len(ap.Arguments) > 0 && !json.Valid(ap.Arguments) {
-			return TurnResult{}, storage.Errorf(storage.ErrInvalid, "the edited arguments of call %s are not valid JSON", ap.CallID)
+			return TurnResult{}, fault.Errorf(fault.Invalid, "the edited arguments of call %s are not valid JSON", ap.CallID)
 		}
 	}
 	doc, err := a.DB.GetDocument(ctx, req.DocumentID)
@@ -329,13 +356,13 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 	// Check the decisions against the paused calls before the turn is
 	// claimed: a mistaken approval must not spend it.
 	if peek, err := a.DB.PeekTurnState(ctx, req.TurnID); err == nil && peek.DocumentID == doc.ID {
-		var p pausedTurn
+		var p turnState
 		if err := json.Unmarshal(peek.State, &p); err != nil {
 			return TurnResult{}, fmt.Errorf("turn %s: state: %w", peek.ID, err)
 		}
 		for _, ap := range req.Approvals {
 			if !slices.Contains(p.NeedsApproval, ap.CallID) {
-				return TurnResult{}, storage.Errorf(storage.ErrInvalid, "call %q does not wait for approval in turn %s; the calls that do: %s",
+				return TurnResult{}, fault.Errorf(fault.Invalid, "call %q does not wait for approval in turn %s; the calls that do: %s",
 					ap.CallID, req.TurnID, strings.Join(p.NeedsApproval, ", "))
 			}
 		}
@@ -351,49 +378,47 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 	if err != nil {
 		return TurnResult{}, err
 	}
-	var p pausedTurn
-	if err := json.Unmarshal(ts.State, &p); err != nil {
+	var saved turnState
+	if err := json.Unmarshal(ts.State, &saved); err != nil {
 		return TurnResult{}, fmt.Errorf("turn %s: state: %w", ts.ID, err)
 	}
-	t, err := a.newTurn(ctx, doc, p.Model, sink)
+	t, err := a.newTurn(ctx, doc, saved.Model, sink)
 	if err != nil {
 		return TurnResult{}, err
 	}
-	t.threadID, t.stateless, t.mentions = p.ThreadID, p.ThreadID == "", p.Mentions
-	t.textMode = t.textMode || p.TextMode
-	t.autoApprove = p.AutoApprove
-	t.autoTools = append(slices.Clone(p.AutoApprovedTools), req.AutoApprovedTools...)
-	*t.env.State = p.WorkingState
-	t.env.SearchCalls = p.SearchCalls
-	t.callLimits = p.CallLimits
-	if p.CallCounts != nil {
-		t.callCounts = p.CallCounts
+	fresh := t.turnState
+	t.turnState = saved
+	t.stateless = saved.ThreadID == ""
+	// What the server says now about tools wins over what it said then.
+	t.TextMode = saved.TextMode || fresh.TextMode
+	t.AutoApprovedTools = append(t.AutoApprovedTools, req.AutoApprovedTools...)
+	if t.CallIDs == nil {
+		t.CallIDs = fresh.CallIDs
 	}
-	t.round, t.executed, t.usage = p.Round, p.ExecutedRounds, p.Usage
-	for _, id := range p.CallIDs {
-		t.callIDs[id] = true
+	if t.CallCounts == nil {
+		t.CallCounts = fresh.CallCounts
 	}
-	if t.stateless {
-		t.history = p.History
-	} else {
-		stored, err := a.DB.ThreadMessages(ctx, p.ThreadID)
+	if !t.stateless {
+		stored, err := a.DB.ThreadMessages(ctx, saved.ThreadID)
 		if err != nil {
 			return TurnResult{}, err
 		}
-		if len(stored) != p.MessageCount {
-			return TurnResult{}, storage.Errorf(storage.ErrConflict, "turn %s cannot continue: its thread has changed since it paused; ask again", req.TurnID)
+		if len(stored) != saved.MessageCount {
+			return TurnResult{}, fault.Errorf(fault.Conflict, "turn %s cannot continue: its thread has changed since it paused; ask again", req.TurnID)
 		}
-		t.history = historyOf(stored)
+		t.History = historyOf(stored)
 	}
-	if err := t.emit(TurnStarted(t.threadID, t.model)); err != nil {
+	if err := t.emit(TurnStarted(t.ThreadID, t.Model)); err != nil {
 		return TurnResult{}, err
 	}
 	approvals := map[string]Approval{}
 	for _, ap := range req.Approvals {
 		approvals[ap.CallID] = ap
 	}
+	pending, calls, needs := t.Pending, t.Calls, t.NeedsApproval
+	t.Pending, t.Calls, t.NeedsApproval, t.MessageCount = storage.ThreadMessage{}, nil, nil, 0
 	decide := func(c ToolCall) (json.RawMessage, bool) {
-		if !slices.Contains(p.NeedsApproval, c.ID) {
+		if !slices.Contains(needs, c.ID) {
 			return c.Arguments, true
 		}
 		ap, ok := approvals[c.ID]
@@ -405,10 +430,10 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 		}
 		return c.Arguments, true
 	}
-	if err := t.execute(ctx, p.Pending, p.Calls, decide, true); err != nil {
+	if err := t.execute(ctx, pending, calls, decide, true); err != nil {
 		return t.fail(err)
 	}
-	t.round++
+	t.Round++
 	return t.loop(ctx)
 }
 
@@ -453,23 +478,24 @@ func (a *Agent) holdThread(ctx context.Context, threadID string) (release func()
 
 func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string, sink Sink) (*turn, error) {
 	if model == "" {
-		return nil, storage.Errorf(storage.ErrInvalid, "no model given and no default model is set; choose one, e.g. ollama/qwen3:8b")
+		return nil, fault.Errorf(fault.Invalid, "no model given and no default model is set; choose one, e.g. ollama/qwen3:8b")
 	}
 	prov, name, err := a.Providers.For(model)
 	if err != nil {
-		return nil, storage.Errorf(storage.ErrInvalid, "%v", err) // ParseModelID's error quotes the model
+		return nil, fault.Errorf(fault.Invalid, "%v", err) // ParseModelID's error quotes the model
 	}
 	dc, err := documentContext(ctx, a.DB, doc, ExcerptCap)
 	if err != nil {
 		return nil, err
 	}
 	limits := a.Providers.Limits(ctx, model)
-	return &turn{
-		a: a, sink: sink, doc: doc, model: model, prov: prov, name: name, docContext: dc,
-		limits: limits, textMode: !limits.Tools,
-		env:     &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &WorkingState{}},
-		callIDs: map[string]bool{}, callCounts: map[string]int{},
-	}, nil
+	t := &turn{
+		turnState: turnState{Model: model, TextMode: !limits.Tools, CallIDs: callIDSet{}, CallCounts: map[string]int{}},
+		a:         a, sink: sink, doc: doc, prov: prov, name: name, docContext: dc, limits: limits,
+	}
+	// The tools see the turn's own working state and search count.
+	t.env = &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &t.WorkingState, SearchCalls: &t.SearchCalls}
+	return t, nil
 }
 
 func (t *turn) emit(e Event) error {
@@ -492,15 +518,9 @@ func (t *turn) fail(err error) (TurnResult, error) {
 	if errors.As(err, &gone) || errors.Is(err, context.Canceled) {
 		return TurnResult{}, err
 	}
-	msg := storage.ErrorMessage(err)
-	code := ""
-	var pe *provider.Error
-	if errors.As(err, &pe) {
-		msg, code = pe.Error(), string(pe.Kind)
-	} else {
-		code = storage.ErrorCode(err)
-	}
-	_ = t.emit(ErrorEvent(msg, code))
+	err = fault.Report(context.Background(), nil, "chat turn in thread "+t.ThreadID, err)
+	code, msg, _ := fault.Describe(err)
+	_ = t.emit(ErrorEvent(msg, string(code)))
 	return TurnResult{}, err
 }
 
@@ -521,23 +541,23 @@ func (t *turn) persist(ctx context.Context, msgs ...storage.ThreadMessage) error
 	if err != nil {
 		return err
 	}
-	_, err = t.a.DB.AppendMessages(ctx, t.threadID, msgs, ws)
+	_, err = t.a.DB.AppendMessages(ctx, t.ThreadID, msgs, ws)
 	return err
 }
 
 func (t *turn) result(text, thinking string) TurnResult {
 	return TurnResult{
-		Text: text, Thinking: thinking, ThreadID: t.threadID, WorkingState: *t.env.State,
-		ExecutedRounds: t.executed, Usage: t.usage,
+		Text: text, Thinking: thinking, ThreadID: t.ThreadID, WorkingState: *t.env.State,
+		ExecutedRounds: t.ExecutedRounds, Usage: t.Usage,
 	}
 }
 
-// loop runs rounds from t.round until the model answers, the turn pauses,
+// loop runs rounds from t.Round until the model answers, the turn pauses,
 // or the cap.
 func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 	tools := ProviderTools()
-	for ; t.round < t.a.maxRounds(); t.round++ {
-		round := t.round
+	for ; t.Round < t.a.maxRounds(); t.Round++ {
+		round := t.Round
 		resp, err := t.modelRound(ctx, tools)
 		if err != nil {
 			return t.fail(err)
@@ -546,7 +566,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		if len(resp.ToolCalls) == 0 {
 			if err := t.persist(ctx, storage.ThreadMessage{
 				Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
-				Data: mustJSON(map[string]any{"round_index": round, "usage": resp.Usage}),
+				Data: mustJSON(MessageData{RoundIndex: new(round), Usage: new(resp.Usage)}),
 			}); err != nil {
 				return t.fail(err)
 			}
@@ -570,7 +590,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		assistant := storage.ThreadMessage{
 			Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
 			ToolCalls: mustJSON(calls),
-			Data:      mustJSON(map[string]any{"round_index": round, "usage": resp.Usage}),
+			Data:      mustJSON(MessageData{RoundIndex: new(round), Usage: new(resp.Usage)}),
 		}
 		if len(needs) > 0 {
 			return t.pause(ctx, assistant, calls, needs, resp)
@@ -594,13 +614,13 @@ func (t *turn) callsOf(round int, in []provider.ToolCall) []ToolCall {
 	out := make([]ToolCall, len(in))
 	for i, c := range in {
 		id := c.ID
-		if id == "" || t.callIDs[id] {
+		if id == "" || t.CallIDs[id] {
 			id = fmt.Sprintf("call_r%d_%d", round, i)
-			for n := 2; t.callIDs[id]; n++ {
+			for n := 2; t.CallIDs[id]; n++ {
 				id = fmt.Sprintf("call_r%d_%d_%d", round, i, n)
 			}
 		}
-		t.callIDs[id] = true
+		t.CallIDs[id] = true
 		out[i] = ToolCall{ID: id, Name: c.Name, Arguments: c.Arguments}
 	}
 	return out
@@ -616,7 +636,7 @@ func (t *turn) needsApproval(ctx context.Context, c ToolCall) bool {
 	if !ok || tool.Access != ReadWrite {
 		return false
 	}
-	if !t.autoApprove && !slices.Contains(t.autoTools, c.Name) {
+	if !t.AutoApprove && !slices.Contains(t.AutoApprovedTools, c.Name) {
 		return true
 	}
 	if t.env.Scope != nil {
@@ -633,38 +653,26 @@ func (t *turn) needsApproval(ctx context.Context, c ToolCall) bool {
 // approve appends their results. A thread left paused still reads as a
 // valid history (pairToolResults).
 func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls []ToolCall, needs []string, resp provider.Response) (TurnResult, error) {
-	ids := make([]string, 0, len(t.callIDs))
-	for id := range t.callIDs {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	t.history = append(t.history, assistantMessage(assistant))
-	state := pausedTurn{
-		ThreadID: t.threadID, Model: t.model, Round: t.round, Pending: assistant,
-		Calls: calls, NeedsApproval: needs, WorkingState: *t.env.State,
-		AutoApprove: t.autoApprove, AutoApprovedTools: t.autoTools,
-		ExecutedRounds: t.executed, Usage: t.usage, SearchCalls: t.env.SearchCalls, CallIDs: ids,
-		Mentions: t.mentions, TextMode: t.textMode,
-		CallLimits: t.callLimits, CallCounts: t.callCounts,
-	}
-	if t.stateless {
-		state.History = t.history
-	} else {
-		th, err := t.a.DB.GetThread(ctx, t.doc.ID, t.threadID)
+	t.History = append(t.History, assistantMessage(assistant))
+	t.Pending, t.Calls, t.NeedsApproval = assistant, calls, needs
+	saved := t.turnState
+	if !t.stateless {
+		th, err := t.a.DB.GetThread(ctx, t.doc.ID, t.ThreadID)
 		if err != nil {
 			return t.fail(err)
 		}
-		state.MessageCount = th.MessageCount + 1
+		saved.MessageCount = th.MessageCount + 1
+		saved.History = nil // the thread holds it
 	}
-	raw, err := json.Marshal(state)
+	raw, err := json.Marshal(saved)
 	if err != nil {
 		return t.fail(err)
 	}
-	ts, err := t.a.DB.SaveTurnState(ctx, t.threadID, t.doc.ID, raw, t.a.turnTTL())
+	ts, err := t.a.DB.SaveTurnState(ctx, t.ThreadID, t.doc.ID, raw, t.a.turnTTL())
 	if err != nil {
 		return t.fail(err)
 	}
-	assistant.Data = mustJSON(map[string]any{"round_index": t.round, "usage": resp.Usage, "turn_id": ts.ID, "needs_approval": needs})
+	assistant.Data = mustJSON(MessageData{RoundIndex: new(t.Round), Usage: new(resp.Usage), TurnID: ts.ID, NeedsApproval: needs})
 	if err := t.persist(ctx, assistant); err != nil {
 		return t.fail(err)
 	}
@@ -682,11 +690,11 @@ func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls
 // the tool messages (and the assistant message, unless a pause stored it
 // already) to history and thread.
 func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, calls []ToolCall, decide func(ToolCall) (json.RawMessage, bool), assistantStored bool) error {
-	round := ExecutedRound{RoundIndex: t.round, Thinking: assistant.Thinking, ToolCalls: []ExecutedCall{}}
+	round := ExecutedRound{RoundIndex: t.Round, Thinking: assistant.Thinking, ToolCalls: []ExecutedCall{}}
 	var msgs []storage.ThreadMessage
 	if !assistantStored {
 		msgs = append(msgs, assistant)
-		t.history = append(t.history, assistantMessage(assistant))
+		t.History = append(t.History, assistantMessage(assistant))
 	}
 	for _, c := range calls {
 		args, run := c.Arguments, true
@@ -694,23 +702,23 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 			args, run = decide(c)
 		}
 		var r ToolResult
-		data := map[string]any{"round_index": t.round, "proposed_arguments": wireArguments(c.Arguments)}
+		data := MessageData{RoundIndex: new(t.Round), ProposedArguments: wireArguments(c.Arguments)}
 		if run {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			r = t.callTool(ctx, c.Name, args)
-			data["arguments"] = wireArguments(args)
+			data.Arguments = wireArguments(args)
 			if decide != nil && !slices.Equal(args, c.Arguments) {
-				data["edited"] = true
+				data.Edited = true
 			}
 		} else {
 			r = ToolResult{Error: RejectedText}
-			data["rejected"] = true
+			data.Rejected = true
 			args = c.Arguments
 		}
-		data["success"] = r.Success
-		if err := t.send(ToolResultEvent(t.round, c.ID, c.Name, r)); err != nil {
+		data.Success = new(r.Success)
+		if err := t.send(ToolResultEvent(t.Round, c.ID, c.Name, r)); err != nil {
 			return err
 		}
 		round.ToolCalls = append(round.ToolCalls, ExecutedCall{
@@ -720,9 +728,9 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 		msgs = append(msgs, storage.ThreadMessage{
 			Role: storage.RoleTool, Content: content, ToolCallID: c.ID, ToolName: c.Name, Data: mustJSON(data),
 		})
-		t.history = append(t.history, provider.Message{Role: storage.RoleTool, Content: content, ToolCallID: c.ID, ToolName: c.Name})
+		t.History = append(t.History, provider.Message{Role: storage.RoleTool, Content: content, ToolCallID: c.ID, ToolName: c.Name})
 	}
-	t.executed = append(t.executed, round)
+	t.ExecutedRounds = append(t.ExecutedRounds, round)
 	if err := t.send(RoundExecuted(round)); err != nil {
 		return err
 	}
@@ -731,11 +739,11 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 
 // callTool runs one call, unless the tool has used up its CallLimits.
 func (t *turn) callTool(ctx context.Context, name string, args json.RawMessage) ToolResult {
-	if limit, ok := t.callLimits[name]; ok {
-		if t.callCounts[name] >= limit {
+	if limit, ok := t.CallLimits[name]; ok {
+		if t.CallCounts[name] >= limit {
 			return ToolResult{Error: fmt.Sprintf("%s may run at most %d times in this turn; finish with what you have", name, limit)}
 		}
-		t.callCounts[name]++
+		t.CallCounts[name]++
 	}
 	return CallTool(ctx, t.env, name, args)
 }
@@ -772,7 +780,7 @@ func (a *Agent) Pending(ctx context.Context, turnID string) (PendingTurn, error)
 	if err != nil {
 		return PendingTurn{}, err
 	}
-	var st pausedTurn
+	var st turnState
 	if err := json.Unmarshal(ts.State, &st); err != nil {
 		return PendingTurn{}, fmt.Errorf("turn %s: read its saved state: %w", turnID, err)
 	}

@@ -255,7 +255,7 @@ func TestTurnOnlyTheLastCitationsStayInFull(t *testing.T) {
 	f.srv.Enqueue(modeltest.Reply{Text: "Found it."})
 	_, evs := f.chat(t, agent.ChatRequest{Message: "find the invoice number"})
 
-	results := eventsOf(evs, agent.EventToolResult)
+	results := agent.PayloadsOf[agent.ToolResultPayload](evs)
 	if len(results) != 6 || !results[4].Success || results[5].Success || !strings.Contains(results[5].Error, "search limit reached") {
 		t.Fatalf("tool results = %s", dumpEvents(results))
 	}

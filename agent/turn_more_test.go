@@ -13,13 +13,15 @@ import (
 	"github.com/docent/docent/agent/eventcheck"
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // roundsOf lists the round_index of the events of one type.
 func roundsOf(evs []agent.Event, typ agent.EventType) []int {
 	var out []int
 	for _, e := range eventsOf(evs, typ) {
-		out = append(out, e.RoundIndex)
+		r, _ := e.Round()
+		out = append(out, r)
 	}
 	return out
 }
@@ -67,7 +69,7 @@ func TestTurnApproveAfterRestart(t *testing.T) {
 	if res2.Text != "Created." || res2.ThreadID != res.ThreadID {
 		t.Fatalf("approve result %+v", res2)
 	}
-	if rs := eventsOf(evs, agent.EventToolResult); len(rs) != 1 || !rs[0].Success {
+	if rs := agent.PayloadsOf[agent.ToolResultPayload](evs); len(rs) != 1 || !rs[0].Success {
 		t.Fatalf("results %+v", rs)
 	}
 	rev, err := db.FindSchema(ctx, "receipt")
@@ -113,8 +115,8 @@ func TestTurnApproveUnknownTurn(t *testing.T) {
 	if err == nil {
 		t.Fatal("unknown turn approved")
 	}
-	if storage.ErrorCode(err) != "not_found" || !strings.Contains(err.Error(), "turn_nosuchturn") {
-		t.Errorf("error %q (code %q) does not name the unknown turn", err, storage.ErrorCode(err))
+	if fault.ErrorCode(err) != "not_found" || !strings.Contains(err.Error(), "turn_nosuchturn") {
+		t.Errorf("error %q (code %q) does not name the unknown turn", err, fault.ErrorCode(err))
 	}
 	if len(rec.Events()) != 0 || len(f.srv.Requests()) != 0 {
 		t.Errorf("%d events, %d model requests", len(rec.Events()), len(f.srv.Requests()))
@@ -132,7 +134,7 @@ func TestTurnToolErrorThenSelfCorrection(t *testing.T) {
 	if res.Text != "It is from ACME Corporation." || len(res.ExecutedRounds) != 2 {
 		t.Fatalf("result %+v", res)
 	}
-	rs := eventsOf(evs, agent.EventToolResult)
+	rs := agent.PayloadsOf[agent.ToolResultPayload](evs)
 	if len(rs) != 2 || rs[0].Success || !strings.Contains(rs[0].Error, "1-2") || !rs[1].Success {
 		t.Fatalf("results %+v", rs)
 	}
@@ -175,7 +177,7 @@ func TestTurnApproveContinuesSeveralRounds(t *testing.T) {
 	if !sameInts(idx, []int{0, 1, 2}) {
 		t.Errorf("executed rounds %v", idx)
 	}
-	if rs := eventsOf(evs, agent.EventToolResult); len(rs) != 3 || !rs[0].Success || !rs[1].Success || !rs[2].Success {
+	if rs := agent.PayloadsOf[agent.ToolResultPayload](evs); len(rs) != 3 || !rs[0].Success || !rs[1].Success || !rs[2].Success {
 		t.Fatalf("results %+v", rs)
 	}
 	if n := len(f.srv.Requests()); n != 4 {
@@ -210,7 +212,7 @@ func TestTurnWorkingStateAcrossTurns(t *testing.T) {
 	if res2.Text != "The total is 12.5." {
 		t.Fatalf("result %+v", res2)
 	}
-	if rs := eventsOf(evs, agent.EventToolResult); len(rs) != 1 || !rs[0].Success {
+	if rs := agent.PayloadsOf[agent.ToolResultPayload](evs); len(rs) != 1 || !rs[0].Success {
 		t.Fatalf("results %+v", rs)
 	}
 	x, err := f.db.LatestExtraction(ctx, f.doc.ID, prompt.PromptRevID)
@@ -353,7 +355,7 @@ func TestTurnCallLimitsStopARepeatedTool(t *testing.T) {
 		modeltest.Reply{Text: "Done."},
 	)
 	_, evs := f.chat(t, agent.ChatRequest{Message: "tag it", AutoApprove: true, CallLimits: map[string]int{"create_tag": 2}})
-	results := eventsOf(evs, agent.EventToolResult)
+	results := agent.PayloadsOf[agent.ToolResultPayload](evs)
 	if len(results) != 3 || !results[0].Success || !results[1].Success || results[2].Success || !strings.Contains(results[2].Error, "at most 2 times") {
 		t.Fatalf("results = %s", dumpEvents(results))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // turnFixture is a store with a two-page invoice, a scripted model server
@@ -97,7 +98,7 @@ func (f *turnFixture) approve(t *testing.T, paused []agent.Event, turnID string,
 	return res, rec.Events()
 }
 
-func dumpEvents(evs []agent.Event) string {
+func dumpEvents[T any](evs []T) string {
 	var b strings.Builder
 	for _, e := range evs {
 		j, _ := json.Marshal(e)
@@ -177,7 +178,7 @@ func TestTurnReadOnlyToolRunsThenAnswers(t *testing.T) {
 	if res.Text != "The total is 12.50 EUR." || len(res.ExecutedRounds) != 1 || !res.ExecutedRounds[0].ToolCalls[0].Success {
 		t.Fatalf("result %+v", res)
 	}
-	results := eventsOf(evs, agent.EventToolResult)
+	results := agent.PayloadsOf[agent.ToolResultPayload](evs)
 	if len(results) != 1 || !results[0].Success || !strings.Contains(string(results[0].Result), "12.50") {
 		t.Fatalf("tool results %+v", results)
 	}
@@ -199,7 +200,7 @@ func TestTurnWriteToolPausesThenApproveRunsIt(t *testing.T) {
 		if !res.Paused() || len(res.ToolCalls) != 2 {
 			t.Fatalf("result %+v", res)
 		}
-		tc := eventsOf(paused, agent.EventToolCalls)
+		tc := agent.PayloadsOf[agent.ToolCallsPayload](paused)
 		if len(tc) != 1 || len(tc[0].NeedsApproval) != 1 || tc[0].NeedsApproval[0] != "c1" {
 			t.Fatalf("tool_calls %+v", tc)
 		}
@@ -215,7 +216,7 @@ func TestTurnWriteToolPausesThenApproveRunsIt(t *testing.T) {
 		if res2.Text != "Created [receipt](schema:x)." || res2.Paused() || res2.ThreadID != res.ThreadID {
 			t.Fatalf("approve result %+v", res2)
 		}
-		rs := eventsOf(evs, agent.EventToolResult)
+		rs := agent.PayloadsOf[agent.ToolResultPayload](evs)
 		if len(rs) != 2 || !rs[0].Success || !rs[1].Success {
 			t.Fatalf("results %+v", rs)
 		}
@@ -226,7 +227,7 @@ func TestTurnWriteToolPausesThenApproveRunsIt(t *testing.T) {
 		if res2.WorkingState.SchemaRevID != rev.SchemaRevID {
 			t.Errorf("working state %+v, schema %+v", res2.WorkingState, rev)
 		}
-		if td := eventsOf(evs, agent.EventTextDone); len(td) != 1 || td[0].RoundIndex != 1 {
+		if td := agent.PayloadsOf[agent.TextDonePayload](evs); len(td) != 1 || td[0].RoundIndex != 1 {
 			t.Errorf("continuation rounds %+v", td)
 		}
 		// The thread holds user, assistant with calls, two tool results, answer.
@@ -251,7 +252,7 @@ func TestTurnRejectTellsTheModel(t *testing.T) {
 	if res2.Text != "OK, I did not create it." {
 		t.Fatalf("result %+v", res2)
 	}
-	rs := eventsOf(evs, agent.EventToolResult)
+	rs := agent.PayloadsOf[agent.ToolResultPayload](evs)
 	if len(rs) != 1 || rs[0].Success || rs[0].Error != agent.RejectedText {
 		t.Fatalf("results %+v", rs)
 	}
@@ -271,7 +272,7 @@ func TestTurnMissingApprovalCountsAsRejected(t *testing.T) {
 	res, paused := f.chat(t, agent.ChatRequest{Message: "make a receipt schema"})
 	f.srv.Enqueue(modeltest.Reply{Text: "ok"})
 	_, evs := f.approve(t, paused, res.TurnID)
-	if rs := eventsOf(evs, agent.EventToolResult); len(rs) != 1 || rs[0].Error != agent.RejectedText {
+	if rs := agent.PayloadsOf[agent.ToolResultPayload](evs); len(rs) != 1 || rs[0].Error != agent.RejectedText {
 		t.Fatalf("results %+v", rs)
 	}
 }
@@ -319,7 +320,7 @@ func TestTurnAutoApproveRunsWrites(t *testing.T) {
 	if res.Paused() || res.Text != "created" {
 		t.Fatalf("result %+v", res)
 	}
-	if tc := eventsOf(evs, agent.EventToolCalls); len(tc) != 1 || len(tc[0].NeedsApproval) != 0 {
+	if tc := agent.PayloadsOf[agent.ToolCallsPayload](evs); len(tc) != 1 || len(tc[0].NeedsApproval) != 0 {
 		t.Fatalf("tool_calls %+v", tc)
 	}
 	if _, err := f.db.FindSchema(context.Background(), "receipt"); err != nil {
@@ -337,7 +338,7 @@ func TestTurnAutoApprovedToolsIsAWhitelist(t *testing.T) {
 	if !res.Paused() {
 		t.Fatalf("result %+v", res)
 	}
-	tc := eventsOf(evs, agent.EventToolCalls)
+	tc := agent.PayloadsOf[agent.ToolCallsPayload](evs)
 	if len(tc) != 1 || len(tc[0].NeedsApproval) != 1 || tc[0].NeedsApproval[0] != "c1" {
 		t.Fatalf("tool_calls %+v", tc)
 	}
@@ -347,7 +348,7 @@ func TestTurnAutoApprovedToolsIsAWhitelist(t *testing.T) {
 	// On approval the whitelisted call runs without an approval entry.
 	f.srv.Enqueue(modeltest.Reply{Text: "both done"})
 	_, evs2 := f.approve(t, evs, res.TurnID, agent.Approval{CallID: "c1", Approved: true})
-	if rs := eventsOf(evs2, agent.EventToolResult); len(rs) != 2 || !rs[0].Success || !rs[1].Success {
+	if rs := agent.PayloadsOf[agent.ToolResultPayload](evs2); len(rs) != 2 || !rs[0].Success || !rs[1].Success {
 		t.Fatalf("results %+v", rs)
 	}
 	if _, err := f.db.FindTag(context.Background(), "receipts"); err != nil {
@@ -366,7 +367,7 @@ func TestTurnApproveIsSingleUse(t *testing.T) {
 	var rec eventcheck.Recorder
 	_, err := f.agent.Approve(context.Background(), agent.ApproveRequest{DocumentID: f.doc.ID, TurnID: res.TurnID,
 		Approvals: []agent.Approval{{CallID: "t1", Approved: true}}}, &rec)
-	if err == nil || storage.ErrorCode(err) != "not_found" {
+	if err == nil || fault.ErrorCode(err) != "not_found" {
 		t.Fatalf("second approve: %v", err)
 	}
 	if len(rec.Events()) != 0 || len(f.srv.Requests()) != n {
@@ -431,7 +432,7 @@ func TestTurnProviderErrorIsAnErrorEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := rec.Events()
-	if last := evs[len(evs)-1]; last.Type != agent.EventError || last.Error == "" {
+	if last := evs[len(evs)-1]; last.Type != agent.EventError || last.Payload.(agent.ErrorPayload).Error == "" {
 		t.Fatalf("last event %+v", last)
 	}
 }

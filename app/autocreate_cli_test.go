@@ -19,7 +19,9 @@ import (
 
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/app/internal/testcorpus"
+	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // TestMain lets a test run the docent command in a child process that it
@@ -27,6 +29,7 @@ import (
 // runs app.Run with the JSON array of arguments in DOCENT_TEST_ARGS, as
 // main does.
 func TestMain(m *testing.M) {
+	pdftext.RunChildIfRequested() // the PDF reader's child is this binary too
 	if os.Getenv("DOCENT_TEST_MAIN") == "1" {
 		var args []string
 		if err := json.Unmarshal([]byte(os.Getenv("DOCENT_TEST_ARGS")), &args); err != nil {
@@ -525,10 +528,10 @@ func TestRejectAfterABatchRemovesOnlyItsOwn(t *testing.T) {
 	if _, err := db.RejectAutoCreate(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.GetSchema(ctx, gone.AutoCreateSchemaID); storage.ErrorCode(err) != "not_found" {
+	if _, err := db.GetSchema(ctx, gone.AutoCreateSchemaID); fault.ErrorCode(err) != "not_found" {
 		t.Errorf("the rejected schema is left: %v", err)
 	}
-	if _, err := db.GetPrompt(ctx, gone.AutoCreatePromptID); storage.ErrorCode(err) != "not_found" {
+	if _, err := db.GetPrompt(ctx, gone.AutoCreatePromptID); fault.ErrorCode(err) != "not_found" {
 		t.Errorf("the rejected prompt is left: %v", err)
 	}
 	for _, id := range []string{kept.AutoCreateSchemaID} {
@@ -569,6 +572,62 @@ func TestImportAutoCreateQueuesForTheNextBatch(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	checkProposedOnce(t, db, allDocuments(t, db))
+}
+
+// `docent import --auto-create --model M` stores M with each queued
+// document: the next batch (another process, after a restart) runs them on
+// M rather than on DOCENT_MODEL, and --model on the batch wins over both.
+func TestImportAutoCreateWithAModelRunsOnIt(t *testing.T) {
+	small := modeltest.Model{Name: "llama3.2:1b", ContextLength: 8192, Capabilities: []string{"completion", "tools"}, Family: "llama"}
+	srv := modeltest.New(t, modeltest.DefaultModel, small)
+	autoCreateEnv(t, srv) // DOCENT_MODEL is ollama/qwen3:8b
+	srv.Handle(autoCreateModel(0))
+	data := t.TempDir()
+	dir := textInvoices(t, 2)
+	if code, _, errOut := docent(t, data, "import", "--auto-create", "--model", "llama3.2:1b", dir); code != ExitUsage || !strings.Contains(errOut, "--model") {
+		t.Errorf("a model without its provider: exit %d\n%s", code, errOut)
+	}
+	code, _, errOut := docent(t, data, "import", "--auto-create", "--model", "ollama/llama3.2:1b", dir)
+	if code != ExitOK || !strings.Contains(errOut, "queued 2 documents for auto-create") {
+		t.Fatalf("import --auto-create --model: exit %d\n%s", code, errOut)
+	}
+	if code, out, errOut := docent(t, data, "auto-create", "--all"); code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no model requests")
+	}
+	for _, r := range reqs {
+		if r.Model != "llama3.2:1b" {
+			t.Errorf("%s asked for %q, want the queued llama3.2:1b", r.Path, r.Model)
+		}
+	}
+	db := openData(t, data)
+	checkProposedOnce(t, db, allDocuments(t, db))
+
+	// Queued with a model again, run with --model: the flag wins.
+	ctx := context.Background()
+	for _, d := range allDocuments(t, db) {
+		if _, err := db.RejectAutoCreate(ctx, d.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := docent(t, data, "import", "--auto-create", "--model", "ollama/llama3.2:1b", dir); code != ExitOK {
+		t.Fatalf("import again: exit %d\n%s", code, errOut)
+	}
+	before := len(srv.Requests())
+	if code, out, errOut := docent(t, data, "--model", "ollama/qwen3:8b", "auto-create", "--all"); code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if len(srv.Requests()) == before {
+		t.Fatal("the second batch asked no model")
+	}
+	for _, r := range srv.Requests()[before:] {
+		if r.Model != "qwen3:8b" {
+			t.Errorf("with --model, %s asked for %q", r.Path, r.Model)
+		}
+	}
 }
 
 // TestAutoCreateTheZugferdFolderAtConcurrency4 is the issue's own command:

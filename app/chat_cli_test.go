@@ -67,10 +67,12 @@ func TestChatAndApproveFromTheCommandLine(t *testing.T) {
 	pausedTurn := func(evs []agent.Event, tool string) string {
 		t.Helper()
 		last := evs[len(evs)-1]
-		if last.Type != agent.EventDone || !last.TurnResult.Paused() || len(last.TurnResult.ToolCalls) != 1 || last.TurnResult.ToolCalls[0].Name != tool {
+		done, _ := last.Payload.(agent.DonePayload)
+		res := done.Result
+		if last.Type != agent.EventDone || !res.Paused() || len(res.ToolCalls) != 1 || res.ToolCalls[0].Name != tool {
 			t.Fatalf("want a turn paused on %s, got %+v", tool, last)
 		}
-		return last.TurnResult.TurnID
+		return res.TurnID
 	}
 
 	mustRun("import", filepath.Join(corpus, "invoice2data", doc))
@@ -85,7 +87,7 @@ func TestChatAndApproveFromTheCommandLine(t *testing.T) {
 	}}})
 	evs := turn(nil, "chat", doc, "Extract the invoice number and total", "--model", model)
 	turnID := pausedTurn(evs, "create_schema")
-	threadID := evs[0].ThreadID
+	threadID := evs[0].Payload.(agent.TurnStartedPayload).ThreadID
 
 	srv.Enqueue(modeltest.Reply{ToolCalls: []modeltest.ToolCall{{
 		ID: "c2", Name: "create_prompt",
@@ -104,7 +106,7 @@ func TestChatAndApproveFromTheCommandLine(t *testing.T) {
 	)
 	evs = turn(evs, "approve", turnID, "--all")
 	last := evs[len(evs)-1]
-	if last.Type != agent.EventDone || last.TurnResult.Paused() || last.TurnResult.Text != "The invoice 42183017 totals 4.11." {
+	if done, ok := last.Payload.(agent.DonePayload); !ok || done.Result.Paused() || done.Result.Text != "The invoice 42183017 totals 4.11." {
 		t.Fatalf("last turn ended with %+v", last)
 	}
 

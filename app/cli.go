@@ -14,7 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // Exit statuses of the docent command, chosen in one place.
@@ -24,21 +26,28 @@ const (
 	ExitUsage   = 2
 )
 
-// usageError is a mistake in how the command was called: exit status 2.
-type usageError struct{ msg string }
+// codeUsage is the command line's own error code: a mistake in how the
+// command was called.
+const codeUsage fault.Code = "usage"
 
-func (e *usageError) Error() string { return e.msg }
+// exitOf maps error codes to exit statuses, in one table; every other code
+// exits ExitFailure.
+var exitOf = map[fault.Code]int{
+	codeUsage: ExitUsage,
+}
 
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return fault.Errorf(codeUsage, format, args...)
 }
 
 // errPartial marks a batch that finished every item it could but not all of
 // them; the command has already said which failed, so nothing more is printed.
 var errPartial = errors.New("some items failed")
 
-// Env is what every command gets: its streams, the global settings, and the
-// store, opened on first use so that `docent --help` never touches the disk.
+// Env is what every command gets: its streams, the global settings, the
+// store, opened on first use so that `docent --help` never touches the
+// disk, and the agent on the provider settings in effect (Agent,
+// compose.go).
 type Env struct {
 	IO      *IOStreams
 	DataDir string
@@ -49,7 +58,8 @@ type Env struct {
 	ModelFlag string
 	Logger    *slog.Logger
 
-	db *storage.DB
+	db       *storage.DB
+	settings *settings.Live // the provider settings and agent (compose.go)
 }
 
 // Store opens the database in the data directory on first use.
@@ -71,7 +81,7 @@ func (e *Env) Close() error {
 		return nil
 	}
 	err := e.db.Close()
-	e.db = nil
+	e.db, e.settings = nil, nil
 	return err
 }
 
@@ -87,7 +97,7 @@ type command struct {
 // their usage line here.
 func commands() []command {
 	return []command{
-		{"import", "import [--tag NAME]... [--password PW] [--auto-create] PATH...", "import files or folders (PDF, .txt, .md); --auto-create queues them for auto-create", runImport},
+		{"import", "import [--tag NAME]... [--password PW] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, .txt, .md); --auto-create queues them for auto-create (with --model, to run on that model)", runImport},
 		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--json]", "list documents", runDocuments},
 		{"show", "show DOC [--json]", "show one document", runShow},
 		{"text", "text DOC [--page N]", "print a document's text", runText},
@@ -125,7 +135,15 @@ func Run(ctx context.Context, args []string, ios *IOStreams) int {
 	if cerr := env.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("close the database: %w", cerr)
 	}
-	return reportError(ios.Err, err)
+	return reportError(ctx, ios.Err, env.Logger, commandName(args), err)
+}
+
+// commandName is what a run of docent does, for the log: "docent import".
+func commandName(args []string) string {
+	if _, rest, err := splitGlobalFlags(args); err == nil && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		return "docent " + rest[0]
+	}
+	return "docent"
 }
 
 func run(ctx context.Context, env *Env, args []string) error {
@@ -180,34 +198,29 @@ func run(ctx context.Context, env *Env, args []string) error {
 	}
 }
 
-// reportError prints err for a person and maps it to an exit status.
-func reportError(w io.Writer, err error) int {
-	var uerr *usageError
-	switch {
-	case err == nil:
+// reportError prints err for a person, as every edge shows it
+// (fault.Describe), and maps its code to an exit status. An internal error
+// is logged first, once, with its chain.
+func reportError(ctx context.Context, w io.Writer, logger *slog.Logger, op string, err error) int {
+	if err == nil {
 		return ExitOK
-	case errors.Is(err, errPartial):
-		return ExitFailure
-	case errors.As(err, &uerr):
-		fmt.Fprintf(w, "docent: %s\n", uerr.msg)
-		return ExitUsage
-	case err == context.Canceled:
-		fmt.Fprintln(w, "docent: interrupted")
-		return ExitFailure
-	default:
-		fmt.Fprintf(w, "docent: %s\n", errorText(err))
-		return ExitFailure
 	}
+	if errors.Is(err, errPartial) {
+		return ExitFailure // the command has said which items failed
+	}
+	code, msg, _ := fault.Describe(fault.Report(ctx, logger, op, err))
+	fmt.Fprintf(w, "docent: %s\n", msg)
+	if status, ok := exitOf[code]; ok {
+		return status
+	}
+	return ExitFailure
 }
 
-// errorText renders an error the same way everywhere: the message of an
-// application error as the store wrote it, else the wrapped chain.
-func errorText(err error) string {
-	var appErr *storage.Error
-	if errors.As(err, &appErr) {
-		return appErr.Message
-	}
-	return err.Error()
+// errorText is what a person reads where a command reports one item's
+// failure and goes on: the message every edge shows, with an internal
+// error logged, once, with op.
+func (e *Env) errorText(ctx context.Context, op string, err error) string {
+	return fault.ErrorMessage(fault.Report(ctx, e.Logger, op, err))
 }
 
 func printHelp(w io.Writer) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // subcommand dispatches `docent NOUN VERB ...`; without a verb the noun lists.
@@ -71,7 +72,7 @@ func createSchema(ctx context.Context, env *Env, args []string) error {
 	}
 	raw, err := os.ReadFile(*file)
 	if err != nil {
-		return fmt.Errorf("read schema: %w", err)
+		return fault.Errorf(fault.Invalid, "read schema: %w", err)
 	}
 	db, err := env.Store(ctx)
 	if err != nil {
@@ -183,7 +184,7 @@ func createPrompt(ctx context.Context, env *Env, args []string) error {
 	if *file != "" {
 		b, err := os.ReadFile(*file)
 		if err != nil {
-			return fmt.Errorf("read prompt: %w", err)
+			return fault.Errorf(fault.Invalid, "read prompt: %w", err)
 		}
 		*content = string(b)
 	}

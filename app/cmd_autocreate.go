@@ -15,6 +15,7 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/export"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // runAutoCreate is `docent auto-create`: the headless agent over a batch of
@@ -55,14 +56,14 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 	}
 	// The agent knows the model in effect: --model, DOCENT_MODEL, or the
 	// default saved on the Settings page.
-	a, err := newAgent(env, db)
+	a, err := env.Agent(ctx)
 	if err != nil {
 		return err
 	}
 	if a.DefaultModel == "" {
 		return usagef("auto-create needs a model: pass --model (e.g. ollama/qwen3:8b), set DOCENT_MODEL, or choose a default model in the app's Settings")
 	}
-	b := &autoCreateBatch{env: env, db: db, json: *asJSON, shared: *shared, model: a.DefaultModel}
+	b := &autoCreateBatch{env: env, db: db, json: *asJSON, shared: *shared, model: a.DefaultModel, modelFlag: env.ModelFlag}
 	if *schemaFlag != "" {
 		s, err := db.FindSchema(ctx, *schemaFlag)
 		if err != nil {
@@ -84,7 +85,7 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 		}
 		imp.printSummary(env)
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("interrupted while importing; what finished is kept: %w", err)
+			return fault.Errorf(fault.Canceled, "interrupted while importing; what finished is kept: %w", err)
 		}
 		importFailed = len(imp.report.Errors) > 0
 		for _, d := range imp.documents {
@@ -107,14 +108,14 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 	b.creator = &agent.AutoCreator{Agent: a, Timeout: *timeout, StaleAfter: *staleAfter}
 	b.concurrency = *concurrency
 	if b.concurrency == 0 {
-		b.concurrency = defaultConcurrency(b.model)
+		b.concurrency = agent.AutoCreateConcurrency(b.model)
 	}
 	results := b.run(ctx, docs)
 	if err := b.report(ctx, results); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("auto-create interrupted: finished documents are kept; run the same command again to resume: %w", err)
+		return fault.Errorf(fault.Canceled, "auto-create interrupted: finished documents are kept; run the same command again to resume: %w", err)
 	}
 	for _, r := range results {
 		if r.Status == storage.AutoCreateFailed {
@@ -125,16 +126,6 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 		return errPartial
 	}
 	return nil
-}
-
-// defaultConcurrency is how many documents run at once unless the user
-// says: one for a local Ollama (which runs one request at a time anyway),
-// four for hosted APIs.
-func defaultConcurrency(model string) int {
-	if strings.HasPrefix(model, "ollama/") {
-		return 1
-	}
-	return 4
 }
 
 func uniqueDocuments(in []storage.Document) []storage.Document {
@@ -149,14 +140,20 @@ func uniqueDocuments(in []storage.Document) []storage.Document {
 	return out
 }
 
-// autoCreateBatch runs auto-create over documents.
+// autoCreateBatch runs auto-create over documents, through the scheduler
+// the server's queue uses too (agent.AutoCreateScheduler), and reports on
+// them.
 type autoCreateBatch struct {
 	env         *Env
 	db          *storage.DB
 	creator     *agent.AutoCreator
 	concurrency int
-	model       string
-	json        bool
+	// model is the default model (--model, DOCENT_MODEL or the saved
+	// default); modelFlag is --model alone, which wins over the model a
+	// document was queued with (`docent import --auto-create --model M`),
+	// which wins over the default.
+	model, modelFlag string
+	json             bool
 	// schemaID is --schema; with shared, it is set from the first document
 	// that reaches a proposal, with promptID.
 	schemaID, promptID string
@@ -207,56 +204,54 @@ func (b *autoCreateBatch) run(ctx context.Context, docs []storage.Document) []ba
 		}
 		todo = append(todo, i)
 	}
+	index := make(map[string]int, len(todo)) // docs are unique
 	for _, i := range todo {
 		results[i] = batchResult{NotStarted: true, AutoCreateResult: agent.AutoCreateResult{DocumentID: docs[i].ID, DocumentName: docs[i].Name, Status: docs[i].AutoCreateStatus}}
+		index[docs[i].ID] = i
+	}
+	sched := &agent.AutoCreateScheduler{
+		Creator:     func() *agent.AutoCreator { return b.creator },
+		Concurrency: b.concurrency,
+		Options:     b.starting,
+		Done: func(ctx context.Context, d storage.Document, res agent.AutoCreateResult, _ error) {
+			results[index[d.ID]] = b.ended(ctx, d, res)
+		},
 	}
 	// --shared: one at a time until a document gives the batch its schema.
 	for b.shared && b.schemaID == "" && len(todo) > 0 && ctx.Err() == nil {
 		i := todo[0]
 		todo = todo[1:]
-		results[i] = b.runOne(ctx, docs[i])
+		sched.RunAll(ctx, docs[i:i+1])
 		if results[i].Status == storage.AutoCreateProposed {
 			b.schemaID, b.promptID = results[i].SchemaID, results[i].PromptID
 		}
 	}
-
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < min(b.concurrency, max(len(todo), 1)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				results[i] = b.runOne(ctx, docs[i])
-			}
-		}()
+	rest := make([]storage.Document, len(todo))
+	for k, i := range todo {
+		rest[k] = docs[i]
 	}
-feed:
-	for _, i := range todo {
-		select {
-		case work <- i:
-		case <-ctx.Done():
-			break feed // Ctrl-C: what runs ends (and is requeued), nothing new starts
-		}
-	}
-	close(work)
-	wg.Wait()
+	// On Ctrl-C what runs ends (and is requeued), nothing new starts: the
+	// documents not started keep their "not started" result.
+	sched.RunAll(ctx, rest)
 	return results
 }
 
-// runOne runs one document and accounts for it.
-func (b *autoCreateBatch) runOne(ctx context.Context, d storage.Document) batchResult {
-	if ctx.Err() != nil {
-		return batchResult{NotStarted: true, AutoCreateResult: agent.AutoCreateResult{DocumentID: d.ID, DocumentName: d.Name, Status: d.AutoCreateStatus}}
-	}
+// starting counts a document's run as it starts and gives its options:
+// the model (--model, else the model it was queued with, else the
+// default), the batch's schema and prompt, and with --json its events.
+func (b *autoCreateBatch) starting(d storage.Document) agent.AutoCreateOptions {
 	b.mu.Lock()
 	b.running++
 	b.mu.Unlock()
-	opts := agent.AutoCreateOptions{Model: b.model, SchemaID: b.schemaID, PromptID: b.promptID}
+	opts := agent.AutoCreateOptions{Model: firstNonEmpty(b.modelFlag, d.AutoCreateModel, b.model), SchemaID: b.schemaID, PromptID: b.promptID}
 	if b.json {
 		opts.Sink = agent.SinkFunc(func(e agent.Event) error { return b.writeEvent(d.ID, e) })
 	}
-	res, _ := b.creator.Run(ctx, d.ID, opts)
+	return opts
+}
+
+// ended accounts for a document's run as it ends.
+func (b *autoCreateBatch) ended(ctx context.Context, d storage.Document, res agent.AutoCreateResult) batchResult {
 	if res.Skipped && res.Status == storage.AutoCreateRunning {
 		res.Error = b.stillRunning(ctx, d)
 	}

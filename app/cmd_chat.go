@@ -13,50 +13,8 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent"
-	"github.com/docent/docent/agent/provider"
-	"github.com/docent/docent/app/server"
-	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
-
-// newAgent builds the agent the commands run turns with, on the provider
-// configuration in effect (providerSetup).
-func newAgent(env *Env, db *storage.DB) (*agent.Agent, error) {
-	// A quick read of the settings table; the callers' contexts are not
-	// passed in so that this signature stays what every command uses.
-	setup, err := providerSetup(context.Background(), env, db)
-	if err != nil {
-		return nil, err
-	}
-	return agentOn(db, setup), nil
-}
-
-// providerSetup is the provider configuration in effect, the one place
-// where the commands read OLLAMA_HOST, OPENAI_* and DOCENT_* limits: an
-// environment variable that is set (--model or DOCENT_MODEL for the
-// default model) wins, then what is saved in the app's Settings, then the
-// defaults (server.ResolveProviders).
-func providerSetup(ctx context.Context, env *Env, db *storage.DB) (server.ProviderSetup, error) {
-	cfg, err := provider.ConfigFromEnv()
-	if err != nil {
-		return server.ProviderSetup{}, err
-	}
-	saved, err := db.GetProviderSettings(ctx)
-	if err != nil {
-		return server.ProviderSetup{}, err
-	}
-	return server.ResolveProviders(cfg, env.Model, saved), nil
-}
-
-// agentOn builds the providers and the agent on a provider setup: the one
-// place that does, for the CLI and for the server (which calls it again
-// whenever the settings change).
-func agentOn(db *storage.DB, setup server.ProviderSetup) *agent.Agent {
-	reg := provider.NewRegistry(setup.Config)
-	return &agent.Agent{
-		DB: db, Providers: reg, DefaultModel: setup.DefaultModel,
-		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: setup.DefaultModel},
-	}
-}
 
 func runChat(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("chat", flag.ContinueOnError)
@@ -99,7 +57,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := newAgent(env, db)
+	a, err := env.Agent(ctx)
 	if err != nil {
 		return err
 	}
@@ -126,7 +84,7 @@ func parseMentions(values []string) ([]agent.Mention, error) {
 	for _, v := range values {
 		m, err := agent.ParseMention(v)
 		if err != nil {
-			return nil, usagef("--mention: %s\n%s", storage.ErrorMessage(err), usageLine("chat"))
+			return nil, usagef("--mention: %s\n%s", fault.ErrorMessage(err), usageLine("chat"))
 		}
 		out = append(out, m)
 	}
@@ -189,11 +147,7 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 		return usagef("approve needs --all, or --approve and --reject with call ids\n%s", usageLine("approve"))
 	}
 	turnID := rest[0]
-	db, err := env.Store(ctx)
-	if err != nil {
-		return err
-	}
-	a, err := newAgent(env, db)
+	a, err := env.Agent(ctx)
 	if err != nil {
 		return err
 	}
@@ -258,10 +212,12 @@ func newTurnPrinter(env *Env, asJSON bool) *turnPrinter {
 	return &turnPrinter{ios: env.IO, json: asJSON, dim: env.IO.ErrTTY && !noColor}
 }
 
-// Emit writes one event.
+// Emit writes one event: with --json as its NDJSON line, else as what a
+// person reads, by its payload type (events of types it does not show, or
+// does not know, print nothing).
 func (p *turnPrinter) Emit(e agent.Event) error {
-	if e.Type == agent.EventError {
-		p.failed = e.Error
+	if f, ok := e.Payload.(agent.ErrorPayload); ok {
+		p.failed = f.Error
 	}
 	if p.json {
 		b, err := json.Marshal(e)
@@ -271,36 +227,36 @@ func (p *turnPrinter) Emit(e agent.Event) error {
 		_, err = p.ios.Out.Write(append(b, '\n'))
 		return err
 	}
-	switch e.Type {
-	case agent.EventThinkingChunk:
+	switch ev := e.Payload.(type) {
+	case agent.ThinkingChunkPayload:
 		if !p.thinkingOpen && p.dim {
 			fmt.Fprint(p.ios.Err, "\033[2m")
 		}
 		p.thinkingOpen = true
-		fmt.Fprint(p.ios.Err, e.Chunk)
-	case agent.EventThinkingDone:
+		fmt.Fprint(p.ios.Err, ev.Chunk)
+	case agent.ThinkingDonePayload:
 		p.endThinking()
-	case agent.EventTextChunk:
+	case agent.TextChunkPayload:
 		p.endThinking()
-		p.textOpen = !strings.HasSuffix(e.Chunk, "\n")
-		_, err := fmt.Fprint(p.ios.Out, e.Chunk)
+		p.textOpen = !strings.HasSuffix(ev.Chunk, "\n")
+		_, err := fmt.Fprint(p.ios.Out, ev.Chunk)
 		return err
-	case agent.EventTextDone:
+	case agent.TextDonePayload:
 		p.endText()
-	case agent.EventToolCalls:
+	case agent.ToolCallsPayload:
 		p.endThinking()
 		p.endText()
-		for _, c := range e.ToolCalls {
+		for _, c := range ev.ToolCalls {
 			fmt.Fprintf(p.ios.Err, "→ %s %s\n", c.Name, compactArgs(c.Arguments))
-			if slices.Contains(e.NeedsApproval, c.ID) {
+			if slices.Contains(ev.NeedsApproval, c.ID) {
 				p.pending = append(p.pending, c)
 			}
 		}
-	case agent.EventToolResult:
-		if e.Success {
-			fmt.Fprintf(p.ios.Err, "✓ %s: %s\n", e.Name, e.Preview)
+	case agent.ToolResultPayload:
+		if ev.Success {
+			fmt.Fprintf(p.ios.Err, "✓ %s: %s\n", ev.Name, ev.Preview)
 		} else {
-			fmt.Fprintf(p.ios.Err, "✗ %s: %s\n", e.Name, e.Error)
+			fmt.Fprintf(p.ios.Err, "✗ %s: %s\n", ev.Name, ev.Error)
 		}
 	}
 	return nil
@@ -333,7 +289,7 @@ func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
 	}
 	if err != nil {
 		if p.failed != "" && !errors.Is(err, context.Canceled) {
-			return errors.New(p.failed)
+			return &fault.Error{Code: fault.ErrorCode(err), Message: p.failed, Err: err}
 		}
 		return err
 	}

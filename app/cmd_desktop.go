@@ -12,19 +12,29 @@ import (
 
 // runDesktop opens the desktop window on the same data directory as the
 // command line, serving the same handler as --serve in-process (no port,
-// so no access token).
+// so no access token), and running agent turns through the same server's
+// use cases. One window at a time has a data directory: a second one is
+// refused before it opens anything.
 func runDesktop(ctx context.Context, env *Env) error {
 	if level, ok := logLevelFromEnv(); ok {
 		env.Logger = slog.New(slog.NewTextHandler(env.IO.Err, &slog.HandlerOptions{Level: level}))
 	}
+	release, err := desktop.LockDataDir(env.DataDir)
+	if err != nil {
+		return err
+	}
+	defer release()
 	handler, err := newServer(ctx, env)
 	if err != nil {
 		return err
 	}
+	handler.Start(ctx) // the auto-create queue and the sweep, until the window closes
+	defer handler.Close()
 	return desktop.Run(ctx, desktop.Options{
 		Title:   "Docent",
 		Icon:    build.AppIcon,
 		Handler: handler,
+		Turns:   handler,
 		Logger:  env.Logger,
 		DataDir: env.DataDir,
 		Import: func(ctx context.Context, paths []string) (any, error) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // documentList is the JSON shape of a list of documents, as in the HTTP API.
@@ -127,7 +128,7 @@ func runText(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if len(pages) == 0 && doc.Error != "" {
-		return fmt.Errorf("%s has no text: %s", doc.Name, doc.Error)
+		return fault.Errorf(fault.Invalid, "%s has no text: %s", doc.Name, doc.Error)
 	}
 	for i, text := range pages {
 		if len(pages) > 1 {
@@ -177,7 +178,7 @@ func runRemove(ctx context.Context, env *Env, args []string) error {
 		}
 		if err != nil {
 			failed++
-			fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", ref, errorText(err))
+			fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", ref, env.errorText(ctx, "docent rm "+ref, err))
 			continue
 		}
 		fmt.Fprintf(env.IO.Out, "removed %s (%s)\n", doc.ID, doc.Name)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/app/export"
+	"github.com/docent/docent/storage/fault"
 )
 
 // runExport is `docent export`: a thin adapter over package export, which
@@ -65,7 +66,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	// export never leaves half a file where a spreadsheet expects one.
 	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*")
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fault.Errorf(fault.Invalid, "export: %w", err)
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriter(tmp)
@@ -80,7 +81,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 		err = os.Rename(tmp.Name(), *out)
 	}
 	if err != nil {
-		return fmt.Errorf("export to %s: %w", *out, err)
+		return fault.Errorf(fault.Invalid, "export to %s: %w", *out, err)
 	}
 	fmt.Fprintf(env.IO.Err, "exported %s with prompt %q to %s\n", plural(len(data.Rows), "document"), data.Prompt.Name, *out)
 	return nil

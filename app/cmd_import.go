@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // importReport is what `docent import --json` prints; the HTTP upload answers
@@ -45,6 +47,15 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	if len(paths) == 0 {
 		return usagef("import needs at least one file or folder\n%s", usageLine("import"))
 	}
+	// --model with --auto-create is the model the queued runs use, kept
+	// with each document until whoever runs the queue runs it.
+	queueModel := ""
+	if *autoCreate && env.ModelFlag != "" {
+		if _, _, err := provider.ParseModelID(env.ModelFlag); err != nil {
+			return usagef("--model: %s", fault.ErrorMessage(err))
+		}
+		queueModel = env.ModelFlag
+	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
@@ -60,17 +71,17 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	}
 	imp.printSummary(env)
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("import interrupted after %d of %d files; what finished is kept: %w", imp.finished, len(imp.plan.Files), err)
+		return fault.Errorf(fault.Canceled, "import interrupted after %d of %d files; what finished is kept: %w", imp.finished, len(imp.plan.Files), err)
 	}
 	if *autoCreate {
 		// Queue only: importing needs no model and stays quick; the queue
-		// is kept in the store, and `docent auto-create --all` (or the
-		// server) runs what is pending.
+		// (with --model, the model of each run) is kept in the store, and
+		// `docent auto-create --all` (or the server) runs what is pending.
 		ids := make([]string, 0, len(imp.documents))
 		for _, d := range imp.documents {
 			ids = append(ids, d.ID)
 		}
-		queued, err := db.QueueAutoCreate(ctx, ids...)
+		queued, err := db.QueueAutoCreate(ctx, queueModel, ids...)
 		if err != nil {
 			return err
 		}
@@ -126,7 +137,7 @@ func importPaths(ctx context.Context, env *Env, db *storage.DB, paths, tags []st
 		case errors.Is(o.Err, context.Canceled):
 			continue // interrupted before it finished: the next import reads it
 		case o.Err != nil:
-			e := importError{File: o.File, Error: errorText(o.Err)}
+			e := importError{File: o.File, Error: fault.ErrorMessage(o.Err)} // the importer logged an internal error
 			if o.Document != nil {
 				e.DocumentID = o.Document.ID
 			}
@@ -165,7 +176,7 @@ func outcomeLine(o ingest.Outcome) string {
 	case errors.Is(o.Err, context.Canceled):
 		return fmt.Sprintf("%s: interrupted", o.File)
 	case o.Err != nil:
-		return fmt.Sprintf("%s: failed: %s", o.File, errorText(o.Err))
+		return fmt.Sprintf("%s: failed: %s", o.File, fault.ErrorMessage(o.Err))
 	case o.Duplicate:
 		return fmt.Sprintf("%s: already imported as %s", o.File, o.Document.ID)
 	case o.Document.Status == storage.StatusNeedsOCR:

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // modelList is what `docent models --json` prints, as GET /api/models answers.
@@ -27,11 +29,8 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 	} else if len(rest) > 0 {
 		return usagef("models takes no arguments\n%s", usageLine("models"))
 	}
-	db, err := env.Store(ctx) // for the providers saved in Settings
-	if err != nil {
-		return err
-	}
-	a, err := newAgent(env, db)
+	a, err := env.Agent(ctx) // with the providers saved in Settings
+
 	if err != nil {
 		return err
 	}
@@ -41,30 +40,54 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 		list.Models = []provider.ModelInfo{}
 	}
 	for _, err := range errs {
-		list.Errors = append(list.Errors, errorText(err))
-		fmt.Fprintf(env.IO.Err, "warning: %s\n", errorText(err))
+		msg := env.errorText(ctx, "docent models", err)
+		list.Errors = append(list.Errors, msg)
+		fmt.Fprintf(env.IO.Err, "warning: %s\n", msg)
 	}
 	if *asJSON {
 		if err := writeJSON(env.IO, list); err != nil {
 			return err
 		}
 	} else if len(models) > 0 {
-		t := newTable(env.IO.Out, "MODEL", "PROVIDER", "CONTEXT")
+		t := newTable(env.IO.Out, "MODEL", "PROVIDER", "CONTEXT", "CAPABILITIES")
 		for _, m := range models {
-			ctxLen := "-"
+			ctxLen, caps := "-", "-"
 			if m.ContextLength > 0 {
 				ctxLen = fmt.Sprint(m.ContextLength)
 			}
-			t.row(m.ID, m.Provider, ctxLen)
+			if len(m.Capabilities) > 0 {
+				caps = strings.Join(m.Capabilities, ",")
+			}
+			t.row(m.ID, m.Provider, ctxLen, caps)
 		}
 		if err := t.flush(); err != nil {
 			return err
 		}
 	}
-	if len(models) == 0 && len(errs) > 0 {
+	switch {
+	case len(models) == 0 && len(errs) > 0:
 		return errPartial // nothing to offer, and the warnings above say why
+	case len(models) == 0:
+		return noModels(a.Providers, a.DefaultModel)
 	}
 	return nil
+}
+
+// noModels says that no provider offers a model, and the command that
+// gets one: `ollama pull` of the default model when it is an Ollama one,
+// else of provider.SuggestedModel.
+func noModels(reg *provider.Registry, defaultModel string) error {
+	pull := provider.SuggestedModel
+	if name, model, err := provider.ParseModelID(defaultModel); err == nil && name == "ollama" {
+		pull = model
+	}
+	where := "Ollama"
+	if p, err := reg.Provider("ollama"); err == nil {
+		where = "Ollama at " + p.(*provider.Ollama).Host()
+	}
+	return fault.Errorf(fault.NotFound,
+		"no models: %s has none pulled; get one with `ollama pull %s` (or set OPENAI_BASE_URL and OPENAI_API_KEY for an OpenAI-compatible server), then run docent models again",
+		where, pull)
 }
 
 // extractReport is what `docent extract --json` prints.
@@ -98,7 +121,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := newAgent(env, db)
+	a, err := env.Agent(ctx)
 	if err != nil {
 		return err
 	}
@@ -115,8 +138,9 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 			break
 		}
 		if err != nil {
-			report.Errors = append(report.Errors, extractError{DocumentID: doc.ID, Document: ref, Error: errorText(err)})
-			bar.step(i+1, fmt.Sprintf("%s: failed: %s", ref, errorText(err)))
+			msg := env.errorText(ctx, "docent extract "+ref, err)
+			report.Errors = append(report.Errors, extractError{DocumentID: doc.ID, Document: ref, Error: msg})
+			bar.step(i+1, fmt.Sprintf("%s: failed: %s", ref, msg))
 			continue
 		}
 		report.Extractions = append(report.Extractions, ext)
@@ -139,7 +163,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", e.Document, e.Error)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("extraction interrupted after %d of %d documents: %w", len(report.Extractions)+len(report.Errors), len(docs), err)
+		return fault.Errorf(fault.Canceled, "extraction interrupted after %d of %d documents: %w", len(report.Extractions)+len(report.Errors), len(docs), err)
 	}
 	if len(report.Errors) > 0 {
 		return errPartial

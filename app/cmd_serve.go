@@ -10,10 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docent/docent/agent"
-	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/server"
-	"github.com/docent/docent/frontend"
+	"github.com/docent/docent/storage/fault"
 )
 
 // defaultListen keeps the server on this machine unless the user says
@@ -39,45 +37,6 @@ type serveOptions struct {
 	MaxUploadMiB int64
 }
 
-// serverConfig is what --serve and the desktop window share: the store, the
-// UI, and the settings with the agent on the providers in effect
-// (providerSetup), rebuilt whenever the Settings page saves.
-func serverConfig(ctx context.Context, env *Env) (server.Config, error) {
-	db, err := env.Store(ctx)
-	if err != nil {
-		return server.Config{}, err
-	}
-	envCfg, err := provider.ConfigFromEnv()
-	if err != nil {
-		return server.Config{}, err
-	}
-	settings, err := server.NewLiveSettings(ctx, db, envCfg, env.Model, func(setup server.ProviderSetup) *agent.Agent {
-		return agentOn(db, setup)
-	})
-	if err != nil {
-		return server.Config{}, err
-	}
-	a := settings.Agent()
-	// A long-running process sweeps paused turns nobody approved (work on
-	// the store alone, so the first agent serves for the process's life).
-	go a.SweepTurns(ctx, agent.DefaultSweepInterval)
-	return server.Config{
-		DB: db, Version: Version, Assets: frontend.Assets(), Logger: env.Logger,
-		Agent: a, Settings: settings, Context: ctx,
-	}, nil
-}
-
-// newServer builds the handler the desktop window mounts. It has no access
-// token: the window serves it in-process, without a socket anyone could
-// reach.
-func newServer(ctx context.Context, env *Env) (*server.Server, error) {
-	cfg, err := serverConfig(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	return server.New(cfg), nil
-}
-
 func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 	if opts.MaxUploadMiB <= 0 {
 		return usagef("--max-upload must be a positive number of MiB")
@@ -92,12 +51,17 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 	cfg.MaxUploadBytes = opts.MaxUploadMiB << 20
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", opts.Listen, err)
+		return fault.Errorf(fault.Unavailable, "listen on %s: %w", opts.Listen, err)
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
 		cfg.LoopbackOnly = true
 	}
 	handler := server.New(cfg)
+	// The background work (the auto-create queue, the sweep of paused
+	// turns) stops on Ctrl-C: a run under way goes back to the queue, and
+	// Close waits for that before Run closes the store.
+	handler.Start(ctx)
+	defer handler.Close()
 	// Requests get a context of their own, not the signal's: on Ctrl-C
 	// they have shutdownGrace to finish before it is cancelled, and a turn
 	// then stops at its next round boundary.

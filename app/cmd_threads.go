@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage"
 )
@@ -87,15 +88,7 @@ func showThread(ctx context.Context, env *Env, db *storage.DB, docID, threadID s
 // printThreadMessage writes one message of a transcript: who said it, the
 // calls an assistant proposed and how each went.
 func printThreadMessage(w io.Writer, m storage.ThreadMessage) {
-	var data struct {
-		Proposed json.RawMessage `json:"proposed_arguments"`
-		Ran      json.RawMessage `json:"arguments"`
-		Rejected bool            `json:"rejected"`
-		Edited   bool            `json:"edited"`
-		Success  bool            `json:"success"`
-		TurnID   string          `json:"turn_id"`
-	}
-	_ = json.Unmarshal(m.Data, &data) // Data is optional; a missing field reads as zero
+	data := agent.ParseMessageData(m.Data) // Data is optional; a missing field reads as zero
 	switch m.Role {
 	case storage.RoleUser:
 		fmt.Fprintf(w, "\nyou: %s\n", m.Content)
@@ -106,11 +99,7 @@ func printThreadMessage(w io.Writer, m storage.ThreadMessage) {
 		if strings.TrimSpace(m.Content) != "" {
 			fmt.Fprintf(w, "\nassistant: %s\n", m.Content)
 		}
-		var calls []struct {
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		}
+		var calls []agent.ToolCall
 		_ = json.Unmarshal(m.ToolCalls, &calls)
 		for _, c := range calls {
 			fmt.Fprintf(w, "  → %s %s  [%s]\n", c.Name, compactArgs(c.Arguments), c.ID)
@@ -123,10 +112,10 @@ func printThreadMessage(w io.Writer, m storage.ThreadMessage) {
 		switch {
 		case data.Rejected:
 			status = "rejected"
-		case !data.Success:
+		case data.Success == nil || !*data.Success:
 			status = "error"
 		case data.Edited:
-			status = "ok, ran with edited arguments " + compactArgs(data.Ran)
+			status = "ok, ran with edited arguments " + compactArgs(data.Arguments)
 		}
 		fmt.Fprintf(w, "  ← %s %s: %s\n", m.ToolName, status, truncate(strings.Join(strings.Fields(m.Content), " "), 160))
 	}

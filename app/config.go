@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 // Version is the version of this build, set with
@@ -41,7 +43,7 @@ func DefaultDataDir() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("find the home directory (set --data-dir or DOCENT_DATA_DIR): %w", err)
+		return "", fault.Errorf(fault.Unavailable, "find the home directory (set --data-dir or DOCENT_DATA_DIR): %w", err)
 	}
 	return filepath.Join(home, ".local", "share", "docent"), nil
 }

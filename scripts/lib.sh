@@ -28,7 +28,7 @@ ensure_packages() {
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	command -v apt-get >/dev/null || die "missing system packages: ${missing[*]} (install them with your package manager)"
-	say "installing ${missing[*]}"
+	say "installing ${missing[*]} (apt-get; this can take a few minutes)"
 	if [ -z "$apt_updated" ]; then as_root apt-get update -qq; apt_updated=1; fi
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
@@ -41,7 +41,7 @@ ensure_go() {
 	v=$(go env GOVERSION | sed 's/^go//')
 	if ! version_ge "$v" "$GO_MIN"; then
 		# Go 1.21 and later fetch the toolchain go.mod asks for through the module proxy.
-		say "Go $v is older than $GO_MIN: using the toolchain go.mod names"
+		say "Go $v is older than $GO_MIN: using the toolchain go.mod names (downloaded once)"
 		export GOTOOLCHAIN=auto
 		go version >/dev/null || die "Go $GO_MIN or newer is needed (https://go.dev/doc/install)"
 	fi
@@ -61,7 +61,7 @@ ensure_node() {
 build_frontend() {
 	cd "$ROOT/frontend"
 	if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-		say "installing the web UI's packages"
+		say "installing the web UI's packages (npm ci; a minute or two the first time)"
 		npm ci --no-audit --no-fund --loglevel=error
 	fi
 	say "building the web UI"

@@ -74,11 +74,15 @@ func isOneOf(s string, set []string) bool {
 }
 
 // QueueAutoCreate marks documents pending (the upload option auto_create,
-// `docent import --auto-create`). Only ready documents whose status is
-// none, failed or rejected are queued; the others are left as they are. It
+// POST .../auto-create, `docent import --auto-create`), to run with model
+// ("" is the default model of whoever runs them; see
+// Document.AutoCreateModel). Only ready documents whose status is none,
+// failed or rejected are queued; the others are left as they are, except
+// that a document pending already takes model when one is given. It
 // returns the documents queued. An unknown id is not found, and then none
 // is queued.
-func (db *DB) QueueAutoCreate(ctx context.Context, documentIDs ...string) ([]Document, error) {
+func (db *DB) QueueAutoCreate(ctx context.Context, model string, documentIDs ...string) ([]Document, error) {
+	model = strings.TrimSpace(model)
 	queued := []Document{}
 	err := db.update(ctx, "queue auto-create", func(tx *writeTx) error {
 		for _, id := range uniqueStrings(documentIDs) {
@@ -86,11 +90,17 @@ func (db *DB) QueueAutoCreate(ctx context.Context, documentIDs ...string) ([]Doc
 			if err != nil {
 				return err
 			}
+			if d.Status == StatusReady && d.AutoCreateStatus == AutoCreatePending && model != "" {
+				if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_model = ? WHERE id = ?`, model, id); err != nil {
+					return err
+				}
+				continue
+			}
 			if d.Status != StatusReady || !isOneOf(d.AutoCreateStatus, []string{AutoCreateNone, AutoCreateFailed, AutoCreateRejected}) {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = '',
-				auto_create_updated_at = ? WHERE id = ?`, AutoCreatePending, tx.nowText(), id); err != nil {
+				auto_create_model = ?, auto_create_updated_at = ? WHERE id = ?`, AutoCreatePending, model, tx.nowText(), id); err != nil {
 				return err
 			}
 			if d, err = getDocument(ctx, tx, id); err != nil {
@@ -237,7 +247,7 @@ func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCr
 			return err
 		}
 		sets, args := linkSets(l)
-		sets = append(sets, "auto_create_status = ?", "auto_create_error = ''", "auto_create_refused = ?", "auto_create_updated_at = ?")
+		sets = append(sets, "auto_create_status = ?", "auto_create_error = ''", "auto_create_refused = ?", "auto_create_model = ''", "auto_create_updated_at = ?")
 		args = append(args, AutoCreateProposed, string(refusedJSON), tx.nowText(), d.ID)
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
 			return err
@@ -273,9 +283,13 @@ func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, mess
 		if err := cleanupAutoCreate(ctx, tx, d, true); err != nil {
 			return err
 		}
+		model := d.AutoCreateModel // back in the queue, it runs on its model again
+		if status != AutoCreatePending {
+			model = ""
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = ?, auto_create_refused = '[]',
 			auto_create_schema_id = NULL, auto_create_prompt_id = NULL, auto_create_extraction_id = NULL,
-			auto_create_thread_id = NULL, auto_create_updated_at = ? WHERE id = ?`, status, message, tx.nowText(), d.ID); err != nil {
+			auto_create_thread_id = NULL, auto_create_model = ?, auto_create_updated_at = ? WHERE id = ?`, status, message, model, tx.nowText(), d.ID); err != nil {
 			return err
 		}
 		doc, err = getDocument(ctx, tx, d.ID)
@@ -447,4 +461,18 @@ func (db *DB) AutoCreateCandidates(ctx context.Context) ([]Document, error) {
 	}
 	docs, err := scanDocuments(rows)
 	return docs, translate("list auto-create candidates", err)
+}
+
+// PendingAutoCreates returns the auto-create queue: the ready documents
+// that are pending, in the order they were queued (an interrupted run put
+// back counts as queued when it was put back).
+func (db *DB) PendingAutoCreates(ctx context.Context) ([]Document, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents d
+		WHERE d.status = ? AND d.auto_create_status = ?
+		ORDER BY d.auto_create_updated_at, d.created_at, d.id`, StatusReady, AutoCreatePending)
+	if err != nil {
+		return nil, translate("list the auto-create queue", err)
+	}
+	docs, err := scanDocuments(rows)
+	return docs, translate("list the auto-create queue", err)
 }

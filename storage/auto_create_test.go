@@ -3,9 +3,13 @@ package storage
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 const acSchema = `{"type":"json_schema","json_schema":{"name":"invoice","schema":{"type":"object","properties":{"total":{"type":"number"}}},"strict":true}}`
@@ -65,7 +69,7 @@ func TestAutoCreateClaimIsExclusive(t *testing.T) {
 		switch {
 		case err == nil:
 			won++
-		case ErrorCode(err) != "conflict":
+		case fault.ErrorCode(err) != "conflict":
 			t.Errorf("a losing claim failed with %v, want a conflict", err)
 		}
 	}
@@ -103,17 +107,17 @@ func TestAutoCreateProposeAcceptAndNoRerun(t *testing.T) {
 			t.Errorf("JSON lacks %s: %s", k, raw)
 		}
 	}
-	if _, err := db.ClaimAutoCreate(ctx, doc.ID, time.Nanosecond); ErrorCode(err) != "conflict" {
+	if _, err := db.ClaimAutoCreate(ctx, doc.ID, time.Nanosecond); fault.ErrorCode(err) != "conflict" {
 		t.Errorf("claim of a proposed document: %v, want a conflict", err)
 	}
 	// The finished run's claim is spent.
-	if _, err := db.FailAutoCreate(ctx, c, "late"); ErrorCode(err) != "conflict" {
+	if _, err := db.FailAutoCreate(ctx, c, "late"); fault.ErrorCode(err) != "conflict" {
 		t.Errorf("fail after propose: %v, want a conflict", err)
 	}
 	if d, err = db.AcceptAutoCreate(ctx, doc.ID); err != nil || d.AutoCreateStatus != AutoCreateAccepted || d.AutoCreateExtractionID != l.ExtractionID {
 		t.Fatalf("accept: %+v %v", d, err)
 	}
-	if _, err := db.RejectAutoCreate(ctx, doc.ID); ErrorCode(err) != "conflict" {
+	if _, err := db.RejectAutoCreate(ctx, doc.ID); fault.ErrorCode(err) != "conflict" {
 		t.Errorf("reject after accept: %v", err)
 	}
 }
@@ -158,10 +162,10 @@ func TestAutoCreateStaleRunIsReclaimedAndCleaned(t *testing.T) {
 	dead := mustClaim(t, db, doc.ID)
 	acRun(t, db, dead, "inv")
 	// The clock moves a second per transaction: an hour is not stale yet.
-	if _, err := db.ClaimAutoCreate(ctx, doc.ID, time.Hour); ErrorCode(err) != "conflict" {
+	if _, err := db.ClaimAutoCreate(ctx, doc.ID, time.Hour); fault.ErrorCode(err) != "conflict" {
 		t.Fatalf("claim of a fresh running document: %v, want a conflict", err)
 	}
-	if _, err := db.ClaimAutoCreate(ctx, doc.ID, 0); ErrorCode(err) != "conflict" {
+	if _, err := db.ClaimAutoCreate(ctx, doc.ID, 0); fault.ErrorCode(err) != "conflict" {
 		t.Fatalf("claim with no stale age: %v, want a conflict", err)
 	}
 	c, err := db.ClaimAutoCreate(ctx, doc.ID, 2*time.Second)
@@ -174,10 +178,10 @@ func TestAutoCreateStaleRunIsReclaimedAndCleaned(t *testing.T) {
 		}
 	}
 	// The dead run can no longer write.
-	if err := db.RecordAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "sch_x"}); ErrorCode(err) != "conflict" {
+	if err := db.RecordAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "sch_x"}); fault.ErrorCode(err) != "conflict" {
 		t.Errorf("record with the stale claim: %v", err)
 	}
-	if _, err := db.ProposeAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "a", PromptID: "b", ExtractionID: "c"}, nil); ErrorCode(err) != "conflict" {
+	if _, err := db.ProposeAutoCreate(ctx, dead, AutoCreateLinks{SchemaID: "a", PromptID: "b", ExtractionID: "c"}, nil); fault.ErrorCode(err) != "conflict" {
 		t.Errorf("propose with the stale claim: %v", err)
 	}
 }
@@ -235,7 +239,7 @@ func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
 	if d.AutoCreateStatus != AutoCreateRejected || d.AutoCreateSchemaID != "" || d.AutoCreateExtractionID != "" || d.AutoCreateThreadID != la.ThreadID {
 		t.Errorf("rejected document %+v", d)
 	}
-	if _, err := db.GetExtraction(ctx, la.ExtractionID); ErrorCode(err) != "not_found" {
+	if _, err := db.GetExtraction(ctx, la.ExtractionID); fault.ErrorCode(err) != "not_found" {
 		t.Errorf("a's extraction survived the reject: %v", err)
 	}
 	if _, err := db.GetExtraction(ctx, unrelated.ID); err != nil {
@@ -255,11 +259,11 @@ func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{xc1.ID, xc2.ID} {
-		if _, err := db.GetExtraction(ctx, id); ErrorCode(err) != "not_found" {
+		if _, err := db.GetExtraction(ctx, id); fault.ErrorCode(err) != "not_found" {
 			t.Errorf("extraction %s of c's run survived: %v", id, err)
 		}
 	}
-	if _, err := db.GetPrompt(ctx, pc.PromptID); ErrorCode(err) != "not_found" {
+	if _, err := db.GetPrompt(ctx, pc.PromptID); fault.ErrorCode(err) != "not_found" {
 		t.Errorf("c's prompt survived: %v", err)
 	}
 	if _, err := db.GetSchema(ctx, before.SchemaID); err != nil {
@@ -286,15 +290,84 @@ func TestQueueAutoCreate(t *testing.T) {
 	b := mustCreateDocument(t, db, NewDocument{Name: "b.txt", Pages: []string{"b"}, Status: StatusNeedsOCR})
 	c := mustCreateDocument(t, db, NewDocument{Name: "c.txt", Pages: []string{"c"}})
 	mustClaim(t, db, c.ID)
-	q, err := db.QueueAutoCreate(ctx, a.ID, b.ID, c.ID)
+	q, err := db.QueueAutoCreate(ctx, "", a.ID, b.ID, c.ID)
 	if err != nil || len(q) != 1 || q[0].ID != a.ID || q[0].AutoCreateStatus != AutoCreatePending {
 		t.Fatalf("queue: %+v %v", q, err)
 	}
-	if _, err := db.QueueAutoCreate(ctx, "doc_nope"); ErrorCode(err) != "not_found" {
+	if _, err := db.QueueAutoCreate(ctx, "", "doc_nope"); fault.ErrorCode(err) != "not_found" {
 		t.Errorf("queue of an unknown document: %v", err)
 	}
 	cands, err := db.AutoCreateCandidates(ctx)
 	if err != nil || len(cands) != 2 {
 		t.Errorf("candidates %+v %v", cands, err)
+	}
+	if pending, err := db.PendingAutoCreates(ctx); err != nil || len(pending) != 1 || pending[0].ID != a.ID {
+		t.Errorf("queue %+v %v, want a alone", pending, err)
+	}
+}
+
+// The model a document is queued with is stored with it: it outlives the
+// process, a queue of a pending document with another model changes it,
+// one without a model leaves it, and an interrupted run goes back to the
+// queue with it.
+func TestQueuedAutoCreateKeepsItsModel(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "docent.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"a"}})
+	b := mustCreateDocument(t, db, NewDocument{Name: "b.txt", Pages: []string{"b"}})
+	if q, err := db.QueueAutoCreate(ctx, " ollama/llama3.2:1b ", a.ID); err != nil || len(q) != 1 || q[0].AutoCreateModel != "ollama/llama3.2:1b" {
+		t.Fatalf("queue with a model: %+v %v", q, err)
+	}
+	if _, err := db.QueueAutoCreate(ctx, "", b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err = Open(ctx, path) // a restart
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	pending, err := db.PendingAutoCreates(ctx)
+	if err != nil || len(pending) != 2 || pending[0].ID != a.ID || pending[0].AutoCreateModel != "ollama/llama3.2:1b" || pending[1].AutoCreateModel != "" {
+		t.Fatalf("queue after reopening: %+v %v", pending, err)
+	}
+	// Queued again while pending: a model replaces it, none keeps it.
+	if q, err := db.QueueAutoCreate(ctx, "openai/gpt-4o-mini", a.ID); err != nil || len(q) != 0 {
+		t.Fatalf("queue of a pending document: %+v %v", q, err)
+	}
+	if _, err := db.QueueAutoCreate(ctx, "", a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := db.GetDocument(ctx, a.ID); d.AutoCreateModel != "openai/gpt-4o-mini" {
+		t.Errorf("model after queueing again: %q", d.AutoCreateModel)
+	}
+	// Interrupted: back in the queue with its model; failed: the model
+	// goes, and a later run is on the default unless queued with one.
+	claim := mustClaim(t, db, a.ID)
+	if d, err := db.RequeueAutoCreate(ctx, claim); err != nil || d.AutoCreateStatus != AutoCreatePending || d.AutoCreateModel != "openai/gpt-4o-mini" {
+		t.Errorf("requeued: %+v %v", d, err)
+	}
+	claim = mustClaim(t, db, a.ID)
+	if d, err := db.FailAutoCreate(ctx, claim, "no such model"); err != nil || d.AutoCreateStatus != AutoCreateFailed || d.AutoCreateModel != "" {
+		t.Errorf("failed: %+v %v", d, err)
+	}
+	if _, err := db.QueueAutoCreate(ctx, "ollama/llama3.2:1b", a.ID); err != nil {
+		t.Fatal(err)
+	}
+	claim = mustClaim(t, db, a.ID)
+	if d, err := db.ProposeAutoCreate(ctx, claim, acRun(t, db, claim, "a"), nil); err != nil || d.AutoCreateStatus != AutoCreateProposed || d.AutoCreateModel != "" {
+		t.Errorf("proposed: %+v %v", d, err)
+	}
+	// The model is not part of the API's document.
+	raw, _ := json.Marshal(pending[0])
+	if strings.Contains(string(raw), "llama3.2") {
+		t.Errorf("the document's JSON shows the queued model: %s", raw)
 	}
 }

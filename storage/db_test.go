@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 func TestOpenCreatesSchemaFromEmpty(t *testing.T) {
@@ -101,8 +103,8 @@ func TestOpenRefusesNewerSchemaVersion(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Fatalf("Open of a newer database: %v, want %q", err, want)
 	}
-	if ErrorMessage(err) != want {
-		t.Errorf("ErrorMessage = %q: the user must see why", ErrorMessage(err))
+	if fault.ErrorMessage(err) != want {
+		t.Errorf("ErrorMessage = %q: the user must see why", fault.ErrorMessage(err))
 	}
 }
 

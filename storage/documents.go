@@ -59,6 +59,12 @@ type Document struct {
 	// outside its scope and was refused (changes to things it did not
 	// make); a proposal with refusals deserves a closer look.
 	AutoCreateRefused []Refusal `json:"auto_create_refused,omitempty"`
+	// AutoCreateModel is the model the document's queued auto-create run
+	// uses, chosen when it was queued; "" is the default model of whoever
+	// runs it. It stays while the run is running (an interrupted run goes
+	// back to the queue with it) and is cleared when the run ends in a
+	// proposal or a failure. It is not part of the API's document.
+	AutoCreateModel string `json:"-"`
 }
 
 // NewDocument is what CreateDocument stores.
@@ -116,7 +122,7 @@ const documentColumns = `d.id, d.name, d.media_type, d.size, d.sha256, d.pages, 
 	d.metadata, d.created_at, d.updated_at, d.auto_create_status, d.auto_create_error,
 	coalesce(d.auto_create_schema_id, ''), coalesce(d.auto_create_prompt_id, ''),
 	coalesce(d.auto_create_extraction_id, ''), coalesce(d.auto_create_thread_id, ''), d.auto_create_updated_at,
-	d.auto_create_refused,
+	d.auto_create_refused, d.auto_create_model,
 	(SELECT group_concat(dt.tag_id, ',' ORDER BY t.name, t.id)
 	   FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
 	  WHERE dt.document_id = d.id)`
@@ -135,7 +141,8 @@ func scanDocument(s scanner) (Document, error) {
 	)
 	err := s.Scan(&d.ID, &d.Name, &d.MediaType, &d.Size, &d.SHA256, &d.Pages, &d.Status, &d.Error,
 		&metadata, &created, &updated, &d.AutoCreateStatus, &d.AutoCreateError,
-		&d.AutoCreateSchemaID, &d.AutoCreatePromptID, &d.AutoCreateExtractionID, &d.AutoCreateThreadID, &acUpdated, &refused, &tags)
+		&d.AutoCreateSchemaID, &d.AutoCreatePromptID, &d.AutoCreateExtractionID, &d.AutoCreateThreadID, &acUpdated, &refused,
+		&d.AutoCreateModel, &tags)
 	if err != nil {
 		return Document{}, err
 	}

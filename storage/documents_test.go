@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 func TestCreateDocumentStoresEverything(t *testing.T) {
@@ -95,8 +97,8 @@ func TestCreateDocumentWithSameBytesIsDuplicate(t *testing.T) {
 		t.Errorf("Existing = %+v, want the first document", dup.Existing)
 	}
 	wantCode(t, err, ErrConflict, fmt.Sprintf(`already imported as %s ("a.txt")`, first.ID))
-	if ErrorCode(err) != "conflict" {
-		t.Errorf("ErrorCode = %q", ErrorCode(err))
+	if fault.ErrorCode(err) != "conflict" {
+		t.Errorf("ErrorCode = %q", fault.ErrorCode(err))
 	}
 	if n := count(t, db, "documents", ""); n != 1 {
 		t.Errorf("%d documents after a duplicate, want 1", n)
@@ -175,8 +177,8 @@ func TestGetDocumentNotFound(t *testing.T) {
 	db := mustOpen(t)
 	_, err := db.GetDocument(context.Background(), "doc_x")
 	wantCode(t, err, ErrNotFound, "document doc_x not found")
-	if ErrorCode(err) != "not_found" {
-		t.Errorf("ErrorCode = %q", ErrorCode(err))
+	if fault.ErrorCode(err) != "not_found" {
+		t.Errorf("ErrorCode = %q", fault.ErrorCode(err))
 	}
 }
 

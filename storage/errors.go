@@ -4,74 +4,28 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/docent/docent/storage/fault"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// Error codes. Every application error carries one of them, so callers branch
-// with errors.Is and transports map them to statuses in one table.
-var (
-	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("conflict")
-	ErrInvalid  = errors.New("invalid")
+// The store's errors are domain errors (package fault): a code and a
+// message for a person. These names let the store, and callers branching on
+// what the store returned (errors.Is(err, storage.ErrNotFound)), say so in
+// its own terms; an error that is not the store's is made with fault
+// directly.
+type Error = fault.Error
+
+// The codes the store uses.
+const (
+	ErrNotFound = fault.NotFound
+	ErrConflict = fault.Conflict
+	ErrInvalid  = fault.Invalid
 )
 
-// Error is an application error: a machine code and a message meant for a
-// person. The store, the agent and the importer return it; the CLI, the HTTP
-// API and tool results all show Message as it is, so it must read well on
-// its own ("tag \"x\" exists").
-type Error struct {
-	// Code is ErrNotFound, ErrConflict or ErrInvalid.
-	Code error
-	// Message says what went wrong, for a person (or a model) to act on.
-	Message string
-}
-
-// Error returns the message.
-func (e *Error) Error() string { return e.Message }
-
-// Unwrap returns the code, so errors.Is(err, storage.ErrNotFound) works.
-func (e *Error) Unwrap() error { return e.Code }
-
-// Errorf returns an application error with the given code.
-func Errorf(code error, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// ErrorCode returns the machine code of err: "not_found", "conflict",
-// "invalid", or "internal" for anything that is not an application error.
-// It returns "" for a nil error.
-func ErrorCode(err error) string {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if !errors.As(err, &e) {
-		return "internal"
-	}
-	switch {
-	case errors.Is(e.Code, ErrNotFound):
-		return "not_found"
-	case errors.Is(e.Code, ErrConflict):
-		return "conflict"
-	case errors.Is(e.Code, ErrInvalid):
-		return "invalid"
-	}
-	return "internal"
-}
-
-// ErrorMessage returns the message of an application error, or
-// "Internal error." for anything else: details of internal failures belong in
-// the log, not in front of the user. It returns "" for a nil error.
-func ErrorMessage(err error) string {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Message
-	}
-	return "Internal error."
+// Errorf returns a store error with the given code (fault.Errorf).
+func Errorf(code fault.Code, format string, args ...any) *Error {
+	return fault.Errorf(code, format, args...)
 }
 
 // DuplicateError is returned by CreateDocument when a document with the same
@@ -92,7 +46,7 @@ func newDuplicateError(existing Document) *DuplicateError {
 
 func (e *DuplicateError) Error() string { return e.err.Message }
 
-// Unwrap returns the *Error, so ErrorCode, ErrorMessage and
+// Unwrap returns the *Error, so fault.Describe and
 // errors.Is(err, ErrConflict) treat a duplicate as a conflict.
 func (e *DuplicateError) Unwrap() error { return e.err }
 

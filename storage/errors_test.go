@@ -1,40 +1,11 @@
 package storage
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"testing"
-)
 
-func TestErrorCodeAndMessage(t *testing.T) {
-	for _, tc := range []struct {
-		err       error
-		code, msg string
-	}{
-		{nil, "", ""},
-		{Errorf(ErrNotFound, "document %s not found", "doc_x"), "not_found", "document doc_x not found"},
-		{fmt.Errorf("wrapped: %w", Errorf(ErrConflict, "tag %q exists", "x")), "conflict", `tag "x" exists`},
-		{Errorf(ErrInvalid, "bad"), "invalid", "bad"},
-		{Errorf(errors.New("odd"), "odd"), "internal", "odd"},
-		{errors.New("disk on fire"), "internal", "Internal error."},
-		{context.Canceled, "internal", "Internal error."},
-	} {
-		if got := ErrorCode(tc.err); got != tc.code {
-			t.Errorf("ErrorCode(%v) = %q, want %q", tc.err, got, tc.code)
-		}
-		if got := ErrorMessage(tc.err); got != tc.msg {
-			t.Errorf("ErrorMessage(%v) = %q, want %q", tc.err, got, tc.msg)
-		}
-	}
-	err := fmt.Errorf("ctx: %w", Errorf(ErrNotFound, "gone"))
-	if !errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
-		t.Errorf("errors.Is does not see the code through wrapping")
-	}
-	if err.Error() != "ctx: gone" {
-		t.Errorf("Error() = %q", err.Error())
-	}
-}
+	"github.com/docent/docent/storage/fault"
+)
 
 // Constraint errors are recognised by SQLite's result code, not by text.
 func TestTranslateMapsConstraintCodes(t *testing.T) {
@@ -55,7 +26,7 @@ func TestTranslateMapsConstraintCodes(t *testing.T) {
 		}
 	}
 	err := execErr(db, `SELECT * FROM no_such_table`)
-	if err == nil || ErrorCode(err) != "internal" {
-		t.Errorf("a non-constraint error became %q: %v", ErrorCode(err), err)
+	if err == nil || fault.ErrorCode(err) != "internal" {
+		t.Errorf("a non-constraint error became %q: %v", fault.ErrorCode(err), err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 // mustOpen opens a new database in a temporary directory, closed when the
@@ -117,7 +119,7 @@ func wantCode(t testing.TB, err error, code error, msg string) {
 	if !errors.Is(err, code) {
 		t.Fatalf("error = %v (%T), want code %v", err, err, code)
 	}
-	if msg != "" && ErrorMessage(err) != msg {
-		t.Fatalf("message = %q, want %q", ErrorMessage(err), msg)
+	if msg != "" && fault.ErrorMessage(err) != msg {
+		t.Fatalf("message = %q, want %q", fault.ErrorMessage(err), msg)
 	}
 }

@@ -3,6 +3,8 @@ package storage
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 func TestSetJSONPath(t *testing.T) {
@@ -60,8 +62,8 @@ func TestSetJSONPath(t *testing.T) {
 	}
 	for _, tt := range errs {
 		_, err := setJSONPath(json.RawMessage(tt.doc), tt.path, json.RawMessage(`1`))
-		if ErrorCode(err) != "invalid" || ErrorMessage(err) != tt.msg {
-			t.Errorf("set %q in %s: error %v (%s), want invalid %q", tt.path, tt.doc, err, ErrorCode(err), tt.msg)
+		if fault.ErrorCode(err) != "invalid" || fault.ErrorMessage(err) != tt.msg {
+			t.Errorf("set %q in %s: error %v (%s), want invalid %q", tt.path, tt.doc, err, fault.ErrorCode(err), tt.msg)
 		}
 	}
 }

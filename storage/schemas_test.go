@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 // invoiceFormat is a response_format with a given property, for revisions
@@ -261,7 +263,7 @@ func TestDeleteSchemaNamesAtMostFivePrompts(t *testing.T) {
 	}
 	err := db.DeleteSchema(context.Background(), s.SchemaID)
 	wantCode(t, err, ErrConflict, "")
-	if msg := ErrorMessage(err); strings.Count(msg, "prompt \"") != 5 || !strings.Contains(msg, " and 2 more:") {
+	if msg := fault.ErrorMessage(err); strings.Count(msg, "prompt \"") != 5 || !strings.Contains(msg, " and 2 more:") {
 		t.Errorf("message = %q", msg)
 	}
 }

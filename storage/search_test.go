@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 func TestSearchRanksBestMatchFirstWithSnippets(t *testing.T) {
@@ -67,7 +69,7 @@ func TestSearchQueryCannotBreakFTSSyntax(t *testing.T) {
 		if err != nil && !errors.Is(err, ErrInvalid) {
 			t.Errorf("Search(%q): %v", q, err)
 		}
-		if err != nil && ErrorMessage(err) == "Internal error." {
+		if err != nil && fault.ErrorCode(err) == fault.Internal {
 			t.Errorf("Search(%q) gave an internal error", q)
 		}
 		_ = hits

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 func TestCreateTag(t *testing.T) {
@@ -148,7 +150,7 @@ func TestDeleteTagNamesAtMostFiveUsers(t *testing.T) {
 	}
 	err := db.DeleteTag(context.Background(), tag.ID)
 	wantCode(t, err, ErrConflict, "")
-	msg := ErrorMessage(err)
+	msg := fault.ErrorMessage(err)
 	if n := strings.Count(msg, "document doc_"); n != 5 || !strings.Contains(msg, " and 2 more:") {
 		t.Errorf("message names %d documents: %s", n, msg)
 	}

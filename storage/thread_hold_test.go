@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 func TestThreadHoldIsExclusiveUntilReleasedOrLapsed(t *testing.T) {
@@ -18,7 +20,7 @@ func TestThreadHoldIsExclusiveUntilReleasedOrLapsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = db.HoldThread(ctx, th.ID, time.Minute)
-	if ErrorCode(err) != "conflict" || !strings.Contains(ErrorMessage(err), "already running") {
+	if fault.ErrorCode(err) != "conflict" || !strings.Contains(fault.ErrorMessage(err), "already running") {
 		t.Fatalf("second hold while the first runs: %v, want a conflict saying a turn is running", err)
 	}
 	if err := db.RenewThreadHold(ctx, h, time.Minute); err != nil {
@@ -35,7 +37,7 @@ func TestThreadHoldIsExclusiveUntilReleasedOrLapsed(t *testing.T) {
 	if err := db.ReleaseThread(ctx, h); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.HoldThread(ctx, th.ID, time.Minute); ErrorCode(err) != "conflict" {
+	if _, err := db.HoldThread(ctx, th.ID, time.Minute); fault.ErrorCode(err) != "conflict" {
 		t.Fatalf("a stale release freed the new hold: %v", err)
 	}
 
@@ -47,13 +49,13 @@ func TestThreadHoldIsExclusiveUntilReleasedOrLapsed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("hold after the lease lapsed: %v", err)
 	}
-	if err := db.RenewThreadHold(ctx, h2, time.Minute); ErrorCode(err) != "conflict" {
+	if err := db.RenewThreadHold(ctx, h2, time.Minute); fault.ErrorCode(err) != "conflict" {
 		t.Errorf("renew of a lapsed, taken-over hold: %v, want a conflict", err)
 	}
 	if err := db.RenewThreadHold(ctx, h3, time.Minute); err != nil {
 		t.Errorf("renew of the new hold: %v", err)
 	}
-	if _, err := db.HoldThread(ctx, "thr_missing", time.Minute); ErrorCode(err) != "not_found" {
+	if _, err := db.HoldThread(ctx, "thr_missing", time.Minute); fault.ErrorCode(err) != "not_found" {
 		t.Errorf("hold of an unknown thread: %v, want not_found", err)
 	}
 }

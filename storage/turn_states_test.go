@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 // fixClock sets db's clock to a time the test moves by hand.
@@ -57,8 +59,8 @@ func TestSaveAndClaimTurnState(t *testing.T) {
 
 	_, err = db.ClaimTurnState(ctx, "turn_missing")
 	wantCode(t, err, ErrNotFound, "turn turn_missing is unknown")
-	if ErrorCode(err) != "not_found" {
-		t.Errorf("ErrorCode = %q", ErrorCode(err))
+	if fault.ErrorCode(err) != "not_found" {
+		t.Errorf("ErrorCode = %q", fault.ErrorCode(err))
 	}
 
 	// A stateless turn has no thread.
@@ -186,7 +188,7 @@ func TestClaimTurnStateOnceUnderConcurrency(t *testing.T) {
 			switch {
 			case err == nil:
 				won++
-			case ErrorMessage(err) != "turn "+ts.ID+" was already approved":
+			case fault.ErrorMessage(err) != "turn "+ts.ID+" was already approved":
 				t.Errorf("a losing claim failed with %v", err)
 			}
 		}

@@ -15,6 +15,7 @@ package eventcheck
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -67,8 +68,8 @@ func ContinuationFrom(round int, pending ...agent.ToolCall) Option {
 func ContinuationOf(paused []agent.Event) Option {
 	return func(c *config) {
 		for i := len(paused) - 1; i >= 0; i-- {
-			if e := paused[i]; e.Type == agent.EventToolCalls {
-				c.continuation, c.from, c.pending = true, e.RoundIndex, e.ToolCalls
+			if p, ok := paused[i].Payload.(agent.ToolCallsPayload); ok {
+				c.continuation, c.from, c.pending = true, p.RoundIndex, p.ToolCalls
 				return
 			}
 		}
@@ -125,8 +126,10 @@ func Check(events []agent.Event, opts ...Option) error {
 		bad := func(format string, args ...any) error {
 			return &Violation{Index: i, Type: e.Type, Reason: fmt.Sprintf(format, args...)}
 		}
-		if !slices.Contains(agent.EventTypes, e.Type) {
+		if typ, known := agent.PayloadType(e.Type); !known {
 			return bad("unknown event type %q", e.Type)
+		} else if e.Payload == nil || reflect.TypeOf(e.Payload) != typ {
+			return bad("%s event without its payload (%T)", e.Type, e.Payload)
 		}
 		if terminal >= 0 {
 			if e.Type.Terminal() {
@@ -138,8 +141,7 @@ func Check(events []agent.Event, opts ...Option) error {
 			return bad("the first event of a turn must be turn_started")
 		}
 
-		if e.Type.HasRoundIndex() {
-			r := e.RoundIndex
+		if r, ok := e.Round(); ok {
 			switch {
 			case r < 0:
 				return bad("round_index %d is negative", r)
@@ -180,17 +182,17 @@ func Check(events []agent.Event, opts ...Option) error {
 			}
 		}
 
-		switch e.Type {
-		case agent.EventTurnStarted:
+		switch p := e.Payload.(type) {
+		case agent.TurnStartedPayload:
 			if i != 0 {
 				return bad("turn_started again; it opens the turn and comes once")
 			}
-			if e.Model == "" {
+			if p.Model == "" {
 				return bad("turn_started without a model")
 			}
-			threadID = e.ThreadID
+			threadID = p.ThreadID
 
-		case agent.EventThinkingChunk:
+		case agent.ThinkingChunkPayload:
 			switch {
 			case cur.toolCalls && !cur.seeded:
 				return bad("thinking_chunk after tool_calls in round %d", cur.index)
@@ -201,7 +203,7 @@ func Check(events []agent.Event, opts ...Option) error {
 			}
 			cur.thinkingChunks = true
 
-		case agent.EventThinkingDone:
+		case agent.ThinkingDonePayload:
 			switch {
 			case cur.toolCalls && !cur.seeded:
 				return bad("thinking_done after tool_calls in round %d", cur.index)
@@ -212,7 +214,7 @@ func Check(events []agent.Event, opts ...Option) error {
 			}
 			cur.thinkingDone = true
 
-		case agent.EventTextChunk:
+		case agent.TextChunkPayload:
 			switch {
 			case cur.toolCalls && !cur.seeded:
 				return bad("assistant_text_chunk after tool_calls in round %d", cur.index)
@@ -221,7 +223,7 @@ func Check(events []agent.Event, opts ...Option) error {
 			}
 			cur.textChunks = true
 
-		case agent.EventTextDone:
+		case agent.TextDonePayload:
 			switch {
 			case cur.toolCalls && !cur.seeded:
 				return bad("assistant_text_done after tool_calls in round %d", cur.index)
@@ -232,7 +234,7 @@ func Check(events []agent.Event, opts ...Option) error {
 			}
 			cur.textDone = true
 
-		case agent.EventToolCalls:
+		case agent.ToolCallsPayload:
 			switch {
 			case cur.toolCalls && !(cur.seeded && len(cur.results) == 0):
 				return bad("a second tool_calls in round %d (first at event %d)", cur.index, cur.toolCallsAt)
@@ -240,11 +242,11 @@ func Check(events []agent.Event, opts ...Option) error {
 				return bad("tool_calls before thinking_done in round %d, whose thinking was streamed", cur.index)
 			case cur.textChunks && !cur.textDone:
 				return bad("tool_calls before assistant_text_done in round %d, whose text was streamed", cur.index)
-			case len(e.ToolCalls) == 0:
+			case len(p.ToolCalls) == 0:
 				return bad("tool_calls without calls")
 			}
 			ids := map[string]bool{}
-			for _, c := range e.ToolCalls {
+			for _, c := range p.ToolCalls {
 				if c.ID == "" || c.Name == "" {
 					return bad("a call without id or name: %+v", c)
 				}
@@ -253,40 +255,40 @@ func Check(events []agent.Event, opts ...Option) error {
 				}
 				ids[c.ID] = true
 			}
-			for j, id := range e.NeedsApproval {
+			for j, id := range p.NeedsApproval {
 				if !ids[id] {
 					return bad("needs_approval names %q, which is not among the round's calls", id)
 				}
-				if slices.Contains(e.NeedsApproval[:j], id) {
+				if slices.Contains(p.NeedsApproval[:j], id) {
 					return bad("needs_approval names %q twice", id)
 				}
 			}
 			cur.toolCalls, cur.seeded, cur.anyIDs = true, false, false
-			cur.calls, cur.needs, cur.toolCallsAt = e.ToolCalls, e.NeedsApproval, i
+			cur.calls, cur.needs, cur.toolCallsAt = p.ToolCalls, p.NeedsApproval, i
 
-		case agent.EventToolResult:
+		case agent.ToolResultPayload:
 			if !cur.toolCalls {
-				return bad("tool_result for call %q before round %d's tool_calls", e.CallID, cur.index)
+				return bad("tool_result for call %q before round %d's tool_calls", p.CallID, cur.index)
 			}
 			if cur.paused() {
-				return bad("tool_result for call %q in round %d, whose batch needs approval (%v): nothing in the batch runs before approve", e.CallID, cur.index, cur.needs)
+				return bad("tool_result for call %q in round %d, whose batch needs approval (%v): nothing in the batch runs before approve", p.CallID, cur.index, cur.needs)
 			}
 			if !cur.anyIDs {
-				c, ok := cur.call(e.CallID)
+				c, ok := cur.call(p.CallID)
 				if !ok {
-					return bad("tool_result for call %q, which is not among round %d's calls %v", e.CallID, cur.index, callIDs(cur.calls))
+					return bad("tool_result for call %q, which is not among round %d's calls %v", p.CallID, cur.index, callIDs(cur.calls))
 				}
-				if e.Name != c.Name {
-					return bad("tool_result for call %q names tool %q; the call was to %q", e.CallID, e.Name, c.Name)
+				if p.Name != c.Name {
+					return bad("tool_result for call %q names tool %q; the call was to %q", p.CallID, p.Name, c.Name)
 				}
 			}
-			if slices.Contains(cur.results, e.CallID) {
-				return bad("a second tool_result for call %q in round %d", e.CallID, cur.index)
+			if slices.Contains(cur.results, p.CallID) {
+				return bad("a second tool_result for call %q in round %d", p.CallID, cur.index)
 			}
-			cur.results = append(cur.results, e.CallID)
-			cur.resultSuccess[e.CallID] = e.Success
+			cur.results = append(cur.results, p.CallID)
+			cur.resultSuccess[p.CallID] = p.Success
 
-		case agent.EventRoundExecuted:
+		case agent.RoundExecutedPayload:
 			if !cur.toolCalls {
 				return bad("round_executed of round %d, which has no tool_calls", cur.index)
 			}
@@ -300,8 +302,8 @@ func Check(events []agent.Event, opts ...Option) error {
 					}
 				}
 			}
-			got := make([]string, len(e.Executed))
-			for j, c := range e.Executed {
+			got := make([]string, len(p.ToolCalls))
+			for j, c := range p.ToolCalls {
 				got[j] = c.ID
 				if s, ok := cur.resultSuccess[c.ID]; ok && s != c.Success {
 					return bad("round_executed says call %q success=%v; its tool_result said %v", c.ID, c.Success, s)
@@ -313,19 +315,19 @@ func Check(events []agent.Event, opts ...Option) error {
 			cur.executed, cur.executedAt = true, i
 			executed = append(executed, cur.index)
 
-		case agent.EventUsage:
-			if e.PromptTokens < 0 || e.CompletionTokens < 0 {
-				return bad("negative token count (prompt %d, completion %d)", e.PromptTokens, e.CompletionTokens)
+		case agent.UsagePayload:
+			if p.PromptTokens < 0 || p.CompletionTokens < 0 {
+				return bad("negative token count (prompt %d, completion %d)", p.PromptTokens, p.CompletionTokens)
 			}
 
-		case agent.EventDone:
-			if err := checkDone(e, cur, threadID, executed); err != "" {
+		case agent.DonePayload:
+			if err := checkDone(p.Result, cur, threadID, executed); err != "" {
 				return bad("%s", err)
 			}
 			terminal = i
 
-		case agent.EventError:
-			if strings.TrimSpace(e.Error) == "" {
+		case agent.ErrorPayload:
+			if strings.TrimSpace(p.Error) == "" {
 				return bad("error without a message")
 			}
 			terminal = i
@@ -341,11 +343,7 @@ func newRound(i int) *round { return &round{index: i, resultSuccess: map[string]
 
 // checkDone checks done against the turn so far; it returns why it is
 // wrong, or "".
-func checkDone(e agent.Event, cur *round, threadID string, executed []int) string {
-	res := e.TurnResult
-	if res == nil {
-		return "done without a result"
-	}
+func checkDone(res agent.TurnResult, cur *round, threadID string, executed []int) string {
 	if cur != nil {
 		if cur.thinkingChunks && !cur.thinkingDone {
 			return fmt.Sprintf("done before thinking_done of round %d, whose thinking was streamed; *_done always arrives", cur.index)

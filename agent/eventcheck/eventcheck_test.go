@@ -166,6 +166,29 @@ func TestValidContinuation(t *testing.T) {
 	}
 }
 
+// change returns e with its payload, of type T, changed by f.
+func change[T agent.Payload](e agent.Event, f func(*T)) agent.Event {
+	p := e.Payload.(T)
+	f(&p)
+	e.Payload = p
+	return e
+}
+
+// withRound returns e with round_index r, whatever its payload type.
+func withRound(t *testing.T, e agent.Event, r int) agent.Event {
+	t.Helper()
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(mustJSON(t, e)), &obj); err != nil {
+		t.Fatal(err)
+	}
+	obj["round_index"] = r
+	var out agent.Event
+	if err := json.Unmarshal([]byte(mustJSON(t, obj)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // edit returns events with f applied to a copy.
 func edit(events []agent.Event, f func([]agent.Event) []agent.Event) []agent.Event {
 	return f(slices.Clone(events))
@@ -183,7 +206,10 @@ func TestViolations(t *testing.T) {
 		{"no events", nil, 0, "no events"},
 		{"missing turn_started", text[1:], 0, "first event of a turn must be turn_started"},
 		{"turn_started twice", edit(text, func(e []agent.Event) []agent.Event { return slices.Insert(e, 1, e[0]) }), 1, "turn_started again"},
-		{"turn_started without model", edit(text, func(e []agent.Event) []agent.Event { e[0].Model = ""; return e }), 0, "without a model"},
+		{"turn_started without model", edit(text, func(e []agent.Event) []agent.Event {
+			e[0] = change(e[0], func(p *agent.TurnStartedPayload) { p.Model = "" })
+			return e
+		}), 0, "without a model"},
 		{"two dones", append(slices.Clone(text), text[last(text)]), len(text), "a second terminal event"},
 		{"done then error", append(slices.Clone(text), agent.ErrorEvent("x", "")), len(text), "a second terminal event"},
 		{"done not last", edit(text, func(e []agent.Event) []agent.Event { return slices.Insert(e, 7, e[last(e)]) }), 8, "event after the turn ended with done at event 7"},
@@ -216,38 +242,38 @@ func TestViolations(t *testing.T) {
 		{"round going backwards", edit(tools, func(e []agent.Event) []agent.Event { return slices.Insert(e, 8, agent.UsageEvent(0, agent.Usage{})) }), 8, "round_index went back from 1 to 0"},
 		{"round skipped", edit(tools, func(e []agent.Event) []agent.Event {
 			for i := 7; i <= 9; i++ {
-				e[i].RoundIndex = 2
+				e[i] = withRound(t, e[i], 2)
 			}
 			return e
 		}), 7, "skipped from 0 to 2"},
 		{"new turn not starting at round 0", edit(text, func(e []agent.Event) []agent.Event {
 			for i := 1; i < last(e); i++ {
-				e[i].RoundIndex = 1
+				e[i] = withRound(t, e[i], 1)
 			}
 			return e
 		}), 1, "first round_index of a turn is 1, want 0"},
 		{"next round without round_executed", edit(tools, func(e []agent.Event) []agent.Event { return slices.Delete(e, 5, 6) }), 6, "before round 0 was closed by round_executed"},
 		{"next round without tool calls", []agent.Event{text[0], agent.TextDone(0, "a"), agent.TextDone(1, "b"), text[last(text)]}, 2, "before round 0 was closed"},
 		{"pause without turn_id", edit(paused, func(e []agent.Event) []agent.Event {
-			r := *e[4].TurnResult
+			r := e[4].Payload.(agent.DonePayload).Result
 			r.TurnID = ""
 			e[4] = agent.Done(r)
 			return e
 		}), 4, "the turn paused in round 0 (needs_approval [c2]) but result has no turn_id"},
 		{"pause without tool_calls", edit(paused, func(e []agent.Event) []agent.Event {
-			r := *e[4].TurnResult
+			r := e[4].Payload.(agent.DonePayload).Result
 			r.ToolCalls = nil
 			e[4] = agent.Done(r)
 			return e
 		}), 4, "but result has no tool_calls"},
 		{"pause whose result omits a call needing approval", edit(paused, func(e []agent.Event) []agent.Event {
-			r := *e[4].TurnResult
+			r := e[4].Payload.(agent.DonePayload).Result
 			r.ToolCalls = []agent.ToolCall{getSchema}
 			e[4] = agent.Done(r)
 			return e
 		}), 4, `result.tool_calls lacks "c2"`},
 		{"turn_id without a pause", edit(text, func(e []agent.Event) []agent.Event {
-			r := *e[last(e)].TurnResult
+			r := e[last(e)].Payload.(agent.DonePayload).Result
 			r.TurnID = "turn_1"
 			e[last(e)] = agent.Done(r)
 			return e
@@ -257,18 +283,25 @@ func TestViolations(t *testing.T) {
 		}), 3, "whose batch needs approval ([c2]): nothing in the batch runs"},
 		{"a round after a pause", edit(paused, func(e []agent.Event) []agent.Event { return slices.Insert(e, 4, agent.TextDone(1, "x")) }), 4, "after round 0 paused for approval"},
 		{"needs_approval names an unknown call", edit(paused, func(e []agent.Event) []agent.Event {
-			e[2].NeedsApproval = []string{"c7"}
+			e[2] = change(e[2], func(p *agent.ToolCallsPayload) { p.NeedsApproval = []string{"c7"} })
 			return e
 		}), 2, `needs_approval names "c7"`},
 		{"duplicate call ids", edit(tools, func(e []agent.Event) []agent.Event {
 			e[3] = agent.ToolCalls(0, []agent.ToolCall{getSchema, getSchema}, nil)
 			return e
 		}), 3, `call id "c1" appears twice`},
-		{"negative usage", edit(text, func(e []agent.Event) []agent.Event { e[7].PromptTokens = -1; return e }), 7, "negative token count"},
-		{"thread_id differs", edit(text, func(e []agent.Event) []agent.Event { e[0].ThreadID = "th_2"; return e }), last(text), `result.thread_id "th_1" differs from turn_started's "th_2"`},
-		{"done without result", edit(text, func(e []agent.Event) []agent.Event { e[last(e)].TurnResult = nil; return e }), last(text), "done without a result"},
+		{"negative usage", edit(text, func(e []agent.Event) []agent.Event {
+			e[7] = change(e[7], func(p *agent.UsagePayload) { p.PromptTokens = -1 })
+			return e
+		}), 7, "negative token count"},
+		{"thread_id differs", edit(text, func(e []agent.Event) []agent.Event {
+			e[0] = change(e[0], func(p *agent.TurnStartedPayload) { p.ThreadID = "th_2" })
+			return e
+		}), last(text), `result.thread_id "th_1" differs from turn_started's "th_2"`},
+		{"done without result", edit(text, func(e []agent.Event) []agent.Event { e[last(e)].Payload = nil; return e }), last(text), "done event without its payload"},
+		{"payload of another type", edit(text, func(e []agent.Event) []agent.Event { e[1].Payload = agent.TextChunkPayload{Chunk: "x"}; return e }), 1, "thinking_chunk event without its payload (agent.TextChunkPayload)"},
 		{"executed round missing from the result", edit(tools, func(e []agent.Event) []agent.Event {
-			r := *e[last(e)].TurnResult
+			r := e[last(e)].Payload.(agent.DonePayload).Result
 			r.ExecutedRounds = nil
 			e[last(e)] = agent.Done(r)
 			return e
@@ -348,6 +381,10 @@ func TestCheckNDJSON(t *testing.T) {
 		{`{"type":"done","result":{"text":"","thinking":"","thread_id":"","working_state":{},"executed_rounds":[]}}`, "done.result without usage"},
 		{`{"type":"done","result":{"text":"","thinking":"","thread_id":"","working_state":null,"executed_rounds":[],"usage":{"prompt_tokens":0,"completion_tokens":0}}}`, "working_state is not a JSON object"},
 		{`{"type":"usage","round_index":0,"prompt_tokens":1}`, "usage without completion_tokens"},
+		{`{"type":"tool_result","round_index":0,"call_id":"c1","name":"get_schema","success":"yes"}`, `tool_result.success is "yes", want a boolean`},
+		{`{"type":"assistant_text_done","full_text":null,"round_index":0}`, "assistant_text_done.full_text is null, want a string"},
+		{`{"type":"usage","round_index":"0","prompt_tokens":1,"completion_tokens":2}`, `usage.round_index is "0", want a number`},
+		{`{"type":"done","result":{"text":"","thinking":"","thread_id":"","working_state":{"extraction":{"extraction_id":"x"}},"executed_rounds":[],"usage":{"prompt_tokens":0,"completion_tokens":0}}}`, "done.result.working_state.extraction without document_id"},
 		{`{"type":"bogus"}`, `unknown event type "bogus"`},
 		{`{"chunk":"x"}`, "without a string type"},
 		{`[1]`, "not a JSON object"},
@@ -374,7 +411,7 @@ func TestCheckSSE(t *testing.T) {
 		"retry: 1000\n\n" +
 		"data: " + mustJSON(t, agent.Done(agent.TurnResult{Text: "Hi", ThreadID: "th_1"})) + "\n\n:keepalive\n"
 	events, err := eventcheck.ReadSSE(strings.NewReader(in))
-	if err != nil || len(events) != 3 || events[1].FullText != "Hi" {
+	if err != nil || len(events) != 3 || events[1].Payload.(agent.TextDonePayload).FullText != "Hi" {
 		t.Fatalf("ReadSSE = %+v, %v", events, err)
 	}
 	if err := eventcheck.Check(events); err != nil {
@@ -412,7 +449,7 @@ func TestRecorder(t *testing.T) {
 	if err := rec.Check(); err != nil {
 		t.Error(err)
 	}
-	if got := rec.Events(); len(got) != len(toolTurn()) || got[4].CallID != "c1" || !got[4].Success {
+	if got := rec.Events(); len(got) != len(toolTurn()) || got[4].Payload.(agent.ToolResultPayload).CallID != "c1" || !got[4].Outcome().Success {
 		t.Errorf("Events = %+v", got)
 	}
 

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/internal/jsonfields"
 )
 
 // CheckNDJSON reads the events of one turn as the CLI writes them with
@@ -170,32 +172,12 @@ func decode(raw []byte) (agent.Event, error) {
 	return e, nil
 }
 
-// fields are the fields each event type must carry, as the protocol's table
-// lists them; arrays must be arrays, not null.
-var fields = map[agent.EventType][]string{
-	agent.EventTurnStarted:   {"thread_id", "model"},
-	agent.EventThinkingChunk: {"chunk", "round_index"},
-	agent.EventThinkingDone:  {"thinking", "round_index"},
-	agent.EventTextChunk:     {"chunk", "round_index"},
-	agent.EventTextDone:      {"full_text", "round_index"},
-	agent.EventToolCalls:     {"round_index", "tool_calls[]", "needs_approval[]"},
-	agent.EventToolResult:    {"round_index", "call_id", "name", "success"},
-	agent.EventRoundExecuted: {"round_index", "thinking", "tool_calls[]"},
-	agent.EventUsage:         {"round_index", "prompt_tokens", "completion_tokens"},
-	agent.EventDone:          {"result"},
-	agent.EventError:         {"error"},
-}
-
-var (
-	resultFields        = []string{"text", "thinking", "thread_id", "working_state", "executed_rounds[]", "usage"}
-	usageFields         = []string{"prompt_tokens", "completion_tokens"}
-	callFields          = []string{"id", "name", "arguments"}
-	executedCallFields  = []string{"id", "name", "arguments", "success", "preview"}
-	executedRoundFields = []string{"round_index", "thinking", "tool_calls[]"}
-)
-
-// checkShape checks that an event's JSON has a known type and the fields
-// of that type (more fields are allowed: the protocol welcomes additions).
+// checkShape checks that an event's JSON has a known type and the members
+// its payload type always writes, recursively (more members are allowed:
+// the protocol welcomes additions). What is required is derived from the
+// payload types' JSON tags: a member without omitempty must be there; an
+// array member must be an array, an object member an object, and strings,
+// numbers and booleans must be of their kind.
 func checkShape(raw []byte) error {
 	obj, err := object(raw, "event")
 	if err != nil {
@@ -205,59 +187,86 @@ func checkShape(raw []byte) error {
 	if err := json.Unmarshal(obj["type"], &t); err != nil || t == "" {
 		return fmt.Errorf("event without a string type: %s", raw)
 	}
-	want, ok := fields[t]
+	typ, ok := agent.PayloadType(t)
 	if !ok {
 		return fmt.Errorf("unknown event type %q", t)
 	}
-	where := string(t)
-	if err := need(obj, where, want...); err != nil {
-		return err
+	return members(obj, string(t), typ)
+}
+
+// members checks obj against the fields of struct type typ.
+func members(obj map[string]json.RawMessage, where string, typ reflect.Type) error {
+	fields := jsonfields.Of(typ)
+	for _, f := range fields {
+		if _, ok := obj[f.Name]; !ok && !f.Optional {
+			return fmt.Errorf("%s without %s", where, f.Name)
+		}
 	}
-	switch t {
-	case agent.EventToolCalls:
-		return items(obj["tool_calls"], where+".tool_calls", callFields)
-	case agent.EventRoundExecuted:
-		return items(obj["tool_calls"], where+".tool_calls", executedCallFields)
-	case agent.EventDone:
-		res, err := object(obj["result"], "done.result")
+	for _, f := range fields {
+		if v, ok := obj[f.Name]; ok {
+			if err := value(v, where+"."+f.Name, f.Type); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// value checks that v is JSON of Go type t.
+func value(v json.RawMessage, where string, t reflect.Type) error {
+	null := string(v) == "null"
+	if t.Kind() == reflect.Pointer {
+		if null {
+			return nil
+		}
+		t = t.Elem()
+	}
+	kind := func(want string, ok bool) error {
+		if !ok {
+			return fmt.Errorf("%s is %.200s, want %s", where, v, want)
+		}
+		return nil
+	}
+	switch {
+	case jsonfields.IsRaw(t), t.Kind() == reflect.Interface:
+		return nil
+	case jsonfields.IsTime(t):
+		return kind("a string", len(v) > 0 && v[0] == '"')
+	case jsonfields.IsArray(t):
+		if err := kind("an array", len(v) > 0 && v[0] == '['); err != nil {
+			return err
+		}
+		var list []json.RawMessage
+		if err := json.Unmarshal(v, &list); err != nil {
+			return fmt.Errorf("%s is not an array: %w", where, err)
+		}
+		for i, it := range list {
+			if err := value(it, fmt.Sprintf("%s[%d]", where, i), t.Elem()); err != nil {
+				return err
+			}
+		}
+	case jsonfields.IsObject(t):
+		o, err := object(v, where)
 		if err != nil {
 			return err
 		}
-		if err := need(res, "done.result", resultFields...); err != nil {
-			return err
-		}
-		u, err := object(res["usage"], "done.result.usage")
+		return members(o, where, t)
+	case t.Kind() == reflect.Map:
+		o, err := object(v, where)
 		if err != nil {
 			return err
 		}
-		if err := need(u, "done.result.usage", usageFields...); err != nil {
-			return err
-		}
-		if _, err := object(res["working_state"], "done.result.working_state"); err != nil {
-			return err
-		}
-		if tc, ok := res["tool_calls"]; ok {
-			if err := items(tc, "done.result.tool_calls", callFields); err != nil {
+		for k, it := range o {
+			if err := value(it, where+"."+k, t.Elem()); err != nil {
 				return err
 			}
 		}
-		var rounds []json.RawMessage
-		if err := json.Unmarshal(res["executed_rounds"], &rounds); err != nil {
-			return fmt.Errorf("done.result.executed_rounds: %w", err)
-		}
-		for i, r := range rounds {
-			where := fmt.Sprintf("done.result.executed_rounds[%d]", i)
-			o, err := object(r, where)
-			if err != nil {
-				return err
-			}
-			if err := need(o, where, executedRoundFields...); err != nil {
-				return err
-			}
-			if err := items(o["tool_calls"], where+".tool_calls", executedCallFields); err != nil {
-				return err
-			}
-		}
+	case t.Kind() == reflect.String:
+		return kind("a string", len(v) > 0 && v[0] == '"')
+	case t.Kind() == reflect.Bool:
+		return kind("a boolean", string(v) == "true" || string(v) == "false")
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Float64:
+		return kind("a number", len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9'))
 	}
 	return nil
 }
@@ -269,38 +278,4 @@ func object(raw []byte, where string) (map[string]json.RawMessage, error) {
 		return nil, fmt.Errorf("%s is not a JSON object: %.200s", where, raw)
 	}
 	return obj, nil
-}
-
-// need checks obj has the keys; a key ending in [] must be an array.
-func need(obj map[string]json.RawMessage, where string, keys ...string) error {
-	for _, k := range keys {
-		name, array := strings.CutSuffix(k, "[]")
-		v, ok := obj[name]
-		if !ok {
-			return fmt.Errorf("%s without %s", where, name)
-		}
-		if array && (len(v) == 0 || v[0] != '[') {
-			return fmt.Errorf("%s: %s is %s, want an array", where, name, v)
-		}
-	}
-	return nil
-}
-
-// items checks each element of the array raw has the keys.
-func items(raw []byte, where string, keys []string) error {
-	var list []json.RawMessage
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return fmt.Errorf("%s is not an array: %w", where, err)
-	}
-	for i, it := range list {
-		w := fmt.Sprintf("%s[%d]", where, i)
-		o, err := object(it, w)
-		if err != nil {
-			return err
-		}
-		if err := need(o, w, keys...); err != nil {
-			return err
-		}
-	}
-	return nil
 }

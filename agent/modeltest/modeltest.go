@@ -10,6 +10,12 @@
 //
 // Every handler watches the request's context while it waits, so a client
 // that disconnects ends the handler and no goroutine is left behind.
+//
+// A Reply can also be Raw: a status, headers and a body written exactly as
+// given, line by line, for replaying what a particular server family sends
+// (its error bodies, its rate-limit headers, its stream quirks). NewInMemory
+// serves the same handlers over an in-memory network, so that a test can run
+// inside a testing/synctest bubble, where the loopback network cannot go.
 package modeltest
 
 import (
@@ -19,6 +25,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,6 +57,10 @@ type Reply struct {
 	// ToolCalls are sent after Text; on OpenAI they make finish_reason
 	// "tool_calls".
 	ToolCalls []ToolCall
+	// DoneReason, when set, is Ollama's done_reason and OpenAI's
+	// finish_reason ("length" for an answer cut at the output limit);
+	// empty means "stop", or "tool_calls" on OpenAI when there are calls.
+	DoneReason string
 	// PromptTokens and CompletionTokens are the reported usage. Zero means a
 	// default: prompt tokens from the size of the messages, completion
 	// tokens from the number of deltas sent.
@@ -65,6 +76,23 @@ type Reply struct {
 	// the client shows mid-stream, whatever the machine's load.
 	HoldAfterChunks int
 	Hold            <-chan struct{}
+	// Raw, when set, is written instead of anything built from the fields
+	// above; only FirstTokenDelay, TokenDelay and CutAfterChunks apply.
+	Raw *Raw
+}
+
+// Raw is a response written exactly as given: what a particular server
+// sends, recorded or taken from its documentation.
+type Raw struct {
+	// Status is the HTTP status; 0 means 200.
+	Status int
+	// Header is added to the response. Without a Content-Type the wire's
+	// own is sent: text/event-stream (OpenAI) or application/x-ndjson
+	// (Ollama) for a 2xx, application/json otherwise.
+	Header http.Header
+	// Body is written line by line, each line flushed, with the reply's
+	// TokenDelay between lines.
+	Body string
 }
 
 // Fault describes how a reply misbehaves. The zero value is no fault.
@@ -76,6 +104,9 @@ type Fault struct {
 	Message string
 	// RetryAfter is sent as the Retry-After header (meant for 429).
 	RetryAfter string
+	// Header is added to the error response: a server's rate-limit
+	// headers (X-RateLimit-Reset-Requests, X-RateLimit-Reset, ...).
+	Header http.Header
 	// CutAfterChunks > 0 closes the connection abruptly (hijack and close,
 	// no final frame, no terminating chunk) after that many frames.
 	CutAfterChunks int
@@ -139,14 +170,15 @@ type Server struct {
 	// URL is the base URL, e.g. http://127.0.0.1:PORT.
 	URL string
 
-	ts        *httptest.Server
-	models    []Model
-	done      chan struct{} // closed when the server shuts down
+	ts        *httptest.Server // nil for NewInMemory
+	mem       *memServer       // nil for New
+	done      chan struct{}    // closed when the server shuts down
 	closeOnce sync.Once
 	inflight  atomic.Int64 // handlers running, for leak checks
 	seq       atomic.Int64 // completion ids
 
 	mu       sync.Mutex
+	models   []Model
 	queue    []Reply
 	handle   func(Request) Reply
 	requests []Request
@@ -156,10 +188,35 @@ type Server struct {
 // and closes it in tb.Cleanup.
 func New(tb testing.TB, models ...Model) *Server {
 	tb.Helper()
+	s := newServer(models)
+	s.ts = httptest.NewServer(s.handler())
+	s.URL = s.ts.URL
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// NewInMemory starts the same server on an in-memory network: its URL
+// names no real host and only the client from Client reaches it. Started
+// inside a testing/synctest bubble, the server, the client's connections
+// and every wait of a Reply run on the bubble's clock, so retries, backoff
+// and idle timeouts take no real time. It closes in tb.Cleanup.
+func NewInMemory(tb testing.TB, models ...Model) *Server {
+	tb.Helper()
+	s := newServer(models)
+	s.mem = newMemServer(s.handler())
+	s.URL = "http://modeltest.internal"
+	tb.Cleanup(s.Close)
+	return s
+}
+
+func newServer(models []Model) *Server {
 	if len(models) == 0 {
 		models = []Model{DefaultModel}
 	}
-	s := &Server{models: models, done: make(chan struct{})}
+	return &Server{models: models, done: make(chan struct{})}
+}
+
+func (s *Server) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat", s.ollamaChat)
 	mux.HandleFunc("GET /api/tags", s.ollamaTags)
@@ -168,10 +225,16 @@ func New(tb testing.TB, models ...Model) *Server {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("Ollama is running")) })
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
 	mux.HandleFunc("GET /v1/models", s.openaiModels)
-	s.ts = httptest.NewServer(s.track(mux))
-	s.URL = s.ts.URL
-	tb.Cleanup(s.Close)
-	return s
+	return s.track(mux)
+}
+
+// Client is an HTTP client that reaches the server: the only one that can
+// for NewInMemory, the httptest client for New.
+func (s *Server) Client() *http.Client {
+	if s.mem != nil {
+		return s.mem.client
+	}
+	return s.ts.Client()
 }
 
 // Close stops the server: waiting handlers return at once, then the listener
@@ -179,6 +242,10 @@ func New(tb testing.TB, models ...Model) *Server {
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.done)
+		if s.mem != nil {
+			s.mem.close()
+			return
+		}
 		s.ts.CloseClientConnections()
 		s.ts.Close()
 	})
@@ -250,8 +317,23 @@ func (s *Server) record(req Request) {
 	s.requests = append(s.requests, req)
 }
 
+// SetModels replaces the models the server offers; none is a server with
+// nothing pulled.
+func (s *Server) SetModels(models ...Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = models
+}
+
+// offered is the models the server offers now.
+func (s *Server) offered() []Model {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.models
+}
+
 func (s *Server) model(name string) (Model, bool) {
-	for _, m := range s.models {
+	for _, m := range s.offered() {
 		if m.Name == name || m.Name == name+":latest" || m.Name+":latest" == name {
 			return m, true
 		}
@@ -317,8 +399,6 @@ func (s *Server) readChat(wire string, r *http.Request) (Request, chatBody, erro
 	return req, b, err
 }
 
-// wait pauses for d, returning false if the client went away or the server
-// is closing first.
 // reply takes the next reply for req and waits its first-token delay. A
 // reply whose fault is an HTTP status is answered here, in the wire
 // format's error shape (writeError); ok is false then, or when the client
@@ -328,7 +408,14 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, writ
 	if !s.wait(r, rep.Fault.FirstTokenDelay) {
 		return rep, false
 	}
+	if rep.Raw != nil {
+		s.sendRaw(w, r, req.Wire, rep)
+		return rep, false
+	}
 	if f := rep.Fault; f.Status != 0 {
+		for k, vs := range f.Header {
+			w.Header()[http.CanonicalHeaderKey(k)] = vs
+		}
 		if f.RetryAfter != "" {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
@@ -338,6 +425,35 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, writ
 	return rep, true
 }
 
+// sendRaw writes rep.Raw: its status and headers, then its body a line at
+// a time.
+func (s *Server) sendRaw(w http.ResponseWriter, r *http.Request, wire string, rep Reply) {
+	raw := rep.Raw
+	status := cmp.Or(raw.Status, http.StatusOK)
+	for k, vs := range raw.Header {
+		w.Header()[http.CanonicalHeaderKey(k)] = vs
+	}
+	if w.Header().Get("Content-Type") == "" {
+		switch {
+		case status >= 300:
+			w.Header().Set("Content-Type", "application/json")
+		case wire == "ollama":
+			w.Header().Set("Content-Type", "application/x-ndjson")
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+		}
+	}
+	w.WriteHeader(status)
+	var frames [][]byte
+	for line := range strings.Lines(raw.Body) {
+		frames = append(frames, []byte(line))
+	}
+	rep.Fault.MalformedJSON = false
+	s.send(w, r, rep, frames, nil)
+}
+
+// wait pauses for d, returning false if the client went away or the server
+// is closing first.
 func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return r.Context().Err() == nil

@@ -115,7 +115,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		return ollamaChunk{Model: body.Model, CreatedAt: time.Now().UTC(), Message: ollamaMessage{Role: "assistant"}}
 	}
 	final := func(c ollamaChunk, deltas int) ollamaChunk {
-		c.Done, c.DoneReason = true, "stop"
+		c.Done, c.DoneReason = true, cmp.Or(rep.DoneReason, "stop")
 		c.PromptEvalCount = promptTokens(req, rep)
 		c.EvalCount = rep.CompletionTokens
 		if c.EvalCount == 0 {
@@ -208,7 +208,7 @@ func (s *Server) ollamaTags(w http.ResponseWriter, r *http.Request) {
 	list := struct {
 		Models []entry `json:"models"`
 	}{Models: []entry{}}
-	for _, m := range s.models {
+	for _, m := range s.offered() {
 		list.Models = append(list.Models, entry{
 			Name: m.Name, Model: m.Name, ModifiedAt: modelTime, Size: 5_225_376_047,
 			Digest: digest(m.Name), Details: details(m),

@@ -110,6 +110,9 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	if len(rep.ToolCalls) > 0 {
 		finish = "tool_calls"
 	}
+	if rep.DoneReason != "" {
+		finish = rep.DoneReason
+	}
 	thinking := splitRunes(rep.Thinking, rep.ChunkRunes)
 	text := splitRunes(rep.Text, rep.ChunkRunes)
 	usage := openaiUsage{PromptTokens: promptTokens(req, rep), CompletionTokens: rep.CompletionTokens}
@@ -232,7 +235,7 @@ func (s *Server) openaiModels(w http.ResponseWriter, r *http.Request) {
 		OwnedBy string `json:"owned_by"`
 	}
 	data := []model{}
-	for _, m := range s.models {
+	for _, m := range s.offered() {
 		data = append(data, model{ID: m.Name, Object: "model", Created: modelTime.Unix(), OwnedBy: "library"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})

@@ -1,24 +1,26 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
 )
 
 // retryPolicy retries 429 and 5xx with exponential backoff and jitter,
-// honouring Retry-After, only while nothing was streamed to the caller.
+// honouring the wait the server asks for (rateLimitWait), only while
+// nothing was streamed to the caller.
 type retryPolicy struct {
 	max     int           // retries after the first attempt
 	base    time.Duration // first backoff; doubles each time
-	maxWait time.Duration // cap on any one wait, Retry-After included
+	maxWait time.Duration // cap on any one wait; a server asking for more is not retried
 }
 
 func defaultRetry(retries int) retryPolicy {
@@ -27,7 +29,9 @@ func defaultRetry(retries int) retryPolicy {
 
 // run calls attempt until it succeeds, fails in a way not worth retrying,
 // has streamed something, or the retries are spent. attempt reports
-// whether anything reached the caller.
+// whether anything reached the caller. A server that asks for a longer
+// wait than maxWait (a per-minute or per-day limit) is not retried: the
+// error says how long it asked for.
 func (p retryPolicy) run(ctx context.Context, attempt func() (streamed bool, err error)) error {
 	for n := 0; ; n++ {
 		streamed, err := attempt()
@@ -38,16 +42,25 @@ func (p retryPolicy) run(ctx context.Context, attempt func() (streamed bool, err
 		if !errors.As(err, &e) || streamed || (e.Kind != KindRateLimited && e.Kind != KindServerError) {
 			return err
 		}
+		if e.wait.d > p.maxWait {
+			e.Message += "; it asks to wait " + e.wait.String() + " before the next request: try again after that"
+			return err
+		}
 		if n >= p.max {
-			if n > 0 {
-				e.Message += " (after " + strconv.Itoa(n+1) + " attempts)"
+			switch {
+			case n > 0 && e.wait.d > 0:
+				e.Message += fmt.Sprintf(" (after %d attempts; it last asked to wait %v)", n+1, roundWait(e.wait.d))
+			case n > 0:
+				e.Message += fmt.Sprintf(" (after %d attempts)", n+1)
+			case e.wait.d > 0:
+				e.Message += "; it asks to wait " + e.wait.String()
 			}
 			return err
 		}
 		wait := p.base << n
 		wait += time.Duration(rand.Int64N(int64(wait)/2 + 1))
-		if e.retryAfter > 0 {
-			wait = e.retryAfter
+		if e.wait.d > 0 {
+			wait = e.wait.d
 		}
 		wait = min(wait, p.maxWait)
 		t := time.NewTimer(wait)
@@ -58,20 +71,6 @@ func (p retryPolicy) run(ctx context.Context, attempt func() (streamed bool, err
 		case <-t.C:
 		}
 	}
-}
-
-// parseRetryAfter reads a Retry-After header: seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // watchdog cancels a call when no chunk arrived for d, measured from the
@@ -119,33 +118,63 @@ func isNetError(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed) || errors.As(err, &ne)
 }
 
-// headerNote carries the Retry-After of a call's last response out of the
-// HTTP client, for clients (Ollama's) whose errors do not keep headers.
-type headerNote struct {
-	mu         sync.Mutex
-	retryAfter string
+// exchange is what one attempt's HTTP response said besides its body
+// stream: its status and, for an error status, its headers (rate limits)
+// and its body, up to maxErrorBody, which the transport reads and puts
+// back for the client. Every failed request is then explained from the
+// server's own words, whatever the client library made of them (openai-go
+// keeps no message from a flat or string error body, and fails to decode
+// {"error": "text"} at all).
+type exchange struct {
+	mu     sync.Mutex
+	status int
+	header http.Header
+	body   []byte
 }
 
-type headerNoteKey struct{}
+type exchangeKey struct{}
 
-// noteTransport records Retry-After into the request context's headerNote
-// and, when the context has a streamLines, feeds it the response's lines.
+// withExchange returns a context whose requests record into x.
+func withExchange(ctx context.Context) (context.Context, *exchange) {
+	x := &exchange{}
+	return context.WithValue(ctx, exchangeKey{}, x), x
+}
+
+// failed returns the last response's status, headers and body when it was
+// an error status.
+func (x *exchange) failed() (status int, header http.Header, body []byte, ok bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.status, x.header, x.body, x.status >= 400
+}
+
+// noteTransport records each response into its request context's
+// exchange, if any.
 type noteTransport struct{ base http.RoundTripper }
 
 func (t noteTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(r)
-	if resp != nil {
-		if n, ok := r.Context().Value(headerNoteKey{}).(*headerNote); ok {
-			n.mu.Lock()
-			n.retryAfter = resp.Header.Get("Retry-After")
-			n.mu.Unlock()
-		}
-		tapLines(r, resp)
+	x, ok := r.Context().Value(exchangeKey{}).(*exchange)
+	if resp == nil || !ok {
+		return resp, err
 	}
+	var header http.Header
+	var body []byte
+	if resp.StatusCode >= 400 {
+		header = resp.Header.Clone()
+		if resp.Body != nil {
+			body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+		}
+	}
+	x.mu.Lock()
+	x.status, x.header, x.body = resp.StatusCode, header, body
+	x.mu.Unlock()
 	return resp, err
 }
 
-// withNotes returns a copy of hc whose transport records headers.
+// withNotes returns a copy of hc whose transport records exchanges.
 func withNotes(hc *http.Client) *http.Client {
 	c := *hc
 	base := c.Transport

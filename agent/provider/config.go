@@ -2,7 +2,6 @@ package provider
 
 import (
 	"cmp"
-	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 // Defaults for Config fields left zero.
@@ -57,14 +58,14 @@ func ConfigFromEnv() (Config, error) {
 	if v := os.Getenv("DOCENT_IDLE_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return Config{}, fmt.Errorf("DOCENT_IDLE_TIMEOUT=%q: want a positive duration such as 10m", v)
+			return Config{}, fault.Errorf(fault.Invalid, "DOCENT_IDLE_TIMEOUT=%q: want a positive duration such as 10m", v)
 		}
 		cfg.IdleTimeout = d
 	}
 	if v := os.Getenv("DOCENT_MAX_CONTEXT"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 512 {
-			return Config{}, fmt.Errorf("DOCENT_MAX_CONTEXT=%q: want a number of tokens, at least 512", v)
+			return Config{}, fault.Errorf(fault.Invalid, "DOCENT_MAX_CONTEXT=%q: want a number of tokens, at least 512", v)
 		}
 		cfg.MaxNumCtx = n
 	}

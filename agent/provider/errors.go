@@ -34,8 +34,9 @@ type Error struct {
 	// Err is the underlying error, if any.
 	Err error
 
-	// retryAfter is the server's Retry-After, for the retry loop.
-	retryAfter time.Duration
+	// wait is how long the server asked to wait before the next request
+	// (rateLimitWait), for the retry loop.
+	wait serverWait
 }
 
 func (e *Error) Error() string {
@@ -46,6 +47,10 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the kind: it makes a provider error a fault.Coder, so
+// every edge shows its message under its kind, as it does a domain error.
+func (e *Error) ErrorCode() string { return string(e.Kind) }
 
 // Is makes errors.Is(err, ErrTimeout) and the like match on Kind.
 func (e *Error) Is(target error) bool {

@@ -13,12 +13,18 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
 )
 
 // Ollama is the provider for a local (or remote) Ollama server.
+//
+// Chat streams /api/chat itself (ollama_stream.go), decoding each line into
+// the api package's types; the api client, which allocates an 8 MiB line
+// buffer for every streamed call, serves only /api/tags and /api/show.
 type Ollama struct {
 	cfg    Config
 	base   *url.URL
+	hc     *http.Client // records exchanges (withNotes)
 	client *api.Client
 	retry  retryPolicy
 
@@ -33,10 +39,12 @@ func NewOllama(cfg Config) (*Ollama, error) {
 	if err != nil {
 		return nil, newError(KindUnreachable, err, "OLLAMA_HOST %q is not a host or URL: %v", cfg.OllamaHost, err)
 	}
+	hc := withNotes(cfg.HTTPClient)
 	return &Ollama{
 		cfg:    cfg,
 		base:   base,
-		client: api.NewClient(base, withNotes(cfg.HTTPClient)),
+		hc:     hc,
+		client: api.NewClient(base, hc),
 		retry:  defaultRetry(cfg.MaxRetries),
 		shows:  map[string]ModelInfo{},
 	}, nil
@@ -45,33 +53,59 @@ func NewOllama(cfg Config) (*Ollama, error) {
 // Name is "ollama".
 func (p *Ollama) Name() string { return "ollama" }
 
-// Models lists the pulled models.
+// Host is the server's base URL, e.g. http://127.0.0.1:11434.
+func (p *Ollama) Host() string { return p.base.String() }
+
+// showConcurrency is how many /api/show requests Models makes at once.
+const showConcurrency = 4
+
+// Models lists the pulled models, each with the context length and
+// capabilities /api/show reports (left out for a model it cannot show).
 func (p *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
-	list, err := p.client.List(ctx)
+	xctx, x := withExchange(ctx)
+	list, err := p.client.List(xctx)
 	if err != nil {
-		return nil, p.classify(err, "", 0, 0)
+		return nil, p.classify(err, x, "")
 	}
-	out := make([]ModelInfo, 0, len(list.Models))
-	for _, m := range list.Models {
-		out = append(out, ModelInfo{ID: "ollama/" + m.Name, Provider: "ollama"})
+	out := make([]ModelInfo, len(list.Models))
+	sem := make(chan struct{}, showConcurrency)
+	var wg sync.WaitGroup
+	for i, m := range list.Models {
+		out[i] = ModelInfo{ID: "ollama/" + m.Name, Provider: "ollama"}
+		wg.Go(func() {
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			if info, err := p.Show(ctx, m.Name); err == nil {
+				out[i].ContextLength, out[i].Capabilities = info.ContextLength, info.Capabilities
+			}
+		})
 	}
+	wg.Wait()
 	return out, nil
 }
 
 // Show asks /api/show for the model's context length and capabilities.
 // Answers are cached for the provider's lifetime.
-func (p *Ollama) Show(ctx context.Context, model string) (ModelInfo, error) {
+func (p *Ollama) Show(ctx context.Context, name string) (ModelInfo, error) {
+	if err := checkModelName(name); err != nil {
+		return ModelInfo{}, err
+	}
 	p.mu.Lock()
-	info, ok := p.shows[model]
+	info, ok := p.shows[name]
 	p.mu.Unlock()
 	if ok {
 		return info, nil
 	}
-	resp, err := p.client.Show(ctx, &api.ShowRequest{Model: model})
+	xctx, x := withExchange(ctx)
+	resp, err := p.client.Show(xctx, &api.ShowRequest{Model: name})
 	if err != nil {
-		return ModelInfo{}, p.classify(err, model, 0, 0)
+		return ModelInfo{}, p.classify(err, x, name)
 	}
-	info = ModelInfo{ID: "ollama/" + model, Provider: "ollama"}
+	info = ModelInfo{ID: "ollama/" + name, Provider: "ollama"}
 	for _, c := range resp.Capabilities {
 		info.Capabilities = append(info.Capabilities, string(c))
 	}
@@ -86,13 +120,28 @@ func (p *Ollama) Show(ctx context.Context, model string) (ModelInfo, error) {
 		}
 	}
 	p.mu.Lock()
-	p.shows[model] = info
+	p.shows[name] = info
 	p.mu.Unlock()
 	return info, nil
 }
 
+// checkModelName refuses a name Ollama cannot parse, with Ollama's own
+// parser, before anything is sent: Ollama answers such a chat with "model
+// is required" and such a show with "unqualified name", neither of which
+// tells a person what is wrong.
+func checkModelName(name string) error {
+	if model.ParseName(name).IsValid() {
+		return nil
+	}
+	return newError(KindModelNotFound, nil,
+		"%q is not an Ollama model name: names look like qwen3:8b or hf.co/org/repo:tag (`ollama list` shows the pulled ones)", name)
+}
+
 // Chat streams one call to /api/chat.
 func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) error) (Response, error) {
+	if err := checkModelName(req.Model); err != nil {
+		return Response{}, err
+	}
 	areq, err := ollamaRequest(req)
 	if err != nil {
 		return Response{}, err
@@ -108,7 +157,7 @@ func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 		return Response{}, ctx.Err()
 	}
 	if len(req.Tools) > 0 && len(info.Capabilities) > 0 && !info.Has("tools") {
-		return Response{}, noTools(req.Model, nil)
+		return Response{}, noTools(req.Model, "")
 	}
 	numCtx := req.NumCtx
 	if numCtx == 0 {
@@ -123,11 +172,15 @@ func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 			thousands(est), req.Model, thousands(numCtx))
 	}
 	areq.Options = map[string]any{"num_ctx": numCtx}
+	body, err := json.Marshal(areq)
+	if err != nil {
+		return Response{}, fmt.Errorf("encoding the request to Ollama: %w", err)
+	}
 
 	var resp attemptResult
 	err = p.retry.run(ctx, func() (bool, error) {
 		var err error
-		resp, err = p.attempt(ctx, req.Model, areq, onDelta)
+		resp, err = p.attempt(ctx, req.Model, len(req.Tools) > 0, body, onDelta)
 		resp.NumCtx = numCtx
 		return resp.streamed, err
 	})
@@ -140,127 +193,74 @@ type attemptResult struct {
 	streamed bool
 }
 
-func (p *Ollama) attempt(ctx context.Context, model string, areq *api.ChatRequest, onDelta func(Delta) error) (attemptResult, error) {
-	var (
-		res    attemptResult
-		frames int
-		done   bool
-	)
-	d := deltas{onDelta: onDelta}
-	note := &headerNote{}
-	lines := &streamLines{}
-	actx := context.WithValue(context.WithValue(ctx, headerNoteKey{}, note), streamLinesKey{}, lines)
-	actx, wd := newWatchdog(actx, p.cfg.IdleTimeout)
-	defer wd.stop()
-
-	err := p.client.Chat(actx, areq, func(r api.ChatResponse) error {
-		wd.kick()
-		frames++
-		line := lines.next() // the line r was decoded from
-		if err := d.add(r.Message.Thinking, ""); err != nil {
-			return err
-		}
-		if err := d.content(r.Message.Content); err != nil {
-			return err
-		}
-		var raw []json.RawMessage
-		if len(r.Message.ToolCalls) > 0 {
-			raw = rawToolArguments(line, r.Message.ToolCalls)
-		}
-		for i, tc := range r.Message.ToolCalls {
-			var rawArgs json.RawMessage
-			if raw != nil {
-				rawArgs = raw[i]
-			}
-			args, err := toolArguments(tc, rawArgs)
-			if err != nil {
-				return newError(KindBadResponse, err, "Ollama sent tool call arguments that cannot be encoded: %v", err)
-			}
-			id := tc.ID
-			if id == "" {
-				id = "call_" + strconv.Itoa(len(res.ToolCalls)+1)
-			}
-			res.ToolCalls = append(res.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: args})
-		}
-		if r.Done {
-			done = true
-			res.DoneReason = r.DoneReason
-			res.Usage = Usage{PromptTokens: r.PromptEvalCount, CompletionTokens: r.EvalCount}
-			return d.flush()
-		}
-		return nil
-	})
-	d.fill(&res)
-
-	// The client returns nil for a stream cut or cancelled after the
-	// headers (it ignores the scanner's error): the missing done frame and
-	// the contexts tell what happened.
-	var cb *callbackError
-	var pe *Error
-	switch {
-	case errors.As(err, &cb):
-		return res, cb.err
-	case errors.As(err, &pe):
-		return res, pe
-	case fired(actx):
-		return res, timeoutError(p.cfg.IdleTimeout)
-	case ctx.Err() != nil:
-		return res, ctx.Err()
-	case err != nil:
-		e := p.classify(err, model, d.chars, frames)
-		note.mu.Lock()
-		e.retryAfter = parseRetryAfter(note.retryAfter, time.Now())
-		note.mu.Unlock()
-		return res, e
-	case !done:
-		return res, interrupted(d.chars, nil)
+// classify turns an error of the api client (/api/tags, /api/show) into an
+// *Error, explained from the exchange the request recorded.
+func (p *Ollama) classify(err error, x *exchange, name string) *Error {
+	if status, header, body, ok := x.failed(); ok {
+		return p.statusError(name, false, status, header, body)
 	}
-	return res, nil
-}
-
-// classify turns an error of the Ollama client into an *Error.
-func (p *Ollama) classify(err error, model string, chars, frames int) *Error {
 	var se api.StatusError
 	var ae api.AuthorizationError
 	switch {
 	case errors.As(err, &ae):
-		return newError(KindAuth, err, "Ollama at %s refused the request (%s)", p.base, ae.Status)
+		return p.statusError(name, false, ae.StatusCode, nil, nil)
 	case errors.As(err, &se):
-		msg := se.ErrorMessage
-		switch {
-		case se.StatusCode == http.StatusNotFound && model != "":
-			return newError(KindModelNotFound, err, "model %s is not pulled: run `ollama pull %s`", model, model)
-		case strings.Contains(msg, "does not support tools"):
-			return noTools(model, err)
-		case se.StatusCode == http.StatusTooManyRequests:
-			return newError(KindRateLimited, err, "Ollama is busy (429 %s)", msg)
-		case se.StatusCode >= 500:
-			return newError(KindServerError, err, "Ollama failed (%d %s)", se.StatusCode, msg)
-		case se.StatusCode == http.StatusForbidden:
-			return newError(KindAuth, err, "Ollama at %s refused the request (403 %s)", p.base, msg)
-		default:
-			return newError(KindRejected, err, "Ollama rejected the request (%d %s)", se.StatusCode, msg)
-		}
+		body, _ := json.Marshal(map[string]string{"error": se.ErrorMessage})
+		return p.statusError(name, false, se.StatusCode, nil, body)
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		return newError(KindBadResponse, err, "Ollama at %s sent a malformed response: %v", p.base, err)
+	}
+	return p.transportError(err, 0, 0)
+}
+
+// transportError is a failure below HTTP: no connection, or one lost.
+func (p *Ollama) transportError(err error, chars, frames int) *Error {
+	switch {
 	case isConnError(err):
 		return newError(KindUnreachable, err, "cannot reach Ollama at %s: is it running? Start it with `ollama serve`", p.base)
 	case isNetError(err):
 		return interrupted(chars, err)
-	}
-	// The client returns a frame it cannot parse as errors.New(frame), and
-	// an {"error": ...} frame mid-stream as errors.New(message).
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if msg := strings.TrimSpace(err.Error()); errors.As(err, &syn) || errors.As(err, &typ) || strings.HasPrefix(msg, "{") {
-		return newError(KindBadResponse, err, "Ollama sent a malformed response after %d characters: %s", chars, clip(msg, 120))
-	}
-	if frames > 0 {
+	case frames > 0:
 		return interrupted(chars, err)
 	}
 	return newError(KindServerError, err, "Ollama failed: %v", err)
 }
 
-func noTools(model string, err error) *Error {
-	return newError(KindNoToolSupport, err, "%s does not support tool calling", model)
+// statusError explains an error status from Ollama with its own message.
+func (p *Ollama) statusError(name string, tools bool, status int, header http.Header, body []byte) *Error {
+	se := parseServerError(body)
+	err := &api.StatusError{StatusCode: status, Status: http.StatusText(status), ErrorMessage: se.Message}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return newError(KindAuth, err, "Ollama at %s refused the request (%s)", p.base, said(status, se.Message))
+	case status == http.StatusNotFound && name != "":
+		return newError(KindModelNotFound, err, "model %s is not pulled: run `ollama pull %s`", name, name)
+	case strings.Contains(se.Message, "does not support tools") || tools && refusesTools(se.Message):
+		return noTools(name, "")
+	case status == http.StatusTooManyRequests:
+		e := newError(KindRateLimited, err, "Ollama is busy (%s)", said(status, se.Message))
+		e.wait = rateLimitWait(header, time.Now())
+		return e
+	case status >= 500:
+		e := newError(KindServerError, err, "Ollama failed (%s)", said(status, se.Message))
+		e.wait = rateLimitWait(header, time.Now())
+		return e
+	case name != "":
+		return newError(KindRejected, err, "Ollama rejected the request for %s (%s)", name, said(status, se.Message))
+	}
+	return newError(KindRejected, err, "Ollama rejected the request (%s)", said(status, se.Message))
+}
+
+// noTools is the error for a model or server that takes no tools; why is
+// the server's own explanation when it adds one (a flag to set).
+func noTools(model, why string) *Error {
+	if why == "" {
+		return newError(KindNoToolSupport, nil, "%s does not support tool calling", model)
+	}
+	return newError(KindNoToolSupport, nil, "%s does not support tool calling here: the server says %s", model, why)
 }
 
 // ollamaRequest converts a Request to the Ollama wire form.

@@ -5,87 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
-	"sync"
 
 	"github.com/ollama/ollama/api"
 )
 
-// The Ollama client keeps the top-level keys of a tool call's arguments in
+// The api package keeps the top-level keys of a tool call's arguments in
 // order (api.ToolCallFunctionArguments is an ordered map) but decodes every
 // value as plain JSON, so a nested object becomes a map[string]any whose
 // keys json.Marshal sorts. The key order is meaning here: a JSON Schema's
 // properties are its fields in order (the export's columns, the order the
 // model is asked for). So arguments are read from the raw stream line the
-// client decoded, and sent back with each value as raw JSON.
-
-// streamLines keeps the lines of a streamed response body as the client
-// reads them. The client decodes each line into one frame and calls back
-// before it scans the next, so the oldest line not yet taken is the one the
-// current frame came from.
-type streamLines struct {
-	mu      sync.Mutex
-	partial []byte
-	lines   [][]byte
-}
-
-type streamLinesKey struct{}
-
-// write splits what the client read into lines as bufio.ScanLines does:
-// on "\n", without a trailing "\r", the rest as a last line once the body
-// ends.
-func (s *streamLines) write(p []byte, end bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.partial = append(s.partial, p...)
-	for {
-		i := bytes.IndexByte(s.partial, '\n')
-		if i < 0 {
-			break
-		}
-		s.lines = append(s.lines, bytes.TrimSuffix(s.partial[:i], []byte("\r")))
-		s.partial = s.partial[i+1:]
-	}
-	if end && len(s.partial) > 0 {
-		s.lines = append(s.lines, s.partial)
-		s.partial = nil
-	}
-	if len(s.partial) == 0 {
-		s.partial = nil // let the backing array go
-	}
-}
-
-// next takes the oldest line, or nil when there is none.
-func (s *streamLines) next() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.lines) == 0 {
-		return nil
-	}
-	l := s.lines[0]
-	s.lines[0] = nil
-	s.lines = s.lines[1:]
-	return l
-}
-
-// tapBody copies what is read from a response body into a streamLines.
-type tapBody struct {
-	io.ReadCloser
-	lines *streamLines
-}
-
-func (b tapBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.lines.write(p[:n], err != nil)
-	return n, err
-}
-
-// tapLines makes resp's body feed the streamLines of r's context, if any.
-func tapLines(r *http.Request, resp *http.Response) {
-	if l, ok := r.Context().Value(streamLinesKey{}).(*streamLines); ok && resp.Body != nil {
-		resp.Body = tapBody{ReadCloser: resp.Body, lines: l}
-	}
-}
+// frame was decoded from (attempt has it), and sent back with each value as
+// raw JSON.
 
 // rawToolArguments returns the arguments of each tool call in a frame's
 // line as the server sent them, or nil when the line does not hold the

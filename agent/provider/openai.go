@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 )
 
@@ -32,7 +34,7 @@ func NewOpenAI(cfg Config) *OpenAI {
 	cfg = cfg.withDefaults()
 	opts := []option.RequestOption{
 		option.WithBaseURL(cfg.OpenAIBaseURL),
-		option.WithHTTPClient(cfg.HTTPClient),
+		option.WithHTTPClient(withNotes(cfg.HTTPClient)),
 		// One retry policy: ours, which knows whether anything was streamed.
 		option.WithMaxRetries(0),
 		// Always set, even empty: openai-go would otherwise send
@@ -48,9 +50,10 @@ func (p *OpenAI) Name() string { return "openai" }
 
 // Models lists GET /models.
 func (p *OpenAI) Models(ctx context.Context) ([]ModelInfo, error) {
-	page, err := p.client.Models.List(ctx)
+	xctx, x := withExchange(ctx)
+	page, err := p.client.Models.List(xctx)
 	if err != nil {
-		return nil, p.classify(err, "", 0, false)
+		return nil, p.classify(err, x, "", false, 0, false)
 	}
 	out := make([]ModelInfo, 0, len(page.Data))
 	for _, m := range page.Data {
@@ -71,7 +74,7 @@ func (p *OpenAI) Show(ctx context.Context, model string) (ModelInfo, error) {
 			return m, nil
 		}
 	}
-	return ModelInfo{}, p.notFound(model, nil)
+	return ModelInfo{}, p.notFound(model, "", nil)
 }
 
 // Chat streams one call to /chat/completions.
@@ -83,81 +86,94 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 	var res attemptResult
 	err = p.retry.run(ctx, func() (bool, error) {
 		var err error
-		res, err = p.attempt(ctx, req.Model, params, onDelta)
+		res, err = p.attempt(ctx, req.Model, len(req.Tools) > 0, params, onDelta)
 		return res.streamed, err
 	})
 	return res.Response, err
 }
 
-func (p *OpenAI) attempt(ctx context.Context, model string, params openai.ChatCompletionNewParams, onDelta func(Delta) error) (attemptResult, error) {
+func (p *OpenAI) attempt(ctx context.Context, model string, tools bool, params openai.ChatCompletionNewParams, onDelta func(Delta) error) (attemptResult, error) {
 	var (
 		res    attemptResult
-		acc    openai.ChatCompletionAccumulator
+		calls  callAssembler
 		finish string
 		chunks int
 	)
 	d := deltas{onDelta: onDelta}
 	actx, wd := newWatchdog(ctx, p.cfg.IdleTimeout)
 	defer wd.stop()
+	actx, x := withExchange(actx)
 
 	stream := p.client.Chat.Completions.NewStreaming(actx, params)
 	defer stream.Close()
-	for stream.Next() {
-		wd.kick()
-		chunks++
-		chunk := stream.Current()
-		acc.AddChunk(chunk)
-		if chunk.Usage.PromptTokens > 0 || chunk.Usage.CompletionTokens > 0 {
-			res.Usage = Usage{PromptTokens: int(chunk.Usage.PromptTokens), CompletionTokens: int(chunk.Usage.CompletionTokens)}
+	err := func() error {
+		for stream.Next() {
+			wd.kick()
+			chunks++
+			chunk := stream.Current()
+			if chunk.Object == "error" {
+				// vLLM before 0.10 sends its flat error object as a chunk.
+				return p.streamError(model, tools, []byte(chunk.RawJSON()), d.chars)
+			}
+			if chunk.Usage.PromptTokens > 0 || chunk.Usage.CompletionTokens > 0 {
+				res.Usage = Usage{PromptTokens: int(chunk.Usage.PromptTokens), CompletionTokens: int(chunk.Usage.CompletionTokens)}
+			}
+			if len(chunk.Choices) == 0 {
+				continue
+			}
+			c := chunk.Choices[0]
+			if err := d.add(reasoningContent(c.Delta.JSON.ExtraFields), ""); err != nil {
+				return err
+			}
+			parts, err := forEachPart(c.Delta.JSON.Content.Raw(), func(th, tx string) error {
+				if err := d.add(th, ""); err != nil {
+					return err
+				}
+				return d.content(tx)
+			})
+			if err != nil {
+				return err
+			}
+			if !parts {
+				if err := d.content(c.Delta.Content); err != nil {
+					return err
+				}
+			}
+			for _, tc := range c.Delta.ToolCalls {
+				calls.add(tc.Index, tc.JSON.Index.Valid(), tc.ID, tc.Function.Name, tc.Function.Arguments)
+			}
+			if c.FinishReason != "" {
+				finish = c.FinishReason
+			}
 		}
-		if len(chunk.Choices) == 0 {
-			continue
+		if err := stream.Err(); err != nil {
+			return err
 		}
-		c := chunk.Choices[0]
-		if err := d.add(reasoningContent(c.Delta.JSON.ExtraFields), ""); err != nil {
-			d.fill(&res)
-			return res, callerError(err)
+		if finish != "" {
+			return d.flush()
 		}
-		if err := d.content(c.Delta.Content); err != nil {
-			d.fill(&res)
-			return res, callerError(err)
-		}
-		if c.FinishReason != "" {
-			finish = c.FinishReason
-		}
-	}
-	err := stream.Err()
-	if err == nil && finish != "" {
-		if err := d.flush(); err != nil {
-			d.fill(&res)
-			return res, callerError(err)
-		}
-	}
+		return nil
+	}()
 	d.fill(&res)
+
+	var cb *callbackError
+	var pe *Error
 	switch {
+	case errors.As(err, &cb):
+		return res, cb.err
+	case errors.As(err, &pe):
+		return res, pe
 	case fired(actx):
 		return res, timeoutError(p.cfg.IdleTimeout)
 	case ctx.Err() != nil:
 		return res, ctx.Err()
 	case err != nil:
-		return res, p.classify(err, model, d.chars, chunks > 0)
+		return res, p.classify(err, x, model, tools, d.chars, chunks > 0)
 	case finish == "":
 		return res, interrupted(d.chars, nil)
 	}
-	res.DoneReason = finish
-	if len(acc.Choices) > 0 {
-		for i, tc := range acc.Choices[0].Message.ToolCalls {
-			id := tc.ID
-			if id == "" {
-				id = fmt.Sprintf("call_%d", i+1)
-			}
-			args := strings.TrimSpace(tc.Function.Arguments)
-			if args == "" {
-				args = "{}"
-			}
-			res.ToolCalls = append(res.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: json.RawMessage(args)})
-		}
-	}
+	res.DoneReason, res.Truncated = finish, cutAtLimit(finish)
+	res.ToolCalls = calls.toolCalls()
 	return res, nil
 }
 
@@ -181,38 +197,24 @@ func reasoningContent(extra map[string]respjson.Field) string {
 	return ""
 }
 
-func (p *OpenAI) notFound(model string, err error) *Error {
+func (p *OpenAI) notFound(model, msg string, err error) *Error {
+	if msg != "" {
+		return newError(KindModelNotFound, err, "model %s was not found at %s: %s (check the name in GET %s/models)", model, p.cfg.OpenAIBaseURL, msg, p.cfg.OpenAIBaseURL)
+	}
 	return newError(KindModelNotFound, err, "model %s was not found at %s (check the name in GET %s/models)", model, p.cfg.OpenAIBaseURL, p.cfg.OpenAIBaseURL)
 }
 
-// classify turns an error of the OpenAI client into an *Error.
-func (p *OpenAI) classify(err error, model string, chars int, started bool) *Error {
-	var ae *openai.Error
-	if errors.As(err, &ae) {
-		msg := ae.Message
-		if msg == "" {
-			msg = http.StatusText(ae.StatusCode)
-		}
-		switch {
-		case ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden:
-			return newError(KindAuth, err, "%s refused the API key (%d %s): check OPENAI_API_KEY", p.cfg.OpenAIBaseURL, ae.StatusCode, msg)
-		case ae.StatusCode == http.StatusNotFound && model != "":
-			return p.notFound(model, err)
-		case strings.Contains(msg, "does not support tools") || strings.Contains(msg, "tool") && strings.Contains(msg, "not supported"):
-			return noTools(model, err)
-		case ae.Code == "context_length_exceeded" || strings.Contains(msg, "context length"):
-			return newError(KindContextOverflow, err, "the prompt does not fit %s's context window: %s", model, msg)
-		case ae.StatusCode == http.StatusTooManyRequests:
-			e := newError(KindRateLimited, err, "%s is rate limiting requests (429 %s)", p.cfg.OpenAIBaseURL, msg)
-			if ae.Response != nil {
-				e.retryAfter = parseRetryAfter(ae.Response.Header.Get("Retry-After"), time.Now())
-			}
-			return e
-		case ae.StatusCode >= 500:
-			return newError(KindServerError, err, "the model server at %s failed (%d %s)", p.cfg.OpenAIBaseURL, ae.StatusCode, msg)
-		default:
-			return newError(KindRejected, err, "the model server at %s rejected the request (%d %s)", p.cfg.OpenAIBaseURL, ae.StatusCode, msg)
-		}
+// classify turns an error of the OpenAI client into an *Error. A response
+// with an error status is explained from the exchange the request
+// recorded, in the server's own words, whatever the client made of its
+// body; an error inside the stream from the event that carried it.
+func (p *OpenAI) classify(err error, x *exchange, model string, tools bool, chars int, started bool) *Error {
+	if status, header, body, ok := x.failed(); ok {
+		return p.statusError(model, tools, status, header, body)
+	}
+	var se *ssestream.StreamError
+	if errors.As(err, &se) {
+		return p.streamError(model, tools, se.Event.Data, chars)
 	}
 	switch {
 	case isConnError(err):
@@ -229,6 +231,74 @@ func (p *OpenAI) classify(err error, model string, chars int, started bool) *Err
 		return interrupted(chars, err)
 	}
 	return newError(KindServerError, err, "the model server at %s failed: %v", p.cfg.OpenAIBaseURL, err)
+}
+
+// statusError explains an error status with the server's own message.
+func (p *OpenAI) statusError(model string, tools bool, status int, header http.Header, body []byte) *Error {
+	se := parseServerError(body)
+	err := &openai.Error{StatusCode: status, Message: se.Message, Code: se.Code, Type: se.Type}
+	url := p.cfg.OpenAIBaseURL
+	switch {
+	case tools && refusesTools(se.Message):
+		return noTools(model, se.Message)
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return newError(KindAuth, err, "%s refused the API key (%s): check OPENAI_API_KEY", url, said(status, se.Message))
+	case overflows(se):
+		return newError(KindContextOverflow, err, "the prompt does not fit %s's context window: %s", model, cmp.Or(se.Message, said(status, "")))
+	case status == http.StatusNotFound && model != "":
+		return p.notFound(model, se.Message, err)
+	case status == http.StatusTooManyRequests && se.Code == "insufficient_quota":
+		return newError(KindRejected, err, "%s refused the request (%s)", url, said(status, se.Message))
+	case status == http.StatusTooManyRequests:
+		e := newError(KindRateLimited, err, "%s is rate limiting requests (%s)", url, said(status, se.Message))
+		e.wait = rateLimitWait(mergeHeaders(header, se.Header), time.Now())
+		return e
+	case status >= 500:
+		e := newError(KindServerError, err, "the model server at %s failed (%s)", url, said(status, se.Message))
+		e.wait = rateLimitWait(header, time.Now())
+		return e
+	}
+	return newError(KindRejected, err, "the model server at %s rejected the request (%s)", url, said(status, se.Message))
+}
+
+// streamError is an error event inside the stream (data: {"error": {...}},
+// or vLLM's flat error chunk): the server's message, once, as a failure of
+// the kind its code says.
+func (p *OpenAI) streamError(model string, tools bool, data []byte, chars int) *Error {
+	se := parseServerError(data)
+	if se.Message == "" {
+		se.Message = "an error event without a message"
+	}
+	switch {
+	case tools && refusesTools(se.Message):
+		return noTools(model, se.Message)
+	case overflows(se):
+		return newError(KindContextOverflow, nil, "the prompt does not fit %s's context window: %s", model, se.Message)
+	case se.Status == http.StatusTooManyRequests:
+		return newError(KindRateLimited, nil, "%s is rate limiting requests: %s", p.cfg.OpenAIBaseURL, se.Message)
+	case se.Status >= 400 && se.Status < 500:
+		return newError(KindRejected, nil, "the model server at %s rejected the request: %s", p.cfg.OpenAIBaseURL, se.Message)
+	case chars > 0:
+		return newError(KindServerError, nil, "the model server at %s failed after %d characters of the answer: %s", p.cfg.OpenAIBaseURL, chars, se.Message)
+	}
+	return newError(KindServerError, nil, "the model server at %s failed: %s", p.cfg.OpenAIBaseURL, se.Message)
+}
+
+// mergeHeaders is h with the headers of extra it does not have.
+func mergeHeaders(h, extra http.Header) http.Header {
+	if len(extra) == 0 {
+		return h
+	}
+	out := h.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	for k, v := range extra {
+		if _, ok := out[k]; !ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // openaiParams converts a Request to the OpenAI wire form.

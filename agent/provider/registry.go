@@ -2,11 +2,16 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/docent/docent/storage/fault"
 )
+
+// SuggestedModel is the Ollama model Docent suggests pulling when none is:
+// it takes tools, thinks, and has a 40k-token context in about 5 GB.
+const SuggestedModel = "qwen3:8b"
 
 // providerNames are the accepted prefixes of a model id.
 var providerNames = []string{"ollama", "openai"}
@@ -20,9 +25,9 @@ func ParseModelID(id string) (provider, model string, err error) {
 	}
 	const forms = "ollama/<model> (e.g. ollama/qwen3:8b) or openai/<model> (e.g. openai/gpt-4o-mini)"
 	if ok && provider != "" && model != "" {
-		return "", "", fmt.Errorf("model %q: unknown provider %q, want %s: name it as %s", id, provider, strings.Join(providerNames, " or "), forms)
+		return "", "", fault.Errorf(fault.Invalid, "model %q: unknown provider %q, want %s: name it as %s", id, provider, strings.Join(providerNames, " or "), forms)
 	}
-	return "", "", fmt.Errorf("model %q: name it with its provider, as %s", id, forms)
+	return "", "", fault.Errorf(fault.Invalid, "model %q: name it with its provider, as %s", id, forms)
 }
 
 // Registry holds one provider of each kind, built from one Config.
@@ -53,7 +58,7 @@ func (r *Registry) Provider(name string) (Provider, error) {
 	case "openai":
 		return r.openai, nil
 	}
-	return nil, fmt.Errorf("unknown provider %q: want one of %s", name, strings.Join(providerNames, ", "))
+	return nil, fault.Errorf(fault.Invalid, "unknown provider %q: want one of %s", name, strings.Join(providerNames, ", "))
 }
 
 // For returns the provider of a model id and the model name without its

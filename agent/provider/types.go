@@ -85,6 +85,11 @@ type Response struct {
 	// DoneReason is the provider's reason for stopping ("stop", "length",
 	// "tool_calls", ...).
 	DoneReason string
+	// Truncated is true when the answer was cut at the output limit
+	// (DoneReason "length" on Ollama and every OpenAI-compatible server,
+	// "model_length" on Mistral): Text is then incomplete, and JSON in it
+	// most likely unfinished.
+	Truncated bool
 	// NumCtx is the context window the call was run with (Ollama's
 	// num_ctx); 0 when the provider does not say (OpenAI).
 	NumCtx int

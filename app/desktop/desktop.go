@@ -4,6 +4,7 @@ package desktop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -19,13 +20,20 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/options/windows"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/docent/docent/storage/fault"
 )
 
-// importGrace is how long an import still running when the window closes
-// gets to stop (at its next file) before Run returns and the caller closes
-// the database.
+// importGrace is how long an import or agent turn still running when the
+// window closes gets to stop (at its next file, model call or tool) before
+// Run returns and the caller closes the database.
 const importGrace = 10 * time.Second
+
+// programName names the program to the desktop (the window's class) and to
+// WebKitGTK, which keeps the page's storage in a folder of that name.
+const programName = "docent"
 
 // window is the running desktop app.
 type window struct {
@@ -39,6 +47,8 @@ type window struct {
 
 	importMu sync.Mutex // one import at a time
 	imports  sync.WaitGroup
+
+	turns *Turns // bound: the UI's agent turns
 }
 
 // Run opens the window and returns when the user closes it, or when ctx is
@@ -51,6 +61,16 @@ func Run(ctx context.Context, opts Options) error {
 	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWork()
 	w.work = work
+	w.turns = newTurns(opts.Turns, w.log)
+	// The webview's storage (cookies, caches, local storage) lives in the
+	// data directory, beside what it belongs to.
+	var webview string
+	if opts.DataDir != "" {
+		webview = filepath.Join(opts.DataDir, "webview")
+		if err := keepWebviewDataIn(webview); err != nil {
+			return fmt.Errorf("desktop window: %w", err)
+		}
+	}
 
 	err := wails.Run(&options.App{
 		Title:     opts.Title,
@@ -62,10 +82,19 @@ func Run(ctx context.Context, opts Options) error {
 		// The handler serves the UI's files and the API alike, so the UI
 		// makes the same requests in the window as in a browser.
 		AssetServer: &assetserver.Options{Handler: logRequests(opts.Logger, opts.Handler)},
-		DragAndDrop: &options.DragAndDrop{EnableFileDrop: true},
-		Linux:       &linux.Options{Icon: opts.Icon, ProgramName: "docent"},
+		// Agent turns run through the bound Turns and stream back as
+		// runtime events (turns.go); a refused one rejects the UI's
+		// promise with the HTTP API's error body.
+		Bind:           []any{w.turns},
+		ErrorFormatter: errorJSON,
+		DragAndDrop:    &options.DragAndDrop{EnableFileDrop: true},
+		Linux:          &linux.Options{Icon: opts.Icon, ProgramName: programName},
+		Windows:        &windows.Options{WebviewUserDataPath: webview},
 		OnStartup: func(wctx context.Context) {
 			w.ctx = wctx
+			w.turns.start(work, func(channel string, event json.RawMessage) {
+				runtime.EventsEmit(wctx, channel, event)
+			})
 			runtime.OnFileDrop(wctx, func(_, _ int, paths []string) { w.importPaths(paths) })
 			// Wails quits on SIGINT and SIGTERM itself; this covers a
 			// context cancelled for any other reason too.
@@ -82,13 +111,17 @@ func Run(ctx context.Context, opts Options) error {
 	})
 	cancelWork()
 	// The caller closes the database when Run returns: let a running
-	// import stop first.
+	// import or turn stop first.
+	deadline := time.Now().Add(importGrace)
 	done := make(chan struct{})
 	go func() { w.imports.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(importGrace):
 		w.log.Warn("an import is still running at exit; closing anyway")
+	}
+	if !w.turns.wait(max(time.Until(deadline), 0)) {
+		w.log.Warn("an agent turn is still running at exit; closing anyway")
 	}
 	if err != nil {
 		return fmt.Errorf("desktop window: %w", err)
@@ -151,8 +184,7 @@ func (w *window) importPaths(paths []string) {
 		report, err := w.opts.Import(w.work, paths)
 		ev := ImportEvent{Paths: paths, Report: report}
 		if err != nil {
-			ev.Error = err.Error()
-			w.log.Error("import", "paths", paths, "err", err)
+			ev.Error = fault.ErrorMessage(fault.Report(w.work, w.log, fmt.Sprintf("import %q", paths), err))
 		}
 		runtime.EventsEmit(w.ctx, ImportedEvent, ev)
 	}()

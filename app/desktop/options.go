@@ -3,13 +3,18 @@
 // window needs GTK and WebKit, so it is built only with the desktop tags; an
 // untagged build points the user at --serve instead.
 //
-// Agent turns stream to the window over SSE, as in a browser: on Linux the
-// asset server answers a request through a pipe that WebKit reads as it
-// fills, so each event arrives when it is written (checked in the real
-// window under Xvfb). Files dropped on the window arrive as paths through
-// Wails' native file drop and are imported in Go; WebKitGTK gives the page's
-// own drop event no File objects for them, and the UI ignores drops in the
-// window, so a drop is imported once.
+// Agent turns do not stream through the asset server, which streams a
+// response body on Linux but is not promised to elsewhere. The UI calls the
+// bound Turns (window.go.desktop.Turns.Chat, .Approve and .Stop), which run
+// the same use case as the HTTP API's chat routes, and gets each event as a
+// Wails runtime event on a channel it names, with the JSON that the SSE
+// stream would send (turns.go). Everything else is the HTTP API.
+//
+// A data directory has one window at a time (LockDataDir), and the
+// webview's storage lives inside it. Files dropped on the window arrive as
+// paths through Wails' native file drop and are imported in Go; WebKitGTK
+// gives the page's own drop event no File objects for them, and the UI
+// ignores drops in the window, so a drop is imported once.
 package desktop
 
 import (
@@ -27,8 +32,12 @@ type Options struct {
 	// Handler serves the web UI and the HTTP API inside the window.
 	Handler http.Handler
 	Logger  *slog.Logger
-	// DataDir is the data directory File > Open data folder shows.
+	// DataDir is the data directory File > Open data folder shows. The
+	// webview keeps its storage in DataDir/webview.
 	DataDir string
+	// Turns runs the agent's chat and approve turns for the UI (the
+	// server behind Handler); nil refuses them.
+	Turns TurnRunner
 	// Import imports files and folders the way `docent import` does and
 	// returns its report (a JSON-able value). The window calls it for
 	// File > Import… and for files dropped on it, and then emits

@@ -1,7 +1,17 @@
 // Package desktoptest is the desktop smoke test: the binary built with the
 // desktop tags, run under Xvfb, shows its window, answers the UI's first
-// API requests, imports a file dropped on it once, saves screenshots, and
-// stops on SIGTERM.
+// API requests, imports a file dropped on it once, streams an agent turn
+// into the page through Wails runtime events, stops one with Esc, runs an
+// approved tool call, refuses a second window on the same data directory,
+// keeps the webview's storage inside the data directory, and stops on
+// SIGTERM.
+//
+// It reads what the page shows as text (select all, copy, and a small GTK
+// program that prints the clipboard), never by counting pixels, and it
+// holds the scripted model's answer mid-stream for as long as it looks: so
+// what it checks does not depend on how busy the machine is. Deadlines only
+// stop a hang. The app runs with HOME and the XDG directories in a temp
+// dir, never the user's.
 //
 // It needs Xvfb, xdotool, imagemagick's import, gcc and the GTK 3 and
 // WebKitGTK 4.1 development packages; it skips without them, and fails
@@ -12,21 +22,30 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/app/internal/artifacts"
 )
+
+// hang is how long the test waits for anything before it calls it a hang.
+// What it waits for is a state (a log line, a text on the page), never a
+// duration, so a busy machine only makes the test slower.
+const hang = 3 * time.Minute
 
 func TestDesktopSmoke(t *testing.T) {
 	requireTools(t)
@@ -36,98 +55,134 @@ func TestDesktopSmoke(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "docent")
-	run(t, root, "go", "build", "-tags", "desktop,production,webkit2_41", "-o", bin, ".")
-	dragSource := buildDragSource(t, tmp)
+	run(t, root, nil, "go", "build", "-tags", "desktop,production,webkit2_41", "-o", bin, ".")
+	display := startXvfb(t)
+	// The test's own GTK programs get a home of their own too.
+	helpers := append(homeEnv(filepath.Join(tmp, "helpers")), "DISPLAY="+display)
+	dragSource := buildGTKProgram(t, tmp, "dragsrc", dragSourceC)
+	clipboard := buildGTKProgram(t, tmp, "clipboard", clipboardC)
 
 	model := modeltest.New(t)
-	display := startXvfb(t)
-	dataDir := filepath.Join(tmp, "data")
-	app := startDesktop(t, bin, display, dataDir, "OLLAMA_HOST="+model.OllamaURL(), "DOCENT_MODEL=ollama/qwen3:8b")
+	// The app's home is a temp dir, and its data directory is inside it:
+	// whatever the app writes elsewhere in that home is a leak.
+	home := filepath.Join(tmp, "home")
+	dataDir := filepath.Join(home, "docent-data")
+	appEnv := append(homeEnv(home), "DISPLAY="+display)
+	app := startDesktop(t, bin, dataDir, slices.Concat(appEnv, []string{"OLLAMA_HOST=" + model.OllamaURL(), "DOCENT_MODEL=ollama/qwen3:8b"})...)
 	shots := artifacts.Dir(t)
+	page := &pageReader{t: t, display: display, reader: clipboard, env: helpers, app: app}
 
 	// (a) The window appears: a visible X window titled Docent.
 	win := waitForWindow(t, display, "^Docent$", app)
 	t.Logf("window %s", win)
+	geo := windowGeometry(t, display, win)
+	// A spot of the window that no control covers (the document list's
+	// empty space, the viewer's margin): a click there gives the page
+	// the keyboard without doing anything.
+	page.blank = [2]int{geo.x + 300, geo.y + 600}
 
 	// (b) The UI loaded and its first API calls were answered.
-	app.waitFor(t, regexp.MustCompile(`msg=request method=GET path=/api/documents status=200`), 60*time.Second)
+	app.waitFor(t, regexp.MustCompile(`msg=request method=GET path=/api/documents status=200`))
+	page.waitFor("the documents page", func(s string) bool { return strings.Contains(s, "Add documents") })
 	screenshotRendered(t, display, filepath.Join(shots, "desktop.png"))
 
+	// A second window on the same data directory is refused, with a
+	// message and exit status 1, and opens nothing.
+	second := exec.Command(bin, "--data-dir", dataDir)
+	second.Env = append(os.Environ(), appEnv...)
+	out, err := runWithin(second, hang)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(out, "already open on the data folder "+dataDir) {
+		t.Errorf("a second window on the same data: %v, output:\n%s\nwant exit status 1 and a message that Docent is already open on %s", err, out, dataDir)
+	}
+	if ids := windowsNamed(display, "^Docent$"); len(ids) != 1 {
+		t.Errorf("%d Docent windows after the second start, want 1", len(ids))
+	}
+
 	// A file dragged from another application onto the window is imported
-	// once, through the native drop, and the list refreshes.
+	// once, through the native drop, and the list shows it.
 	doc := filepath.Join(tmp, "dropped-note.md")
 	if err := os.WriteFile(doc, []byte("# Dropped note\n\nInvoice 42, total 17.50 EUR.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	startProcess(t, dragSource, []string{"DISPLAY=" + display}, doc)
+	startProcess(t, dragSource, helpers, doc)
 	waitForWindow(t, display, "^DocentDragSource$", app)
-	geo := windowGeometry(t, display, win)
-	listsBefore := app.count(`path=/api/documents status=200`)
 	drag(t, display, [2]int{1000, 100}, [2]int{geo.x + geo.w/2, geo.y + geo.h/2})
-	app.waitFor(t, regexp.MustCompile(`imported 1, already there 0, failed 0`), 30*time.Second)
-	deadline := time.Now().Add(15 * time.Second)
-	for app.count(`path=/api/documents status=200`) <= listsBefore {
-		if time.Now().After(deadline) {
-			t.Fatalf("the UI did not fetch the documents again after the import\n%s", app.Log())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	time.Sleep(time.Second) // let the list render
+	app.waitFor(t, regexp.MustCompile(`imported 1, already there 0, failed 0`))
+	page.waitFor("the dropped document in the list", func(s string) bool { return strings.Contains(s, "dropped-note.md") })
 	screenshotRendered(t, display, filepath.Join(shots, "desktop-dropped.png"))
 
-	// Agent turns stream into the window over SSE through the asset
-	// server: open the document, ask, and watch the answer grow on screen
-	// while its request is still open. (Coordinates are those of the
-	// 1280×800 window at Xvfb's fixed layout.)
-	click(t, display, geo.x+200, geo.y+340) // the document's row
-	app.waitFor(t, regexp.MustCompile(`path=/api/documents/doc_\w+/chat/threads status=200`), 30*time.Second)
+	// Open the document. (Coordinates are those of the 1280×800 window at
+	// Xvfb's fixed layout: its first row.)
+	click(t, display, geo.x+200, geo.y+340)
+	app.waitFor(t, regexp.MustCompile(`path=/api/documents/doc_\w+/chat/threads status=200`))
+	page.waitFor("the document page", func(s string) bool { return strings.Contains(s, "Ask the agent about this document") })
 	screenshotRendered(t, display, filepath.Join(shots, "desktop-document.png"))
-	answer := strings.Repeat("The note is invoice 42 and its total is 17.50 EUR. ", 6)
-	model.Enqueue(modeltest.Reply{Text: answer, ChunkRunes: 12, TokenDelay: 400 * time.Millisecond})
-	click(t, display, geo.x+950, geo.y+764) // the chat input
-	xdo(t, display, "type", "--delay", "20", "What is this?")
-	xdo(t, display, "key", "Return")
-	chatDone := regexp.MustCompile(`method=POST path=/api/documents/doc_\w+/chat status=200`)
-	// The answer darkens the messages panel as it arrives: take frames
-	// until the turn's request ends and look for a run of frames, each
-	// darker than the last, all taken while the request was still open.
-	// (A buffered body would paint the whole answer at once, at the end.)
-	frames := t.TempDir()
-	var ink []float64
-	for i := 0; ; i++ {
-		if i > 200 {
-			t.Fatalf("the chat request did not finish\n%s", app.Log())
-		}
-		path := filepath.Join(frames, fmt.Sprintf("%03d.png", i))
-		screenshot(t, display, path)
-		if chatDone.MatchString(app.Log()) {
-			break // this frame may show the end, not the middle
-		}
-		ink = append(ink, inkIn(t, path, geo.x+700, geo.y+270, 560, 420))
-		time.Sleep(200 * time.Millisecond)
+
+	// The answer streams into the page through Wails runtime events: the
+	// model holds it after its first part, and the page shows that part,
+	// and not the rest, for as long as it is held.
+	first, rest := "The note is invoice 42. ", "Its total is 17.50 EUR."
+	release := make(chan struct{})
+	released := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(released)
+	model.Enqueue(modeltest.Reply{Text: first + rest, ChunkRunes: utf8.RuneCountInString(first), HoldAfterChunks: 1, Hold: release})
+	ask(t, display, geo, "What is this?")
+	held := page.waitFor("the answer's first part while the model holds the rest", func(s string) bool {
+		return strings.Contains(s, strings.TrimSpace(first))
+	})
+	if strings.Contains(held, strings.TrimSuffix(rest, ".")) {
+		t.Errorf("the page shows the held part of the answer:\n%s", held)
 	}
-	runEnd, runLen := longestRise(ink)
-	t.Logf("ink in the messages panel while the turn streamed: %.4f", ink)
-	if runLen < 4 {
-		t.Errorf("the answer did not grow on screen while it streamed (ink %.4f): is the event stream buffered in the webview?", ink)
-	} else {
-		mid := runEnd - runLen/2
-		data, err := os.ReadFile(filepath.Join(frames, fmt.Sprintf("%03d.png", mid)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(shots, "desktop-streaming.png"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	screenshotRendered(t, display, filepath.Join(shots, "desktop-streaming.png"))
+	released()
+	page.waitFor("the whole answer", func(s string) bool { return strings.Contains(s, first+rest) })
+	app.waitFor(t, regexp.MustCompile(`msg=turn kind=chat document=doc_\w+ channel=\S+ events=\d+ err=<nil>`))
 	screenshotRendered(t, display, filepath.Join(shots, "desktop-answered.png"))
+
+	// Esc stops a turn: the UI says so and the turn ends in Go, without
+	// waiting for the model (which holds its answer until the test ends).
+	never := make(chan struct{})
+	t.Cleanup(func() { close(never) })
+	model.Enqueue(modeltest.Reply{Text: "Pondering the note at length.", ChunkRunes: 9, HoldAfterChunks: 1, Hold: never})
+	ask(t, display, geo, "Tell me more.")
+	page.waitFor("the start of the answer to stop", func(s string) bool { return strings.Contains(s, "Pondering") })
+	xdo(t, display, "key", "Escape")
+	page.waitFor("that the turn stopped", func(s string) bool { return strings.Contains(s, "Stopped.") })
+	app.waitFor(t, regexp.MustCompile(`msg=turn kind=chat document=doc_\w+ channel=\S+ events=\d+ err="the turn was stopped"`))
+
+	// A tool call that changes the document waits for approval in the
+	// card; approved, it runs, and the answer streams on.
+	model.Enqueue(
+		modeltest.Reply{Text: "I will rename it.", ToolCalls: []modeltest.ToolCall{{ID: "c1", Name: "update_document", Arguments: `{"name":"renamed-note.md"}`}}},
+		modeltest.Reply{Text: "Renamed it to renamed-note.md."},
+	)
+	ask(t, display, geo, "Rename it to renamed-note.md.")
+	page.waitFor("the approval card", func(s string) bool { return strings.Contains(s, "Needs your approval") })
+	approve := filepath.Join(shots, "desktop-approval.png")
+	x, y := findPrimaryButton(t, display, approve, geometry{geo.x + geo.w/2, geo.y, geo.w / 2, geo.h}, func() {
+		// The card may be below the fold: scroll the messages to their
+		// end, and take the pointer off them (a hovered button is
+		// darker).
+		xdo(t, display, "mousemove", strconv.Itoa(geo.x+geo.w*3/4), strconv.Itoa(geo.y+geo.h/2),
+			"click", "--repeat", "10", "5", "mousemove", strconv.Itoa(page.blank[0]), strconv.Itoa(page.blank[1]))
+	})
+	click(t, display, x, y)
+	page.waitFor("the answer after the approval", func(s string) bool { return strings.Contains(s, "Renamed it to renamed-note.md.") })
+	app.waitFor(t, regexp.MustCompile(`msg=turn kind=approve document=doc_\w+ channel=\S+ events=\d+ err=<nil>`))
+	screenshotRendered(t, display, filepath.Join(shots, "desktop-approved.png"))
+
+	// Every turn went through the bindings, none through the HTTP API.
+	if m := regexp.MustCompile(`method=POST path=/api/documents/doc_\w+/chat`).FindString(app.Log()); m != "" {
+		t.Errorf("a turn went through the HTTP API (%s), not Wails events\n%s", m, app.Log())
+	}
 
 	// Quit: SIGTERM stops the app cleanly.
 	app.stop(t)
 	if n := app.count(`msg=importing `); n != 1 {
 		t.Errorf("the drop started %d imports, want 1\n%s", n, app.Log())
 	}
-	out := run(t, root, bin, "--data-dir", dataDir, "documents", "--json")
+	out = run(t, root, appEnv, bin, "--data-dir", dataDir, "documents", "--json")
 	var list struct {
 		Documents []struct {
 			Name string `json:"name"`
@@ -136,8 +191,178 @@ func TestDesktopSmoke(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatalf("documents --json: %v\n%s", err, out)
 	}
-	if len(list.Documents) != 1 || list.Documents[0].Name != "dropped-note.md" {
-		t.Errorf("documents after the drop = %+v, want dropped-note.md once", list.Documents)
+	if len(list.Documents) != 1 || list.Documents[0].Name != "renamed-note.md" {
+		t.Errorf("documents after the drop and the approved rename = %+v, want renamed-note.md once", list.Documents)
+	}
+
+	// The webview kept its storage in the data directory, and nothing
+	// else was written to the home directory.
+	if _, err := os.Stat(filepath.Join(dataDir, "webview", "data", "docent")); err != nil {
+		t.Errorf("no webview storage in the data directory: %v", err)
+	}
+	if leaked := filesOutside(t, home, dataDir); len(leaked) > 0 {
+		t.Errorf("the app wrote outside its data directory %s:\n%s", dataDir, strings.Join(leaked, "\n"))
+	}
+}
+
+// homeEnv points HOME and the XDG base directories at dir, so that a
+// program run with it finds and leaves nothing of the user's.
+func homeEnv(dir string) []string {
+	return []string{
+		"HOME=" + dir,
+		"XDG_DATA_HOME=" + filepath.Join(dir, ".local", "share"),
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(dir, ".cache"),
+		"XDG_STATE_HOME=" + filepath.Join(dir, ".local", "state"),
+	}
+}
+
+// filesOutside lists what exists under root but outside keep.
+func filesOutside(t *testing.T, root, keep string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch {
+		case path == keep:
+			return filepath.SkipDir
+		case path != root && !strings.HasPrefix(keep, path+string(filepath.Separator)):
+			out = append(out, path)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ask types a message into the chat input and sends it.
+func ask(t *testing.T, display string, geo geometry, message string) {
+	t.Helper()
+	click(t, display, geo.x+950, geo.y+764) // the chat input
+	xdo(t, display, "type", "--delay", "20", message)
+	xdo(t, display, "key", "Return")
+}
+
+// pageReader reads the text the window's page shows: it clicks a blank
+// spot, selects all, copies, unselects, and prints the clipboard with a
+// small GTK program.
+type pageReader struct {
+	t       *testing.T
+	display string
+	reader  string   // the clipboard printer
+	env     []string // its environment
+	app     *process
+	blank   [2]int
+}
+
+// text returns the page's text with each run of white space made one
+// space. The copy is asynchronous: a read may still see the clipboard of
+// the read before, which waitFor simply reads again.
+func (p *pageReader) text() string {
+	p.t.Helper()
+	click(p.t, p.display, p.blank[0], p.blank[1])
+	// Select all, copy, and unselect (WebKitGTK's ctrl+shift+a): a click
+	// into a selection may start dragging it instead of clicking what is
+	// under it. Key events are handled in order.
+	xdo(p.t, p.display, "key", "ctrl+a", "ctrl+c", "ctrl+shift+a")
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.reader)
+	cmd.Env = append(os.Environ(), p.env...)
+	out, _ := cmd.Output() // nothing copied yet: empty
+	return strings.Join(strings.Fields(string(out)), " ")
+}
+
+// waitFor reads the page until ok accepts its text and returns that text;
+// it fails with the last text read and the app's log when the app exits
+// or nothing changes for too long.
+func (p *pageReader) waitFor(what string, ok func(string) bool) string {
+	p.t.Helper()
+	deadline := time.Now().Add(hang)
+	for {
+		s := p.text()
+		if ok(s) {
+			return s
+		}
+		select {
+		case err := <-p.app.exited:
+			p.app.exited <- err
+			p.t.Fatalf("docent exited (%v) before the page showed %s; it showed:\n%s\n\nlog:\n%s", err, what, s, p.app.Log())
+		default:
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("the page did not show %s within %s; it showed:\n%s\n\nlog:\n%s", what, hang, s, tail(p.app.Log(), 40))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// findPrimaryButton finds the page's one enabled primary button (filled
+// with the accent colour) within region of the screen and returns its
+// centre, taking screenshots (the last saved at path) until one shows it;
+// before each, reveal brings it into view.
+func findPrimaryButton(t *testing.T, display, path string, region geometry, reveal func()) (int, int) {
+	t.Helper()
+	deadline := time.Now().Add(hang)
+	for {
+		reveal()
+		// No selection: WebKit tints selected buttons.
+		xdo(t, display, "key", "ctrl+shift+a")
+		screenshot(t, display, path)
+		// Pixels of the accent colour white, the rest black; eroding
+		// keeps only filled areas (not text or thin borders); %@ is the
+		// bounding box of what is left.
+		out, err := exec.Command("convert", path,
+			"-crop", fmt.Sprintf("%dx%d+%d+%d", region.w, region.h, region.x, region.y), "+repage",
+			"-fill", "black", "+opaque", accent, "-fill", "white", "-opaque", accent,
+			"-morphology", "Erode", "Square:3", "-format", "%@", "info:").Output()
+		if err != nil {
+			t.Fatalf("convert %s: %v", path, err)
+		}
+		var w, h, x, y int
+		if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "%dx%d+%d+%d", &w, &h, &x, &y); err == nil && w > 10 && h > 5 && w < region.w/2 {
+			return region.x + x + w/2, region.y + y + h/2
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no primary button on screen (bounding box %q); see %s", out, path)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// accent is the UI's --accent colour, the fill of primary buttons.
+const accent = "#3b63d9"
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// runWithin runs cmd and returns its combined output; it kills cmd after
+// timeout (a hang).
+func runWithin(cmd *exec.Cmd, timeout time.Duration) (string, error) {
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return out.String(), err
+	case <-time.After(timeout):
+		_ = cmd.Process.Kill()
+		<-done
+		return out.String(), fmt.Errorf("still running after %s", timeout)
 	}
 }
 
@@ -166,10 +391,12 @@ func requireTools(t *testing.T) {
 	t.Skip(msg)
 }
 
-func run(t *testing.T, dir, name string, args ...string) string {
+// run runs a command to its end with env added to the test's environment.
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -215,17 +442,17 @@ func startXvfb(t *testing.T) string {
 	return ""
 }
 
-// buildDragSource compiles a small GTK program that drags a file the way a
-// file manager does (xdotool alone cannot start a file drag).
-func buildDragSource(t *testing.T, dir string) string {
+// buildGTKProgram compiles a small GTK program of the test's: the drag
+// source (xdotool alone cannot start a file drag) or the clipboard printer.
+func buildGTKProgram(t *testing.T, dir, name, source string) string {
 	t.Helper()
-	src := filepath.Join(dir, "dragsrc.c")
-	if err := os.WriteFile(src, []byte(dragSourceC), 0o644); err != nil {
+	src := filepath.Join(dir, name+".c")
+	if err := os.WriteFile(src, []byte(source), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	flags := strings.Fields(run(t, dir, "pkg-config", "--cflags", "--libs", "gtk+-3.0"))
-	bin := filepath.Join(dir, "dragsrc")
-	run(t, dir, "gcc", append([]string{"-o", bin, src}, flags...)...)
+	flags := strings.Fields(run(t, dir, nil, "pkg-config", "--cflags", "--libs", "gtk+-3.0"))
+	bin := filepath.Join(dir, name)
+	run(t, dir, nil, "gcc", append([]string{"-o", bin, src}, flags...)...)
 	return bin
 }
 
@@ -252,10 +479,10 @@ func (p *process) Log() string {
 func (p *process) count(substr string) int { return strings.Count(p.Log(), substr) }
 
 // waitFor waits for a line of the log matching re; it fails if the process
-// exits first.
-func (p *process) waitFor(t *testing.T, re *regexp.Regexp, timeout time.Duration) {
+// exits first, or after a hang.
+func (p *process) waitFor(t *testing.T, re *regexp.Regexp) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(hang)
 	for !re.MatchString(p.Log()) {
 		select {
 		case err := <-p.exited:
@@ -264,7 +491,7 @@ func (p *process) waitFor(t *testing.T, re *regexp.Regexp, timeout time.Duration
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no log line matching %q after %s\n%s", re, timeout, p.Log())
+			t.Fatalf("no log line matching %q after %s\n%s", re, hang, p.Log())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -280,7 +507,7 @@ func (p *process) stop(t *testing.T) {
 		if err != nil {
 			t.Errorf("docent exited with %v after SIGTERM\n%s", err, p.Log())
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(hang):
 		_ = p.cmd.Process.Kill()
 		t.Fatalf("docent did not stop on SIGTERM\n%s", p.Log())
 	}
@@ -307,25 +534,19 @@ func startProcess(t *testing.T, bin string, env []string, args ...string) *proce
 	return p
 }
 
-func startDesktop(t *testing.T, bin, display, dataDir string, extra ...string) *process {
+// startDesktop starts the desktop app on dataDir with debug logs and env.
+func startDesktop(t *testing.T, bin, dataDir string, env ...string) *process {
 	t.Helper()
-	env := []string{
-		"DISPLAY=" + display,
-		"DOCENT_LOG_LEVEL=debug",
-	}
-	return startProcess(t, bin, append(env, extra...), "--data-dir", dataDir)
+	return startProcess(t, bin, append([]string{"DOCENT_LOG_LEVEL=debug"}, env...), "--data-dir", dataDir)
 }
 
 // waitForWindow waits for a visible X window whose name matches the
 // regular expression and returns its id.
 func waitForWindow(t *testing.T, display, name string, app *process) string {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(hang)
 	for {
-		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", name)
-		cmd.Env = append(os.Environ(), "DISPLAY="+display)
-		out, _ := cmd.Output()
-		if ids := strings.Fields(string(out)); len(ids) > 0 {
+		if ids := windowsNamed(display, name); len(ids) > 0 {
 			return ids[0]
 		}
 		if time.Now().After(deadline) {
@@ -333,6 +554,15 @@ func waitForWindow(t *testing.T, display, name string, app *process) string {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// windowsNamed returns the visible windows whose name matches the regular
+// expression.
+func windowsNamed(display, name string) []string {
+	cmd := exec.Command("xdotool", "search", "--onlyvisible", "--name", name)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	out, _ := cmd.Output()
+	return strings.Fields(string(out))
 }
 
 type geometry struct{ x, y, w, h int }
@@ -390,38 +620,6 @@ func xdo(t *testing.T, display string, args ...string) {
 	}
 }
 
-// inkIn is how dark a w×h region at (x, y) of a screenshot is: 0 for
-// white, 1 for black.
-func inkIn(t *testing.T, path string, x, y, w, h int) float64 {
-	t.Helper()
-	out, err := exec.Command("convert", path, "-crop", fmt.Sprintf("%dx%d+%d+%d", w, h, x, y),
-		"-colorspace", "Gray", "-format", "%[fx:1-mean]", "info:").Output()
-	if err != nil {
-		t.Fatalf("convert %s: %v", path, err)
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-	if err != nil {
-		t.Fatalf("convert %s: %q", path, out)
-	}
-	return v
-}
-
-// longestRise finds the longest run of strictly rising values and
-// returns the index of its last value and its length.
-func longestRise(v []float64) (end, length int) {
-	for i, n := 0, 0; i < len(v); i++ {
-		if i > 0 && v[i] > v[i-1] {
-			n++
-		} else {
-			n = 1
-		}
-		if n > length {
-			end, length = i, n
-		}
-	}
-	return end, length
-}
-
 // click clicks the first button at (x, y) of the screen.
 func click(t *testing.T, display string, x, y int) {
 	t.Helper()
@@ -438,7 +636,7 @@ func click(t *testing.T, display string, x, y int) {
 func screenshotRendered(t *testing.T, display, path string) {
 	t.Helper()
 	const minColours = 200
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(hang)
 	for {
 		colours := screenshot(t, display, path)
 		if colours >= minColours {
@@ -455,7 +653,7 @@ func screenshotRendered(t *testing.T, display, path string) {
 // screenshot saves the whole X screen and returns its number of colours.
 func screenshot(t *testing.T, display, path string) int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hang)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "import", "-window", "root", path)
 	cmd.Env = append(os.Environ(), "DISPLAY="+display)
@@ -496,6 +694,21 @@ int main(int argc, char **argv) {
   g_signal_connect(win, "destroy", G_CALLBACK(gtk_main_quit), NULL);
   gtk_widget_show_all(win);
   gtk_main();
+  return 0;
+}
+`
+
+const clipboardC = `/* Prints the text of the clipboard (nothing, exit status 2, when it holds
+   no text). */
+#include <gtk/gtk.h>
+#include <stdio.h>
+
+int main(int argc, char **argv) {
+  gtk_init(&argc, &argv);
+  gchar *text = gtk_clipboard_wait_for_text(gtk_clipboard_get(GDK_SELECTION_CLIPBOARD));
+  if (!text) return 2;
+  fputs(text, stdout);
+  g_free(text);
   return 0;
 }
 `

@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // Formats.
@@ -125,7 +126,7 @@ func Write(w io.Writer, d Data, opts Options) error {
 	case JSONL:
 		return t.writeJSON(w, false)
 	}
-	return storage.Errorf(storage.ErrInvalid, "unknown export format %q (want csv, json or jsonl)", opts.Format)
+	return fault.Errorf(fault.Invalid, "unknown export format %q (want csv, json or jsonl)", opts.Format)
 }
 
 // Table is an export laid out: its columns and, per row, a value per
@@ -174,7 +175,7 @@ func Build(d Data, explode string) (Table, error) {
 			}
 		}
 		if at < 0 {
-			return Table{}, storage.Errorf(storage.ErrInvalid, "--explode %s: the schema has no such field (fields: %s)", explode, strings.Join(fields, ", "))
+			return Table{}, fault.Errorf(fault.Invalid, "--explode %s: the schema has no such field (fields: %s)", explode, strings.Join(fields, ", "))
 		}
 		itemFields = Fields(itemsSchema(root, explode))
 		if len(itemFields) == 0 {

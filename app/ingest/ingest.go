@@ -15,6 +15,7 @@ import (
 
 	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // MaxFileSize bounds one imported file. A file is streamed, not held in
@@ -79,16 +80,17 @@ func (im *Importer) ImportBytes(ctx context.Context, name string, data []byte, o
 // and each of those checks that it read what the first did. It never panics
 // and never leaves a half-written document: the store writes a document in
 // one transaction.
-func (im *Importer) ImportReader(ctx context.Context, name string, src io.ReaderAt, size int64, opts Options) Outcome {
-	out := Outcome{File: name}
+func (im *Importer) ImportReader(ctx context.Context, name string, src io.ReaderAt, size int64, opts Options) (out Outcome) {
+	out = Outcome{File: name}
+	defer func() { out.Err = fault.Report(ctx, nil, "import "+name, out.Err) }()
 	if size > MaxFileSize {
-		out.Err = fmt.Errorf("file too large: %d MiB, the limit is %d MiB", size>>20, MaxFileSize>>20)
+		out.Err = fault.Errorf(fault.Invalid, "file too large: %d MiB, the limit is %d MiB", size>>20, MaxFileSize>>20)
 		return out
 	}
 	file := func() *io.SectionReader { return io.NewSectionReader(src, 0, size) }
 	head := make([]byte, min(size, 1024))
 	if _, err := io.ReadFull(file(), head); err != nil {
-		out.Err = fmt.Errorf("read %s: %w", name, err)
+		out.Err = fault.Errorf(fault.Invalid, "read %s: %w", name, err)
 		return out
 	}
 	media, err := DetectMediaType(name, head)
@@ -98,7 +100,7 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 	}
 	first, err := survey(file())
 	if err != nil {
-		out.Err = fmt.Errorf("read %s: %w", name, err)
+		out.Err = fault.Errorf(fault.Invalid, "read %s: %w", name, err)
 		return out
 	}
 	existing, err := im.DB.DocumentBySHA256(ctx, first.sha256)
@@ -111,7 +113,7 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 		// say, a broken fake.pdf into a "ready" text document still named
 		// fake.pdf: keep it as it is and say what to do.
 		out.Document, out.Duplicate = &existing, true
-		out.Err = fmt.Errorf("same bytes as %s (%s), which failed as %s: %s; delete that document to import them as %s",
+		out.Err = fault.Errorf(fault.Conflict, "same bytes as %s (%s), which failed as %s: %s; delete that document to import them as %s",
 			existing.Name, existing.ID, existing.MediaType, existing.Error, media)
 		return out
 	case err != nil && !errors.Is(err, storage.ErrNotFound):
@@ -211,7 +213,7 @@ func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firs
 		if errors.Is(err, pdftext.ErrPasswordRequired) && opts.Password == "" {
 			err = fmt.Errorf("%w (import it again with --password)", err)
 		}
-		return storage.DocumentContent{Status: storage.StatusFailed, Error: err.Error()}, err
+		return storage.DocumentContent{Status: storage.StatusFailed, Error: err.Error()}, fault.Errorf(fault.Invalid, "%w", err)
 	}
 	content := storage.DocumentContent{Status: storage.StatusReady, Pages: res.Pages}
 	if !hasText(res.Pages) {
@@ -264,7 +266,7 @@ func DetectMediaType(name string, data []byte) (string, error) {
 	if ext == "" {
 		ext = "(no extension)"
 	}
-	return "", fmt.Errorf("%w %s: Docent imports PDF, .txt and .md files", ErrUnsupported, ext)
+	return "", fault.Errorf(fault.Invalid, "%w %s: Docent imports PDF, .txt and .md files", ErrUnsupported, ext)
 }
 
 // Supported reports whether a file with this name is one Docent imports, for

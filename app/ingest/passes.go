@@ -3,10 +3,11 @@ package ingest
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"hash"
 	"hash/crc32"
 	"io"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 // A file is read more than once and never held in memory whole: a first
@@ -34,7 +35,7 @@ func survey(r io.Reader) (firstPass, error) {
 }
 
 // errChanged is the error of a pass that read other bytes than the first.
-var errChanged = errors.New("the file changed while it was imported: import it again")
+var errChanged error = fault.Errorf(fault.Conflict, "the file changed while it was imported: import it again")
 
 // newChecksum is the check sum that later passes compare with the first:
 // CRC-32C, which the CPU computes far faster than a second SHA-256. It

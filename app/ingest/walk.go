@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 // Plan is the list of files an import will read, found by walking its paths.
@@ -44,7 +46,7 @@ func PlanPaths(paths []string) (Plan, error) {
 	for _, root := range paths {
 		info, err := os.Stat(root)
 		if err != nil {
-			return Plan{}, fmt.Errorf("import %s: %w", root, err)
+			return Plan{}, fault.Errorf(fault.Invalid, "import %s: %w", root, err)
 		}
 		if !info.IsDir() {
 			plan.Files = append(plan.Files, root)
@@ -52,7 +54,7 @@ func PlanPaths(paths []string) (Plan, error) {
 		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return fmt.Errorf("walk %s: %w", path, err)
+				return fault.Errorf(fault.Invalid, "walk %s: %w", path, err)
 			}
 			if path != root && strings.HasPrefix(d.Name(), ".") {
 				if d.IsDir() {
@@ -137,12 +139,12 @@ func (im *Importer) importFile(ctx context.Context, path string, opts Options) O
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return Outcome{File: path, Err: err}
+		return Outcome{File: path, Err: fault.Errorf(fault.Invalid, "%w", err)}
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return Outcome{File: path, Err: err}
+		return Outcome{File: path, Err: fault.Errorf(fault.Invalid, "%w", err)}
 	}
 	// The file is streamed from disk, never read into memory whole.
 	return im.ImportReader(ctx, path, f, info.Size(), opts)

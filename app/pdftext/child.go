@@ -10,7 +10,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strconv"
-	"time"
 )
 
 // The child side of ExtractIsolated: the same executable, started with
@@ -18,19 +17,14 @@ import (
 const (
 	childEnv  = "DOCENT_PDFTEXT_CHILD"
 	memoryEnv = "DOCENT_PDFTEXT_MEMORY" // the memory limit in bytes
-	// testHookEnv is for this package's tests only: "alloc" makes the child
-	// allocate without end, "hang" makes it sleep, so that the parent's
-	// handling of a child out of memory or out of time can be tested without
-	// a PDF that does either.
-	testHookEnv = "DOCENT_PDFTEXT_TEST_HOOK"
 )
 
-// The child is started from an init function rather than from a call in
-// main: every binary that links this package, including the test binaries
-// of the packages that import it (ingest, the CLI), can then serve as the
-// child without a TestMain of its own. The environment variable is set only
-// by ExtractIsolated, so a normal start is unaffected.
-func init() {
+// RunChildIfRequested turns this process into a PDF reader when
+// ExtractIsolated started it as one, and exits when the reader is done;
+// otherwise it returns at once. main calls it first thing, before anything
+// else starts; so must the TestMain of every test binary whose tests read
+// PDFs through ExtractIsolated, since the child is that test binary.
+func RunChildIfRequested() {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(runChild(os.Stdin, os.Stdout))
 	}
@@ -58,25 +52,7 @@ type replyError struct {
 }
 
 func runChild(stdin io.Reader, stdout io.Writer) int {
-	limit, _ := strconv.ParseInt(os.Getenv(memoryEnv), 10, 64)
-	if limit > 0 {
-		applyMemoryLimit(limit)
-	}
-	// A parser recursing without end should fail fast, not grow a 1 GB stack.
-	debug.SetMaxStack(256 << 20)
-	switch os.Getenv(testHookEnv) {
-	case "alloc":
-		var hold [][]byte
-		for {
-			b := make([]byte, 16<<20)
-			for i := range b {
-				b[i] = 1
-			}
-			hold = append(hold, b)
-		}
-	case "hang":
-		time.Sleep(time.Hour)
-	}
+	applyChildLimits()
 
 	in := bufio.NewReader(stdin)
 	line, err := in.ReadBytes('\n')
@@ -104,4 +80,14 @@ func runChild(stdin io.Reader, stdout io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// applyChildLimits sets the memory limit the parent asked for, and a stack
+// limit: a parser recursing without end should fail fast, not grow a 1 GB
+// stack.
+func applyChildLimits() {
+	if limit, _ := strconv.ParseInt(os.Getenv(memoryEnv), 10, 64); limit > 0 {
+		applyMemoryLimit(limit)
+	}
+	debug.SetMaxStack(256 << 20)
 }

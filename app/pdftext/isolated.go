@@ -164,7 +164,7 @@ func outOfMemory(stderr string) bool {
 func childEnviron() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "DOCENT_PDFTEXT_") && !strings.HasPrefix(kv, testHookEnv+"=") {
+		if strings.HasPrefix(kv, "DOCENT_PDFTEXT_") {
 			continue
 		}
 		env = append(env, kv)

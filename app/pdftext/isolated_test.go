@@ -82,7 +82,7 @@ func TestLoopingFilesReturnInTime(t *testing.T) {
 }
 
 func TestTimeoutKillsTheChild(t *testing.T) {
-	t.Setenv(testHookEnv, "hang")
+	t.Setenv(faultEnv, "hang")
 	start := time.Now()
 	_, err := ExtractIsolated(context.Background(), []byte(minimalPDF), Options{}, Limits{Timeout: time.Second})
 	if !errors.Is(err, ErrTimeout) || err.Error() != "pdf reader timed out after 1s" {
@@ -94,7 +94,7 @@ func TestTimeoutKillsTheChild(t *testing.T) {
 }
 
 func TestCancelKillsTheChild(t *testing.T) {
-	t.Setenv(testHookEnv, "hang")
+	t.Setenv(faultEnv, "hang")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -108,7 +108,7 @@ func TestCancelKillsTheChild(t *testing.T) {
 }
 
 func TestMemoryLimitIsReported(t *testing.T) {
-	t.Setenv(testHookEnv, "alloc")
+	t.Setenv(faultEnv, "alloc")
 	_, err := ExtractIsolated(context.Background(), []byte(minimalPDF), Options{}, Limits{MemoryBytes: 256 << 20, Timeout: 30 * time.Second})
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("got %v, want ErrTooLarge", err)

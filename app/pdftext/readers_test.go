@@ -49,7 +49,7 @@ func TestExtractionWaitsForAFreeReader(t *testing.T) {
 	defer release()
 	ctx, cancel := context.WithCancel(context.Background())
 	readers.waiting = cancel
-	t.Setenv(testHookEnv, "hang") // a child that did start would never answer
+	t.Setenv(faultEnv, "hang") // a child that did start would never answer
 	_, err = ExtractIsolated(ctx, []byte(minimalPDF), Options{}, Limits{})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "waiting for a free reader") {
 		t.Errorf("err = %v, want the wait for a reader to end with the context", err)

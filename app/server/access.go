@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 // SessionCookie is the cookie that opening the printed URL sets, so the
@@ -36,7 +38,7 @@ func sessionValue(token string) string {
 func (s *Server) allow(w http.ResponseWriter, r *http.Request) bool {
 	if s.cfg.LoopbackOnly && !loopbackHost(r.Host) {
 		// DNS rebinding: another site's name pointing at 127.0.0.1.
-		s.writeError(w, r, errorf("misdirected", "this server answers only for localhost and 127.0.0.1, not for %q", r.Host))
+		s.writeError(w, r, fault.Errorf(codeMisdirected, "this server answers only for localhost and 127.0.0.1, not for %q", r.Host))
 		return false
 	}
 	if s.cfg.Token == "" {
@@ -49,11 +51,11 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if api && !public(r) && !s.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="docent"`)
-		s.writeError(w, r, errorf("unauthorized", "this API needs the access token: open the URL docent --serve printed, or send Authorization: Bearer TOKEN"))
+		s.writeError(w, r, fault.Errorf(codeUnauthorized, "this API needs the access token: open the URL docent --serve printed, or send Authorization: Bearer TOKEN"))
 		return false
 	}
 	if stateChanging(r.Method) && !sameOrigin(r) {
-		s.writeError(w, r, errorf("forbidden_origin", "requests from origin %s may not change anything here", r.Header.Get("Origin")))
+		s.writeError(w, r, fault.Errorf(codeForbiddenOrigin, "requests from origin %s may not change anything here", r.Header.Get("Origin")))
 		return false
 	}
 	return true

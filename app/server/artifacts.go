@@ -6,6 +6,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // Schemas, prompts and tags: the artifacts the agent's tools also make.
@@ -62,7 +63,7 @@ func (s *Server) createSchema(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Name == nil || len(body.ResponseFormat) == 0 {
-		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "a schema needs name and response_format"))
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "a schema needs name and response_format"))
 		return
 	}
 	res, err := agent.CreateSchema(r.Context(), s.cfg.DB, *body.Name, body.ResponseFormat)

@@ -11,80 +11,41 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/export"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
-// The server runs auto-create one document at a time, in the background:
+// The server runs auto-create in the background, one document at a time:
 // uploads with auto_create and POST .../auto-create queue documents
-// (status pending) and wake the worker, which claims and runs each. One at
-// a time because a local model serves one request at a time anyway; the
-// batch CLI is the tool for running many side by side against a hosted API.
+// (status pending, with the model the POST chose stored beside them) and
+// wake the scheduler that Start runs, which claims and runs each. One at a
+// time because a local model serves one request at a time anyway; the
+// batch CLI is the tool for running many side by side against a hosted
+// API.
 
-// startAutoCreateWorker starts the worker; it runs until the server's
-// context ends. Documents left pending by an earlier process are run too.
-func (s *Server) startAutoCreateWorker() {
-	s.autoWake = make(chan struct{}, 1)
-	s.wakeAutoCreate()
-	go s.autoCreateWorker(s.cfg.Context)
-}
+// autoCreateConcurrency is how many queued documents run at once.
+const autoCreateConcurrency = 1
 
-// wakeAutoCreate tells the worker there may be work, without blocking.
-func (s *Server) wakeAutoCreate() {
-	select {
-	case s.autoWake <- struct{}{}:
-	default:
-	}
-}
-
-func (s *Server) autoCreateWorker(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.autoWake:
-		}
-		for ctx.Err() == nil {
-			doc, ok := s.nextPending(ctx)
-			if !ok {
-				break
-			}
+// newAutoCreateScheduler is the scheduler of the server's queue: each run
+// is on the agent in effect as it starts, with the model the document was
+// queued with (else the agent's default).
+func (s *Server) newAutoCreateScheduler() *agent.AutoCreateScheduler {
+	return &agent.AutoCreateScheduler{
+		DB:          s.cfg.DB,
+		Logger:      s.cfg.Logger,
+		Concurrency: autoCreateConcurrency,
+		Creator: func() *agent.AutoCreator {
 			a := s.agent()
 			if a == nil {
-				break
+				return nil
 			}
-			c := &agent.AutoCreator{Agent: a}
-			res, err := c.Run(ctx, doc.ID, agent.AutoCreateOptions{Model: s.autoCreateModel(doc.ID)})
+			return &agent.AutoCreator{Agent: a}
+		},
+		Done: func(ctx context.Context, d storage.Document, res agent.AutoCreateResult, err error) {
 			if err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Warn("auto-create ended without a proposal", "document", doc.ID, "status", res.Status, "err", err)
+				s.cfg.Logger.Warn("auto-create ended without a proposal", "document", d.ID, "status", res.Status, "err", err)
 			}
-		}
+		},
 	}
-}
-
-// nextPending is the oldest pending document, if any.
-func (s *Server) nextPending(ctx context.Context) (storage.Document, bool) {
-	docs, err := s.cfg.DB.AutoCreateCandidates(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.cfg.Logger.Warn("list auto-create candidates", "err", err)
-		}
-		return storage.Document{}, false
-	}
-	for _, d := range docs {
-		if d.AutoCreateStatus == storage.AutoCreatePending {
-			return d, true
-		}
-	}
-	return storage.Document{}, false
-}
-
-// autoCreateModel is the model a POST chose for a document, else the
-// default ("").
-func (s *Server) autoCreateModel(docID string) string {
-	s.autoMu.Lock()
-	defer s.autoMu.Unlock()
-	m := s.autoModels[docID]
-	delete(s.autoModels, docID)
-	return m
 }
 
 type autoCreateBody struct {
@@ -92,9 +53,10 @@ type autoCreateBody struct {
 }
 
 // startAutoCreate answers POST /api/documents/{id}/auto-create: it queues
-// the document (a failed or rejected one again) and answers with it,
-// status pending; the worker then runs it. A proposed or accepted document
-// must be rejected first; a running one is a conflict.
+// the document (a failed or rejected one again) with the body's model and
+// answers with it, status pending; the queue (Start) then runs it. A
+// proposed or accepted document must be rejected first; a running one is
+// a conflict.
 func (s *Server) startAutoCreate(w http.ResponseWriter, r *http.Request) {
 	if !s.needAgent(w, r) {
 		return
@@ -105,16 +67,14 @@ func (s *Server) startAutoCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	docID := r.PathValue("id")
-	if m := strings.TrimSpace(body.Model); m != "" {
-		if _, _, err := s.agent().Providers.For(m); err != nil {
-			s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "%v", err))
+	model := strings.TrimSpace(body.Model)
+	if model != "" {
+		if _, _, err := s.agent().Providers.For(model); err != nil {
+			s.writeError(w, r, fault.Errorf(fault.Invalid, "%v", err))
 			return
 		}
-		s.autoMu.Lock()
-		s.autoModels[docID] = m
-		s.autoMu.Unlock()
 	}
-	docs, err := s.cfg.DB.QueueAutoCreate(r.Context(), docID)
+	docs, err := s.cfg.DB.QueueAutoCreate(r.Context(), model, docID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -125,15 +85,15 @@ func (s *Server) startAutoCreate(w http.ResponseWriter, r *http.Request) {
 		case err != nil:
 			s.writeError(w, r, err)
 		case d.Status != storage.StatusReady:
-			s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "document %s is %s, not ready: auto-create needs its text", d.Name, d.Status))
+			s.writeError(w, r, fault.Errorf(fault.Invalid, "document %s is %s, not ready: auto-create needs its text", d.Name, d.Status))
 		case d.AutoCreateStatus == storage.AutoCreatePending:
 			writeJSON(w, http.StatusAccepted, d) // queued already
 		default:
-			s.writeError(w, r, storage.Errorf(storage.ErrConflict, "auto-create of %s is %s already; reject the proposal first to run it again", d.Name, d.AutoCreateStatus))
+			s.writeError(w, r, fault.Errorf(fault.Conflict, "auto-create of %s is %s already; reject the proposal first to run it again", d.Name, d.AutoCreateStatus))
 		}
 		return
 	}
-	s.wakeAutoCreate()
+	s.autoCreate.Wake()
 	writeJSON(w, http.StatusAccepted, docs[0])
 }
 
@@ -175,14 +135,14 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	ctype, ok := exportContentTypes[format]
 	if !ok {
-		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "format %q: want csv, json or jsonl", format))
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "format %q: want csv, json or jsonl", format))
 		return
 	}
 	raw := false
 	if v := r.URL.Query().Get("raw"); v != "" {
 		var err error
 		if raw, err = strconv.ParseBool(v); err != nil {
-			s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "raw %q: want 1 or 0", v))
+			s.writeError(w, r, fault.Errorf(fault.Invalid, "raw %q: want 1 or 0", v))
 			return
 		}
 	}
@@ -195,9 +155,9 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 	// than a half-written download.
 	var buf strings.Builder
 	if err := export.Write(&buf, data, export.Options{Format: format, Explode: r.URL.Query().Get("explode"), Raw: raw}); err != nil {
-		var se *storage.Error
-		if !errors.As(err, &se) {
-			err = storage.Errorf(storage.ErrInvalid, "%v", err)
+		var fe *fault.Error
+		if !errors.As(err, &fe) {
+			err = fault.Errorf(fault.Invalid, "%v", err)
 		}
 		s.writeError(w, r, err)
 		return

@@ -1,14 +1,19 @@
 package server_test
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
+	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage"
 )
 
@@ -103,4 +108,81 @@ func TestAutoCreateFromUploadToReviewAndExport(t *testing.T) {
 	f.wantError(http.MethodPost, "/api/documents/"+doc.ID+"/auto-create/accept", nil, http.StatusConflict, "conflict")
 	f.wantError(http.MethodPost, "/api/documents/doc_missing/auto-create", nil, http.StatusNotFound, "not_found")
 	f.wantError(http.MethodPost, "/api/documents/"+doc.ID+"/auto-create", map[string]string{"model": "gpt"}, http.StatusBadRequest, "invalid")
+}
+
+// The model a POST queues a document with is stored with it: after a
+// restart, the next server runs the document on that model.
+func TestQueuedModelSurvivesARestart(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Close() // this server runs nothing: the queue waits for the next one
+	var queued storage.Document
+	f.call(http.MethodPost, "/api/documents/"+f.doc.ID+"/auto-create", map[string]string{"model": "ollama/llama3.2:1b"}, http.StatusAccepted, &queued)
+	if queued.AutoCreateStatus != storage.AutoCreatePending || len(f.model.Requests()) != 0 {
+		t.Fatalf("queued %q with %d model requests", queued.AutoCreateStatus, len(f.model.Requests()))
+	}
+
+	// The restart: a new store handle, a new server, a model server that
+	// offers the queued model beside the default.
+	f.ts.Close()
+	if err := f.db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db, err := storage.Open(ctx, f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	small := modeltest.New(t, modeltest.Model{Name: "llama3.2:1b", ContextLength: 8192, Capabilities: []string{"completion", "tools"}, Family: "llama"}, modeltest.DefaultModel)
+	scriptAutoCreate(small, "Invoice")
+	reg := provider.NewRegistry(provider.Config{OllamaHost: small.OllamaURL(), IdleTimeout: 10 * time.Second, MaxRetries: -1})
+	srv := server.New(server.Config{
+		DB: db, Version: "test", Assets: fstest.MapFS{"index.html": {Data: []byte("<title>Docent</title>")}},
+		Agent: &agent.Agent{DB: db, Providers: reg, DefaultModel: testModel,
+			Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: testModel}},
+	})
+	srv.Start(ctx)
+	t.Cleanup(srv.Close)
+
+	deadline := time.Now().Add(30 * time.Second) // only against a hang
+	for {
+		d, err := db.GetDocument(ctx, f.doc.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.AutoCreateStatus == storage.AutoCreateProposed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the restart auto-create is %q (%s), want proposed", d.AutoCreateStatus, d.AutoCreateError)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	reqs := small.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the run asked no model")
+	}
+	for _, r := range reqs {
+		if r.Model != "llama3.2:1b" {
+			t.Errorf("%s asked for %q, want the queued llama3.2:1b", r.Path, r.Model)
+		}
+	}
+}
+
+// Close stops the background work and waits for it: the run under way is
+// back in the queue by the time Close returns.
+func TestCloseInterruptsTheQueuedRunAndWaits(t *testing.T) {
+	f := newFixture(t)
+	asked := make(chan struct{}, 8)
+	f.model.Handle(func(modeltest.Request) modeltest.Reply {
+		asked <- struct{}{}
+		return modeltest.Reply{Text: "never", Fault: modeltest.Fault{FirstTokenDelay: time.Hour}}
+	})
+	f.call(http.MethodPost, "/api/documents/"+f.doc.ID+"/auto-create", nil, http.StatusAccepted, nil)
+	<-asked
+	f.srv.Close()
+	d, err := f.db.GetDocument(context.Background(), f.doc.ID)
+	if err != nil || d.AutoCreateStatus != storage.AutoCreatePending || d.AutoCreateThreadID != "" {
+		t.Errorf("after Close: %q, thread %q, %v; want pending with nothing left of the run", d.AutoCreateStatus, d.AutoCreateThreadID, err)
+	}
 }

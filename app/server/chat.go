@@ -1,12 +1,17 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"net/http"
+	"sync"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // chatBody is the body of POST /api/documents/{id}/chat.
@@ -49,22 +54,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	// Mentions and truncation are checked by the agent (and the store)
-	// before any model call; an unknown tool to auto-approve is the
-	// server's to refuse, as the agent would silently never meet it.
-	if err := checkTools(body.AutoApprovedTools); err != nil {
+	run, err := s.chatTurn(r.PathValue("id"), body)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	req := agent.ChatRequest{
-		DocumentID: r.PathValue("id"), ThreadID: body.ThreadID, Message: body.Message,
-		Model: body.Model, AutoApprove: body.AutoApprove, AutoApprovedTools: body.AutoApprovedTools,
-		Mentions: body.Mentions, Messages: body.Messages,
-		TruncateThreadToMessageCount: body.TruncateThreadToMessageCount,
-	}
-	s.runTurn(w, r, body.Stream, func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
-		return s.agent().Chat(ctx, req, sink)
-	})
+	s.runTurn(w, r, body.Stream, run)
 }
 
 func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
@@ -76,17 +71,157 @@ func (s *Server) approve(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := checkTools(body.AutoApprovedTools); err != nil {
+	run, err := s.approveTurn(r.PathValue("id"), body)
+	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	s.runTurn(w, r, body.Stream, run)
+}
+
+// chatTurn is the use case of a chat message about document docID, whatever
+// carries its events: it checks the request and returns the turn to run.
+func (s *Server) chatTurn(docID string, body chatBody) (turnFunc, error) {
+	// Mentions and truncation are checked by the agent (and the store)
+	// before any model call; an unknown tool to auto-approve is the
+	// server's to refuse, as the agent would silently never meet it.
+	if err := checkTools(body.AutoApprovedTools); err != nil {
+		return nil, err
+	}
+	req := agent.ChatRequest{
+		DocumentID: docID, ThreadID: body.ThreadID, Message: body.Message,
+		Model: body.Model, AutoApprove: body.AutoApprove, AutoApprovedTools: body.AutoApprovedTools,
+		Mentions: body.Mentions, Messages: body.Messages,
+		TruncateThreadToMessageCount: body.TruncateThreadToMessageCount,
+	}
+	return func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
+		return s.agent().Chat(ctx, req, sink)
+	}, nil
+}
+
+// approveTurn is the use case of an approval of a paused turn of document
+// docID, whatever carries its events.
+func (s *Server) approveTurn(docID string, body approveBody) (turnFunc, error) {
+	if err := checkTools(body.AutoApprovedTools); err != nil {
+		return nil, err
+	}
 	req := agent.ApproveRequest{
-		DocumentID: r.PathValue("id"), TurnID: body.TurnID, Approvals: body.Approvals,
+		DocumentID: docID, TurnID: body.TurnID, Approvals: body.Approvals,
 		AutoApprovedTools: body.AutoApprovedTools,
 	}
-	s.runTurn(w, r, body.Stream, func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
+	return func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
 		return s.agent().Approve(ctx, req, sink)
+	}, nil
+}
+
+// RefusedError is a turn refused before its first event, as the HTTP API
+// answers it: the status and the {"error", "code"} body. RunChat and
+// RunApprove return it, so that a transport other than HTTP shows the error
+// a browser would get.
+type RefusedError struct {
+	Status  int    `json:"status"`
+	Message string `json:"error"`
+	Code    string `json:"code"`
+}
+
+func (e *RefusedError) Error() string { return e.Message }
+
+// RunChat is POST /api/documents/{id}/chat for a transport other than HTTP
+// (the desktop window's Wails bindings). body is the same JSON object; its
+// stream field changes nothing, as every event goes to sink: the agent.Event
+// that the SSE stream sends as one data frame. It returns when the turn has
+// ended, by the SSE stream's rules: a failure before the first event is a
+// *RefusedError and nothing was emitted; after it, a failure the agent did
+// not report still ends the events with exactly one error event, and
+// RunChat returns nil. When ctx ends first (the user stopped the turn) it
+// returns ctx's cause and owes no done; when sink fails, sink's error.
+func (s *Server) RunChat(ctx context.Context, documentID string, body []byte, sink agent.Sink) error {
+	var b chatBody
+	return s.runUseCase(ctx, "chat "+documentID, body, &b, sink, func() (turnFunc, error) {
+		return s.chatTurn(documentID, b)
 	})
+}
+
+// RunApprove is POST /api/documents/{id}/chat/approve as RunChat is chat.
+func (s *Server) RunApprove(ctx context.Context, documentID string, body []byte, sink agent.Sink) error {
+	var b approveBody
+	return s.runUseCase(ctx, "approve "+documentID, body, &b, sink, func() (turnFunc, error) {
+		return s.approveTurn(documentID, b)
+	})
+}
+
+// runUseCase checks and decodes body into v as the HTTP handlers do (the
+// same limit, the same messages), prepares the turn and runs it into sink.
+func (s *Server) runUseCase(ctx context.Context, op string, body []byte, v any, sink agent.Sink, prepare func() (turnFunc, error)) error {
+	if s.agent() == nil {
+		return s.refuse(ctx, op, fault.Errorf(fault.Unavailable, "this server runs without the agent"))
+	}
+	r := &http.Request{Body: io.NopCloser(bytes.NewReader(body))}
+	if err := s.decodeJSON(nil, r, v, false); err != nil {
+		return s.refuse(ctx, op, err)
+	}
+	run, err := prepare()
+	if err != nil {
+		return s.refuse(ctx, op, err)
+	}
+	ts := &turnSink{sink: sink}
+	_, err = run(ctx, ts)
+	started, terminal, serr := ts.state()
+	switch {
+	case serr != nil:
+		return serr
+	case !started && ctx.Err() != nil:
+		return context.Cause(ctx)
+	case !started && err != nil:
+		return s.refuse(ctx, op, err)
+	case !started:
+		return s.refuse(ctx, op, errors.New("turn ended without events"))
+	case !terminal && ctx.Err() != nil:
+		return context.Cause(ctx)
+	case !terminal && err != nil:
+		// As over SSE: a failure the agent did not report as an event
+		// still ends the events with exactly one error event.
+		_, eb := errorAnswer(ctx, s.cfg.Logger, op, err)
+		return sink.Emit(agent.ErrorEvent(eb.Error, eb.Code))
+	}
+	return nil
+}
+
+// refuse renders err as the HTTP API would answer it.
+func (s *Server) refuse(ctx context.Context, op string, err error) error {
+	status, body := errorAnswer(ctx, s.cfg.Logger, op, err)
+	return &RefusedError{Status: status, Message: body.Error, Code: body.Code}
+}
+
+// turnSink passes a turn's events on and remembers whether one went out,
+// whether a done or error did, and the sink's first failure.
+type turnSink struct {
+	sink agent.Sink
+
+	mu                sync.Mutex
+	started, terminal bool
+	err               error
+}
+
+func (t *turnSink) Emit(e agent.Event) error {
+	err := t.sink.Emit(e)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err != nil {
+		if t.err == nil {
+			t.err = err
+		}
+		return err
+	}
+	t.started = true
+	t.terminal = t.terminal || e.Type.Terminal()
+	return nil
+}
+
+func (t *turnSink) state() (started, terminal bool, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.started, t.terminal, t.err
 }
 
 // runTurn streams a turn, or runs it to the end and answers its result.
@@ -106,7 +241,7 @@ func (s *Server) runTurn(w http.ResponseWriter, r *http.Request, stream bool, ru
 func checkTools(names []string) error {
 	for _, n := range names {
 		if _, ok := agent.ToolByName(n); !ok {
-			return storage.Errorf(storage.ErrInvalid, "auto_approved_tools: no tool is named %q", n)
+			return fault.Errorf(fault.Invalid, "auto_approved_tools: no tool is named %q", n)
 		}
 	}
 	return nil
@@ -153,7 +288,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 		models, errs := reg.Models(r.Context())
 		list.Models = append(list.Models, models...)
 		for _, err := range errs {
-			list.Errors = append(list.Errors, errorText(err))
+			list.Errors = append(list.Errors, errorText(r.Context(), s.cfg.Logger, "list models", err))
 		}
 	}
 	writeJSON(w, http.StatusOK, list)
@@ -231,7 +366,7 @@ func (s *Server) renameThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Title == nil {
-		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "a thread's PATCH needs title"))
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "a thread's PATCH needs title"))
 		return
 	}
 	th, err := s.cfg.DB.RenameThread(r.Context(), r.PathValue("id"), r.PathValue("thread_id"), *body.Title)

@@ -35,28 +35,30 @@ func TestStreamedChatPausesAndApproveContinues(t *testing.T) {
 	f.model.Enqueue(createSchemaReply())
 	_, paused := f.stream("/api/documents/"+f.doc.ID+"/chat", map[string]any{"message": "Make an invoice schema", "stream": true})
 	last := paused[len(paused)-1]
-	if last.Type != agent.EventDone || !last.TurnResult.Paused() || last.TurnResult.ToolCalls[0].Name != "create_schema" {
+	done, _ := last.Payload.(agent.DonePayload)
+	if last.Type != agent.EventDone || !done.Result.Paused() || done.Result.ToolCalls[0].Name != "create_schema" {
 		t.Fatalf("chat ended with %+v", last)
 	}
-	threadID := paused[0].ThreadID
+	threadID := paused[0].Payload.(agent.TurnStartedPayload).ThreadID
 	if _, err := f.db.FindSchema(t.Context(), "invoice"); err == nil {
 		t.Fatal("the schema exists before approval")
 	}
 
 	f.model.Enqueue(modeltest.Reply{Text: "Schema invoice is ready."})
 	_, cont := f.stream("/api/documents/"+f.doc.ID+"/chat/approve", map[string]any{
-		"turn_id": last.TurnResult.TurnID, "stream": true,
+		"turn_id": done.Result.TurnID, "stream": true,
 		"approvals": []map[string]any{{"call_id": "c1", "approved": true}},
 	}, eventcheck.ContinuationOf(paused))
 	end := cont[len(cont)-1]
-	if end.Type != agent.EventDone || end.TurnResult.Paused() || end.TurnResult.Text != "Schema invoice is ready." {
+	endDone, _ := end.Payload.(agent.DonePayload)
+	if end.Type != agent.EventDone || endDone.Result.Paused() || endDone.Result.Text != "Schema invoice is ready." {
 		t.Fatalf("approve ended with %+v", end)
 	}
 	if _, err := f.db.FindSchema(t.Context(), "invoice"); err != nil {
 		t.Errorf("schema after approval: %v", err)
 	}
 	// A turn is approved once.
-	f.wantError("POST", "/api/documents/"+f.doc.ID+"/chat/approve", map[string]any{"turn_id": last.TurnResult.TurnID, "stream": true}, http.StatusNotFound, "not_found")
+	f.wantError("POST", "/api/documents/"+f.doc.ID+"/chat/approve", map[string]any{"turn_id": done.Result.TurnID, "stream": true}, http.StatusNotFound, "not_found")
 
 	var th struct {
 		storage.Thread
@@ -152,7 +154,7 @@ func TestModelFailureIsAnErrorEvent(t *testing.T) {
 	f := newFixture(t)
 	f.model.Enqueue(modeltest.Reply{Fault: modeltest.Fault{Status: http.StatusInternalServerError, Message: "boom"}})
 	_, evs := f.stream("/api/documents/"+f.doc.ID+"/chat", map[string]any{"message": "hi", "stream": true})
-	if last := evs[len(evs)-1]; last.Type != agent.EventError || last.Code == "" {
+	if last := evs[len(evs)-1]; last.Type != agent.EventError || last.Payload.(agent.ErrorPayload).Code == "" {
 		t.Errorf("last event %+v", last)
 	}
 	f.model.Enqueue(modeltest.Reply{Fault: modeltest.Fault{Status: http.StatusInternalServerError, Message: "boom"}})
@@ -202,7 +204,7 @@ func TestDisconnectStopsTheTurn(t *testing.T) {
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(strings.TrimSpace(line), "data: ")), &e); err != nil {
 				t.Fatal(err)
 			}
-			threadID = e.ThreadID
+			threadID = e.Payload.(agent.TurnStartedPayload).ThreadID
 		}
 		if strings.Contains(line, `"assistant_text_chunk"`) {
 			break
@@ -297,7 +299,7 @@ func manyConcurrentStreams(t *testing.T, model string) {
 			if err == nil {
 				err = eventcheck.Check(evs)
 			}
-			if err == nil && (evs[len(evs)-1].Type != agent.EventDone || evs[len(evs)-1].TurnResult.Text != strings.Repeat("tok ", tokens)) {
+			if err == nil && (evs[len(evs)-1].Type != agent.EventDone || evs[len(evs)-1].Payload.(agent.DonePayload).Result.Text != strings.Repeat("tok ", tokens)) {
 				err = fmt.Errorf("ended with %+v", evs[len(evs)-1])
 			}
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // documentList answers GET /api/documents.
@@ -142,7 +143,7 @@ func (s *Server) documentText(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Has("page") {
 		page, err := queryInt(r, "page")
 		if err == nil && page < 1 {
-			err = storage.Errorf(storage.ErrInvalid, "page counts from 1")
+			err = fault.Errorf(fault.Invalid, "page counts from 1")
 		}
 		var text string
 		if err == nil {
@@ -201,17 +202,17 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	if err := r.ParseMultipartForm(uploadMemory); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			s.writeError(w, r, errorf("too_large", "the upload is over the limit of %s (docent --serve --max-upload MiB)", byteSize(mbe.Limit)))
+			s.writeError(w, r, fault.Errorf(codeTooLarge, "the upload is over the limit of %s (docent --serve --max-upload MiB)", byteSize(mbe.Limit)))
 			return
 		}
-		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "the body must be multipart/form-data with file fields: %v", err))
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "the body must be multipart/form-data with file fields: %v", err))
 		return
 	}
 	defer func() { _ = r.MultipartForm.RemoveAll() }()
 	form := r.MultipartForm
 	files := form.File["file"]
 	if len(files) == 0 {
-		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "no file given: send one or more multipart fields named file"))
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "no file given: send one or more multipart fields named file"))
 		return
 	}
 	var opts ingest.Options
@@ -219,7 +220,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	for _, id := range opts.TagIDs {
 		if _, err := s.cfg.DB.GetTag(ctx, id); err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
-				err = storage.Errorf(storage.ErrInvalid, "tag %s not found", id)
+				err = fault.Errorf(fault.Invalid, "tag %s not found", id)
 			}
 			s.writeError(w, r, err)
 			return
@@ -229,7 +230,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	if v := form.Value["auto_create"]; len(v) > 0 {
 		var err error
 		if autoCreate, err = strconv.ParseBool(v[0]); err != nil {
-			s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "auto_create=%q is not true or false", v[0]))
+			s.writeError(w, r, fault.Errorf(fault.Invalid, "auto_create=%q is not true or false", v[0]))
 			return
 		}
 	}
@@ -242,7 +243,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		}
 		switch {
 		case o.Err != nil:
-			e := uploadError{File: o.File, Error: errorText(o.Err)}
+			e := uploadError{File: o.File, Error: errorText(r.Context(), s.cfg.Logger, "upload "+o.File, o.Err)}
 			if o.Document != nil {
 				e.DocumentID = o.Document.ID
 				report.Documents = append(report.Documents, *o.Document)
@@ -262,14 +263,14 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 }
 
 // queueAutoCreate queues the uploaded documents that can run (ready, not
-// proposed or accepted yet) and wakes the worker; the report then shows
-// them pending.
+// proposed or accepted yet), with the default model, and wakes the queue;
+// the report then shows them pending.
 func (s *Server) queueAutoCreate(ctx context.Context, report *uploadReport) {
 	ids := make([]string, 0, len(report.Documents))
 	for _, d := range report.Documents {
 		ids = append(ids, d.ID)
 	}
-	queued, err := s.cfg.DB.QueueAutoCreate(ctx, ids...)
+	queued, err := s.cfg.DB.QueueAutoCreate(ctx, "", ids...)
 	if err != nil {
 		s.cfg.Logger.Warn("queue auto-create", "err", err)
 		return
@@ -283,7 +284,7 @@ func (s *Server) queueAutoCreate(ctx context.Context, report *uploadReport) {
 			report.Documents[i] = q
 		}
 	}
-	s.wakeAutoCreate()
+	s.autoCreate.Wake()
 }
 
 // importPart imports one uploaded file. The error is for failures that end
@@ -302,17 +303,6 @@ func (s *Server) importPart(r *http.Request, fh *multipart.FileHeader, opts inge
 		return o, ctx.Err()
 	}
 	return o, nil
-}
-
-// errorText is an error as a person reads it: an application error's
-// message, or the error itself for the importer's plain errors (unsupported
-// type, unreadable PDF), which say what was wrong with the file.
-func errorText(err error) string {
-	var appErr *storage.Error
-	if errors.As(err, &appErr) {
-		return appErr.Message
-	}
-	return err.Error()
 }
 
 // splitList reads a list given as repeated values, comma-separated, or both.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // extractionList answers GET /api/documents/{id}/extractions.
@@ -52,12 +53,12 @@ func (s *Server) runExtraction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(body.PromptRevID) == "" {
-		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "an extraction needs prompt_revid"))
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "an extraction needs prompt_revid"))
 		return
 	}
 	x := s.agent().Extractor
 	if x == nil {
-		s.writeError(w, r, errorf("unavailable", "this server runs without an extractor"))
+		s.writeError(w, r, fault.Errorf(fault.Unavailable, "this server runs without an extractor"))
 		return
 	}
 	ext, err := x.Run(r.Context(), agent.ExtractRequest{DocumentID: r.PathValue("id"), PromptRevID: body.PromptRevID, Model: body.Model})
@@ -85,13 +86,13 @@ func (s *Server) patchExtraction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(body.Value) == 0 {
-		s.writeError(w, r, storage.Errorf(storage.ErrInvalid, "a field edit needs path and value"))
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "a field edit needs path and value"))
 		return
 	}
 	docID, extID := r.PathValue("id"), r.PathValue("extraction_id")
 	ext, err := s.cfg.DB.GetExtraction(ctx, extID)
 	if err == nil && ext.DocumentID != docID {
-		err = storage.Errorf(storage.ErrNotFound, "document %s has no extraction %s", docID, extID)
+		err = fault.Errorf(fault.NotFound, "document %s has no extraction %s", docID, extID)
 	}
 	if err == nil {
 		ext, _, err = agent.PatchExtractionField(ctx, s.cfg.DB, extID, strings.TrimSpace(body.Path), body.Value)

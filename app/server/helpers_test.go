@@ -36,6 +36,7 @@ const invoiceSchema = `{"type":"object","properties":{"invoice_number":{"type":"
 // HTTP listener.
 type fixture struct {
 	t     testing.TB
+	path  string // the store's file
 	db    *storage.DB
 	model *modeltest.Server
 	srv   *server.Server
@@ -46,7 +47,8 @@ type fixture struct {
 func newFixture(t testing.TB, opts ...func(*server.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
+	path := filepath.Join(t.TempDir(), "docent.db")
+	db, err := storage.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,18 +74,17 @@ func newFixture(t testing.TB, opts ...func(*server.Config)) *fixture {
 		},
 		KeepaliveInterval: 50 * time.Millisecond,
 	}
-	// The server's background work (the auto-create worker) ends with the
-	// test.
-	bg, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	cfg.Context = bg
 	for _, o := range opts {
 		o(&cfg)
 	}
+	// The server's background work (the auto-create queue) ends with the
+	// test, before the store closes.
 	srv := server.New(cfg)
+	srv.Start(context.Background())
+	t.Cleanup(srv.Close)
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return &fixture{t: t, db: db, model: model, srv: srv, ts: ts, doc: doc}
+	return &fixture{t: t, path: path, db: db, model: model, srv: srv, ts: ts, doc: doc}
 }
 
 // request builds a request with the token; body is JSON unless it is an

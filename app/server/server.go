@@ -19,13 +19,13 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // Defaults of the Config limits.
@@ -53,10 +53,6 @@ type Config struct {
 	Settings Settings
 	// Importer stores uploads; nil means one over DB with default limits.
 	Importer *ingest.Importer
-	// Context bounds the server's background work, the auto-create runs
-	// (default context.Background()). Cancelling it puts a run that is
-	// under way back in the queue.
-	Context context.Context
 
 	// LoopbackOnly, for a server listening on a loopback address, answers
 	// only requests whose Host is a loopback address or a localhost name:
@@ -94,9 +90,8 @@ type Server struct {
 	session  string // the session cookie's value, derived from the token
 	importer *ingest.Importer
 
-	autoWake   chan struct{}     // wakes the auto-create worker
-	autoMu     sync.Mutex        // guards autoModels
-	autoModels map[string]string // the model a POST chose, by document
+	autoCreate *agent.AutoCreateScheduler // runs the auto-create queue (autocreate.go)
+	background background                 // what Start starts and Close stops (background.go)
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -105,7 +100,8 @@ type route struct {
 	handle  http.HandlerFunc
 }
 
-// New returns the server's handler with every route registered.
+// New returns the server's handler with every route registered. It starts
+// no background work: Start does, and Close stops it.
 func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -132,11 +128,7 @@ func New(cfg Config) *Server {
 	if cfg.Token != "" {
 		s.session = sessionValue(cfg.Token)
 	}
-	if s.cfg.Context == nil {
-		s.cfg.Context = context.Background()
-	}
-	s.autoModels = map[string]string{}
-	s.startAutoCreateWorker()
+	s.autoCreate = s.newAutoCreateScheduler()
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.HandleFunc(rt.pattern, rt.handle)
@@ -250,7 +242,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 // handleUnknownAPI keeps mistyped API paths from falling through to the UI's
 // index page: an API client gets a JSON 404 it can act on.
 func (s *Server) handleUnknownAPI(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, r, storage.Errorf(storage.ErrNotFound, "no API route %s %s", r.Method, r.URL.Path))
+	s.writeError(w, r, fault.Errorf(fault.NotFound, "no API route %s %s", r.Method, r.URL.Path))
 }
 
 // errorResponse is the body of every error answer.
@@ -259,61 +251,61 @@ type errorResponse struct {
 	Code  string `json:"code"`
 }
 
-// statusOf maps application error codes to HTTP statuses, in one table.
-var statusOf = map[string]int{
-	"not_found":        http.StatusNotFound,
-	"conflict":         http.StatusConflict,
-	"invalid":          http.StatusBadRequest,
-	"internal":         http.StatusInternalServerError,
-	"unauthorized":     http.StatusUnauthorized,
-	"forbidden_origin": http.StatusForbidden,
-	"misdirected":      http.StatusMisdirectedRequest,
-	"too_large":        http.StatusRequestEntityTooLarge,
-	"unavailable":      http.StatusServiceUnavailable,
+// The HTTP layer's own error codes, beside the domain's (package fault).
+const (
+	codeUnauthorized    fault.Code = "unauthorized"
+	codeForbiddenOrigin fault.Code = "forbidden_origin"
+	codeMisdirected     fault.Code = "misdirected"
+	codeTooLarge        fault.Code = "too_large"
+)
+
+// statusOf maps error codes to HTTP statuses, in one table; a code not in
+// it is answered 500. A model provider's failure is the model server's
+// (502), except a prompt too large for the model's window, which is refused
+// before any model call: the request is too large (413).
+var statusOf = map[fault.Code]int{
+	fault.NotFound:      http.StatusNotFound,
+	fault.Conflict:      http.StatusConflict,
+	fault.Invalid:       http.StatusBadRequest,
+	fault.Unavailable:   http.StatusServiceUnavailable,
+	fault.Canceled:      http.StatusServiceUnavailable,
+	fault.Timeout:       http.StatusGatewayTimeout,
+	fault.Internal:      http.StatusInternalServerError,
+	codeUnauthorized:    http.StatusUnauthorized,
+	codeForbiddenOrigin: http.StatusForbidden,
+	codeMisdirected:     http.StatusMisdirectedRequest,
+	codeTooLarge:        http.StatusRequestEntityTooLarge,
+
+	fault.Code(provider.KindUnreachable):       http.StatusBadGateway,
+	fault.Code(provider.KindModelNotFound):     http.StatusBadGateway,
+	fault.Code(provider.KindNoToolSupport):     http.StatusBadGateway,
+	fault.Code(provider.KindContextOverflow):   http.StatusRequestEntityTooLarge,
+	fault.Code(provider.KindRateLimited):       http.StatusBadGateway,
+	fault.Code(provider.KindServerError):       http.StatusBadGateway,
+	fault.Code(provider.KindStreamInterrupted): http.StatusBadGateway,
+	fault.Code(provider.KindAuth):              http.StatusBadGateway,
+	fault.Code(provider.KindBadResponse):       http.StatusBadGateway,
+	fault.Code(provider.KindRejected):          http.StatusBadGateway,
 }
 
-// httpError is an error of the HTTP layer itself (access, limits), which
-// the store's codes do not cover.
-type httpError struct {
-	code    string
-	message string
-}
-
-func (e *httpError) Error() string { return e.message }
-
-func errorf(code, format string, args ...any) error {
-	return &httpError{code: code, message: fmt.Sprintf(format, args...)}
-}
-
-// errorBody returns the code and message an error is answered with.
-// Application errors show their message; a provider failure (model down,
-// unknown model) shows its message under the provider's kind, as a 502 (a
-// prompt too large for the model's window as a 413);
-// anything else is "Internal error." and goes to the log.
-func errorBody(err error) (status int, body errorResponse, internal bool) {
-	var he *httpError
-	var pe *provider.Error
-	switch {
-	case errors.As(err, &he):
-		body = errorResponse{Error: he.message, Code: he.code}
-	case errors.As(err, &pe):
-		status := http.StatusBadGateway
-		if pe.Kind == provider.KindContextOverflow {
-			// Refused before any model call: the request is too large,
-			// not the model server at fault.
-			status = http.StatusRequestEntityTooLarge
-		}
-		return status, errorResponse{Error: pe.Error(), Code: string(pe.Kind)}, false
-	default:
-		body = errorResponse{Error: storage.ErrorMessage(err), Code: storage.ErrorCode(err)}
-		var appErr *storage.Error
-		internal = !errors.As(err, &appErr)
-	}
-	status, ok := statusOf[body.Code]
+// errorAnswer is how err is answered: its status and body, by the one
+// mapping (fault.Describe). An internal error is logged first, once, with
+// op (the request, or what it was doing).
+func errorAnswer(ctx context.Context, logger *slog.Logger, op string, err error) (int, errorResponse) {
+	code, msg, _ := fault.Describe(fault.Report(ctx, logger, op, err))
+	status, ok := statusOf[code]
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	return status, body, internal
+	return status, errorResponse{Error: msg, Code: string(code)}
+}
+
+// errorText is what a person reads for err in a list of failures (an
+// upload's files, the providers that could not be asked): its message by
+// the one mapping, with an internal error logged.
+func errorText(ctx context.Context, logger *slog.Logger, op string, err error) string {
+	_, body := errorAnswer(ctx, logger, op, err)
+	return body.Error
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
@@ -322,10 +314,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.cfg.Logger.Debug("request ended by the client", "method", r.Method, "path", r.URL.Path, "err", err)
 		return
 	}
-	status, body, internal := errorBody(err)
-	if internal {
-		s.cfg.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	}
+	status, body := errorAnswer(r.Context(), s.cfg.Logger, r.Method+" "+r.URL.Path, err)
 	writeJSON(w, status, body)
 }
 
@@ -352,7 +341,7 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, optio
 		if errors.As(err, &mbe) {
 			return s.bodyError(err, false)
 		}
-		return storage.Errorf(storage.ErrInvalid, "invalid JSON body: data after the object")
+		return fault.Errorf(fault.Invalid, "invalid JSON body: data after the object")
 	}
 	return nil
 }
@@ -361,14 +350,14 @@ func (s *Server) bodyError(err error, optional bool) error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return errorf("too_large", "the request body is over the limit of %s", byteSize(mbe.Limit))
+		return fault.Errorf(codeTooLarge, "the request body is over the limit of %s", byteSize(mbe.Limit))
 	case errors.Is(err, io.EOF):
 		if optional {
 			return nil
 		}
-		return storage.Errorf(storage.ErrInvalid, "the request body is empty: send a JSON object")
+		return fault.Errorf(fault.Invalid, "the request body is empty: send a JSON object")
 	}
-	return storage.Errorf(storage.ErrInvalid, "invalid JSON body: %v", err)
+	return fault.Errorf(fault.Invalid, "invalid JSON body: %v", err)
 }
 
 // byteSize says a limit the way a person would: "256 MiB", "1 MiB", "512 KiB".
@@ -391,7 +380,7 @@ func queryInt(r *http.Request, name string) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
-		return 0, storage.Errorf(storage.ErrInvalid, "query parameter %s=%q is not a non-negative integer", name, v)
+		return 0, fault.Errorf(fault.Invalid, "query parameter %s=%q is not a non-negative integer", name, v)
 	}
 	return n, nil
 }
@@ -401,6 +390,6 @@ func (s *Server) needAgent(w http.ResponseWriter, r *http.Request) bool {
 	if s.agent() != nil {
 		return true
 	}
-	s.writeError(w, r, errorf("unavailable", "this server runs without the agent"))
+	s.writeError(w, r, fault.Errorf(fault.Unavailable, "this server runs without the agent"))
 	return false
 }

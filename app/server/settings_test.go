@@ -2,11 +2,10 @@ package server_test
 
 import (
 	"context"
+	"github.com/docent/docent/app/pdftext"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,24 +13,28 @@ import (
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/server"
-	"github.com/docent/docent/storage"
+	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage/secret"
 )
 
-// TestMain keeps the tests away from the user's keyring: saved keys go to
-// the key file in each test's temporary folder.
+// TestMain keeps the tests away from the user's keyring (saved keys go to
+// the key file in each test's temporary folder), and lets this test binary
+// serve as the PDF reader child of uploads, as main does for docent.
 func TestMain(m *testing.M) {
+	pdftext.RunChildIfRequested()
 	os.Setenv(secret.KeyringEnv, "off")
 	os.Exit(m.Run())
 }
 
 // withSettings gives the fixture's server live settings over its store,
-// with env as the environment's provider configuration.
+// with env as the environment's provider configuration. The rules of the
+// settings themselves are tested in package settings; these tests are of
+// the routes over them.
 func withSettings(t testing.TB, env provider.Config, envModel string) func(*server.Config) {
 	return func(cfg *server.Config) {
 		db := cfg.DB
 		env.IdleTimeout, env.MaxRetries = 10*time.Second, -1
-		ls, err := server.NewLiveSettings(context.Background(), db, env, envModel, func(setup server.ProviderSetup) *agent.Agent {
+		ls, err := settings.NewLive(context.Background(), db, env, envModel, func(setup settings.Setup) *agent.Agent {
 			reg := provider.NewRegistry(setup.Config)
 			return &agent.Agent{DB: db, Providers: reg, DefaultModel: setup.DefaultModel,
 				Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: setup.DefaultModel}}
@@ -105,7 +108,7 @@ func TestSettingsApplyWithoutRestart(t *testing.T) {
 		t.Errorf("models after PUT %+v", models)
 	}
 
-	var test struct{ Providers []server.ProviderCheck }
+	var test struct{ Providers []settings.Check }
 	f.call("POST", "/api/settings/test", nil, http.StatusOK, &test)
 	if len(test.Providers) != 2 || !test.Providers[0].OK || strings.Join(test.Providers[0].Models, ",") != "ollama/llama3.2:1b" ||
 		!test.Providers[1].OK || !test.Providers[1].Configured || len(test.Providers[1].Models) == 0 {
@@ -174,167 +177,8 @@ func TestEnvironmentWinsOverSettings(t *testing.T) {
 	}
 }
 
-func TestResolveProviders(t *testing.T) {
-	env := provider.Config{OpenAIBaseURL: "http://env:1/v1", MaxNumCtx: 4096}
-	saved := storage.ProviderSettings{OllamaHost: "http://saved:11434", OpenAIBaseURL: "http://saved:2/v1", DefaultModel: "openai/gpt-4o-mini"}
-	ps := server.ResolveProviders(env, "", saved)
-	if ps.Config.OllamaHost != "http://saved:11434" || ps.Config.OpenAIBaseURL != "http://env:1/v1" || ps.Config.OpenAIKey != "" ||
-		ps.Config.MaxNumCtx != 4096 || ps.DefaultModel != "openai/gpt-4o-mini" {
-		t.Errorf("setup %+v", ps)
-	}
-	want := map[string]string{"ollama_host": "settings", "openai_base_url": "env", "openai_api_key": "default", "default_model": "settings"}
-	for k, v := range want {
-		if ps.Sources[k] != v {
-			t.Errorf("source of %s = %q, want %q", k, ps.Sources[k], v)
-		}
-	}
-}
-
 func TestSettingsRoutesWithoutSettings(t *testing.T) {
 	f := newFixture(t)
 	f.wantError("GET", "/api/settings", nil, http.StatusServiceUnavailable, "unavailable")
 	f.wantError("PUT", "/api/settings", `{}`, http.StatusServiceUnavailable, "unavailable")
-}
-
-// keyCatcher is an OpenAI-compatible server that records the Authorization
-// header of every request; with echo it refuses them, quoting the header
-// back the way a careless or hostile server might.
-type keyCatcher struct {
-	*httptest.Server
-	mu   sync.Mutex
-	seen []string
-}
-
-func newKeyCatcher(t *testing.T, echo bool) *keyCatcher {
-	c := &keyCatcher{}
-	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		auth := r.Header.Get("Authorization")
-		c.mu.Lock()
-		c.seen = append(c.seen, auth)
-		c.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if echo {
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"error":{"message":"bad key in header Authorization: ` + auth + `","type":"invalid_request_error"}}`))
-			return
-		}
-		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"caught","object":"model"}]}`))
-	}))
-	t.Cleanup(c.Close)
-	return c
-}
-
-// headers returns what the server saw and forgets it.
-func (c *keyCatcher) headers() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	seen := c.seen
-	c.seen = nil
-	return seen
-}
-
-type testAnswer struct{ Providers []server.ProviderCheck }
-
-// The saved key goes only to the saved server: testing another base URL
-// sends the key given with it, or none — also when OPENAI_API_KEY is in
-// the process environment, which the OpenAI client would otherwise pick.
-func TestSavedKeyIsNotSentToAnotherServer(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "sk-ambient-0123456789")
-	f := newFixture(t, withSettings(t, provider.Config{}, ""))
-	f.call("PUT", "/api/settings", map[string]string{"openai_base_url": f.model.OpenAIURL(), "openai_api_key": secretKey}, http.StatusOK, nil)
-	catcher := newKeyCatcher(t, false)
-
-	var got testAnswer
-	f.call("POST", "/api/settings/test", map[string]string{"openai_base_url": catcher.URL + "/v1"}, http.StatusOK, &got)
-	seen := catcher.headers()
-	if len(seen) == 0 || !got.Providers[1].OK {
-		t.Fatalf("the test did not reach the other server: %+v", got)
-	}
-	for _, h := range seen {
-		if h != "" {
-			t.Errorf("another server got Authorization %q; want none", h)
-		}
-	}
-
-	f.call("POST", "/api/settings/test", map[string]string{"openai_base_url": catcher.URL + "/v1", "openai_api_key": "sk-its-own-key"}, http.StatusOK, &got)
-	for _, h := range catcher.headers() {
-		if h != "Bearer sk-its-own-key" {
-			t.Errorf("with its own key, the other server got Authorization %q", h)
-		}
-	}
-
-	// The saved server still gets the saved key (the settings are unchanged).
-	var view settingsBody
-	f.call("GET", "/api/settings", nil, http.StatusOK, &view)
-	if !view.OpenAIKeySet || view.OpenAIBaseURL != f.model.OpenAIURL() {
-		t.Errorf("a test changed the settings: %+v", view)
-	}
-}
-
-// A server that quotes the key back in its error does not get it shown.
-func TestProviderErrorsDoNotShowTheKey(t *testing.T) {
-	f := newFixture(t, withSettings(t, provider.Config{}, ""))
-	catcher := newKeyCatcher(t, true)
-	f.call("PUT", "/api/settings", map[string]string{"openai_base_url": catcher.URL + "/v1", "openai_api_key": secretKey}, http.StatusOK, nil)
-	var got testAnswer
-	b := f.call("POST", "/api/settings/test", nil, http.StatusOK, &got)
-	if seen := catcher.headers(); len(seen) == 0 || seen[0] != "Bearer "+secretKey {
-		t.Fatalf("the key's own server got %q", seen)
-	}
-	if got.Providers[1].OK || got.Providers[1].Error == "" || strings.Contains(string(b), secretKey) {
-		t.Errorf("the answer shows the key: %s", b)
-	}
-}
-
-// Changing the base URL without a key removes the saved key rather than
-// send it to the new server; the same server spelled differently keeps it.
-func TestChangingTheBaseURLRemovesTheSavedKey(t *testing.T) {
-	f := newFixture(t, withSettings(t, provider.Config{}, ""))
-	var got settingsBody
-	f.call("PUT", "/api/settings", map[string]string{"openai_base_url": "http://a.example/v1", "openai_api_key": secretKey}, http.StatusOK, &got)
-	if !got.OpenAIKeySet {
-		t.Fatalf("no key after saving one: %+v", got)
-	}
-	for _, put := range []map[string]string{
-		{"default_model": "ollama/qwen3:8b"},
-		{"openai_base_url": "HTTP://A.example/v1/"},
-		{"ollama_host": "http://127.0.0.1:11434", "openai_base_url": "http://a.example/v1"},
-	} {
-		f.call("PUT", "/api/settings", put, http.StatusOK, &got)
-		if !got.OpenAIKeySet {
-			t.Fatalf("PUT %v removed the key", put)
-		}
-	}
-	f.call("PUT", "/api/settings", map[string]string{"openai_base_url": "http://b.example/v1"}, http.StatusOK, &got)
-	if got.OpenAIKeySet || got.OpenAIBaseURL != "http://b.example/v1" {
-		t.Errorf("after moving the base URL without a key: %+v", got)
-	}
-	if saved, err := f.db.GetProviderSettings(context.Background()); err != nil || !saved.OpenAIKey.IsZero() {
-		t.Errorf("the old key is still saved: %v", err)
-	}
-	// With the new server's key in the same request, the key is kept.
-	f.call("PUT", "/api/settings", map[string]string{"openai_base_url": "http://c.example/v1", "openai_api_key": "sk-c-key"}, http.StatusOK, &got)
-	if !got.OpenAIKeySet {
-		t.Errorf("a key given with the new base URL was dropped: %+v", got)
-	}
-	// Back to the default server: the key saved for c.example goes too.
-	f.call("PUT", "/api/settings", map[string]string{"openai_base_url": ""}, http.StatusOK, &got)
-	if got.OpenAIKeySet || got.OpenAIBaseURL != provider.DefaultOpenAIBaseURL {
-		t.Errorf("after going back to the default: %+v", got)
-	}
-}
-
-// OPENAI_API_KEY from the environment cannot be removed by a PUT, so a
-// PUT that would send it to another server is refused.
-func TestEnvironmentKeyIsNotMovedToASavedServer(t *testing.T) {
-	f := newFixture(t, withSettings(t, provider.Config{OpenAIKey: "env-key-0123456789"}, ""))
-	msg := f.wantError("PUT", "/api/settings", map[string]string{"openai_base_url": "http://elsewhere.example/v1"}, http.StatusBadRequest, "invalid")
-	if !strings.Contains(msg, "OPENAI_BASE_URL") {
-		t.Errorf("the refusal does not say what to do: %q", msg)
-	}
-	var got settingsBody
-	f.call("GET", "/api/settings", nil, http.StatusOK, &got)
-	if got.OpenAIBaseURL != provider.DefaultOpenAIBaseURL {
-		t.Errorf("a refused PUT changed the base URL: %+v", got)
-	}
 }

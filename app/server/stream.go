@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/storage/fault"
 )
 
 // This file streams a turn's events as Server-Sent Events. The agent emits
@@ -36,10 +37,29 @@ type queuedEvent struct {
 // event returns the event as it goes on the wire.
 func (q *queuedEvent) event() agent.Event {
 	if q.merged != nil {
-		q.ev.Chunk = q.merged.String()
+		switch p := q.ev.Payload.(type) {
+		case agent.TextChunkPayload:
+			p.Chunk = q.merged.String()
+			q.ev.Payload = p
+		case agent.ThinkingChunkPayload:
+			p.Chunk = q.merged.String()
+			q.ev.Payload = p
+		}
 		q.merged = nil
 	}
 	return q.ev
+}
+
+// chunkOf returns the text and round of a text or thinking chunk, the
+// events that may be merged when a client is slow.
+func chunkOf(e agent.Event) (text string, round int, ok bool) {
+	switch p := e.Payload.(type) {
+	case agent.TextChunkPayload:
+		return p.Chunk, p.RoundIndex, true
+	case agent.ThinkingChunkPayload:
+		return p.Chunk, p.RoundIndex, true
+	}
+	return "", 0, false
 }
 
 // eventQueue is a bounded, coalescing queue between one producer (the
@@ -75,10 +95,6 @@ func signal(c chan struct{}) {
 	}
 }
 
-func coalescable(t agent.EventType) bool {
-	return t == agent.EventTextChunk || t == agent.EventThinkingChunk
-}
-
 // Emit queues e. When the queue is full, a chunk of the same type and round
 // as the last queued event is merged into it; any other event waits for
 // room. Emit fails when the request's context ends or the writer stopped:
@@ -102,14 +118,14 @@ func (q *eventQueue) Emit(e agent.Event) error {
 			signal(q.ready)
 			return nil
 		}
-		if n := len(q.items); coalescable(e.Type) {
-			last := &q.items[n-1]
-			if last.ev.Type == e.Type && last.ev.RoundIndex == e.RoundIndex {
+		if text, round, ok := chunkOf(e); ok {
+			last := &q.items[len(q.items)-1]
+			if lastText, lastRound, _ := chunkOf(last.ev); last.ev.Type == e.Type && lastRound == round {
 				if last.merged == nil {
 					last.merged = &strings.Builder{}
-					last.merged.WriteString(last.ev.Chunk)
+					last.merged.WriteString(lastText)
 				}
-				last.merged.WriteString(e.Chunk)
+				last.merged.WriteString(text)
 				q.coalesced++
 				q.mu.Unlock()
 				return nil
@@ -195,10 +211,7 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, run turnFunc
 	case !sw.terminal && err != nil && ctx.Err() == nil:
 		// A failure the agent did not report as an event still ends the
 		// stream with exactly one error event.
-		_, body, internal := errorBody(err)
-		if internal {
-			s.cfg.Logger.Error("turn failed", "path", r.URL.Path, "err", err)
-		}
+		_, body := errorAnswer(r.Context(), s.cfg.Logger, r.Method+" "+r.URL.Path, err)
 		_ = sw.write([]queuedEvent{{ev: agent.ErrorEvent(body.Error, body.Code)}})
 	}
 	_ = sw.rc.SetWriteDeadline(time.Time{}) // the connection may serve another request
@@ -283,7 +296,7 @@ func (sw *streamWriter) write(items []queuedEvent) error {
 		if err != nil {
 			// Unreachable for the agent's events; an event the client
 			// cannot decode is worse than a missing one.
-			b, _ = json.Marshal(agent.ErrorEvent("an event could not be encoded: "+err.Error(), "internal"))
+			b, _ = json.Marshal(agent.ErrorEvent(fault.ErrorMessage(fault.Report(context.Background(), nil, "encode an event", err)), string(fault.Internal)))
 			ev.Type = agent.EventError
 		}
 		sw.buf = append(sw.buf, "data: "...)

@@ -91,11 +91,11 @@ func TestQueueCoalescesChunksForASlowClient(t *testing.T) {
 	var gotText, gotThinking strings.Builder
 	var order []agent.EventType
 	for _, e := range got {
-		switch e.Type {
-		case agent.EventTextChunk:
-			gotText.WriteString(e.Chunk)
-		case agent.EventThinkingChunk:
-			gotThinking.WriteString(e.Chunk)
+		switch p := e.Payload.(type) {
+		case agent.TextChunkPayload:
+			gotText.WriteString(p.Chunk)
+		case agent.ThinkingChunkPayload:
+			gotThinking.WriteString(p.Chunk)
 		default:
 			order = append(order, e.Type)
 		}

@@ -1,7 +1,7 @@
 // Rebuilds the Agent tab's messages from a stored thread (GET .../threads/{id}),
 // so a reopened conversation looks like it did while it streamed.
 
-import type { ThreadMessage, ToolCall, Usage } from "../api/types";
+import type { MessageData, ThreadMessage, ToolCall, Usage } from "../api/types";
 import { emptyRound, type AssistantMessageView, type MessageView, type PendingApproval, type RoundView } from "./reducer";
 
 function parseJSON(s: string): unknown {
@@ -44,7 +44,8 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h"): Mes
   };
 
   for (const msg of stored) {
-    const data = (msg.data ?? {}) as Record<string, unknown>;
+    // Typed, but stored by older versions too: each field is checked before use.
+    const data: MessageData = msg.data ?? {};
     if (msg.role === "user") {
       current = null;
       out.push({ kind: "user", id: `${idPrefix}${out.length}`, text: msg.content, mentions: [], seq: msg.seq });
@@ -122,10 +123,10 @@ export function pendingFromThread(stored: ThreadMessage[], messages: MessageView
   const last = stored[stored.length - 1];
   const view = messages[messages.length - 1];
   if (!last || last.role !== "assistant" || !view || view.kind !== "assistant") return null;
-  const data = (last.data ?? {}) as Record<string, unknown>;
+  const data: MessageData = last.data ?? {};
   const calls = (Array.isArray(last.tool_calls) ? last.tool_calls : []) as ToolCall[];
   if (typeof data.turn_id !== "string" || calls.length === 0) return null;
-  const needs = Array.isArray(data.needs_approval) ? (data.needs_approval as unknown[]).filter((x): x is string => typeof x === "string") : [];
+  const needs = Array.isArray(data.needs_approval) ? data.needs_approval.filter((x): x is string => typeof x === "string") : [];
   return { turnId: data.turn_id, messageId: view.id, calls, needsApproval: needs, drafts: {} };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { AgentEvent, TurnResult } from "../api/types";
+import type { AgentEvent, ThreadMessage, TurnResult } from "../api/types";
 import {
   allDecided,
   approvalsFor,
@@ -179,7 +179,7 @@ describe("reducer: tools", () => {
   it("bumps the extraction revision after run_extraction succeeds and when done carries an extraction", () => {
     let s = run(
       sent(),
-      ev({ type: "tool_calls", round_index: 0, tool_calls: [{ id: "c1", name: "run_extraction", arguments: {} }], needs_approval: null }),
+      ev({ type: "tool_calls", round_index: 0, tool_calls: [{ id: "c1", name: "run_extraction", arguments: {} }], needs_approval: [] }),
     );
     const before = s.extractionRevision;
     s = run(s, ev({ type: "tool_result", round_index: 0, call_id: "c1", name: "run_extraction", success: true, result: {} }));
@@ -318,6 +318,12 @@ describe("reducer: failures", () => {
     expect(run(s, ev({ type: "assistant_text_chunk", chunk: "zzz", round_index: 0 }))).toBe(s);
   });
 
+  it("ignores an event type it does not know (a newer server's)", () => {
+    const s = run(sent(), ev({ type: "turn_started", thread_id: "th1", model: "m" }));
+    const after = run(s, ev({ type: "compaction", round_index: 0 } as unknown as AgentEvent));
+    expect(after).toBe(s);
+  });
+
   it("records a refused request and a stop", () => {
     const failed = run(sent(), { type: "request_failed", message: "Unknown turn id", code: "not_found" });
     expect(assistant(failed).error?.message).toBe("Unknown turn id");
@@ -339,7 +345,8 @@ describe("reducer: resubmit and history", () => {
   });
 
   it("rebuilds rounds, tool results and usage from stored thread messages", () => {
-    const stored = [
+    // Typed: the data are the generated MessageData, as the Go turn stores them.
+    const stored: ThreadMessage[] = [
       { seq: 0, role: "user", content: "hi", created_at: "" },
       {
         seq: 1,
@@ -353,15 +360,15 @@ describe("reducer: resubmit and history", () => {
       { seq: 2, role: "tool", content: '{"id":"t1"}', tool_call_id: "c1", tool_name: "create_tag", data: { success: true, arguments: { name: "x" } }, created_at: "" },
       { seq: 3, role: "assistant", content: "Made it.", data: { round_index: 1, usage: { prompt_tokens: 4, completion_tokens: 2 } }, created_at: "" },
       { seq: 4, role: "user", content: "again", created_at: "" },
-    ] as const;
-    const msgs = messagesFromThread(stored as never);
+    ];
+    const msgs = messagesFromThread(stored);
     expect(msgs.map((m) => m.kind)).toEqual(["user", "assistant", "user"]);
     const a = msgs[1] as AssistantMessageView;
     expect(a.rounds.map((r) => r.index)).toEqual([0, 1]);
     expect(a.rounds[0].toolCalls[0].result).toEqual({ success: true, result: { id: "t1" } });
     expect(a.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3 });
     expect(a.text).toBe("Made it.");
-    expect(userSeqs(stored as never)).toEqual([0, 4]);
+    expect(userSeqs(stored)).toEqual([0, 4]);
   });
 
   it("restores an approval the reopened thread still waits for, and not an abandoned one", () => {

@@ -356,8 +356,15 @@ function applyEvent(s: ConversationState, e: AgentEvent, now: number): Conversat
       };
 
     default:
-      return s; // an event type added to the protocol later
+      // A server newer than this UI may send types it does not know; they
+      // change nothing. Every type it knows has a case above: adding one to
+      // the generated AgentEvent without a case here fails to compile.
+      return unknownEvent(e, s);
   }
+}
+
+function unknownEvent(_e: never, s: ConversationState): ConversationState {
+  return s;
 }
 
 function applyDone(s: ConversationState, result: TurnResult, now: number): ConversationState {

@@ -1,14 +1,14 @@
-// How agent turns reach the UI. In the browser and inside the Linux desktop
-// window a turn is a POST whose answer is an SSE body: the window's asset
-// server runs the same HTTP handler and answers through a pipe WebKit reads as
-// it fills, so events arrive as they are written (checked in the real window
-// under Xvfb, see app/desktoptest). Streaming through the asset server is not
-// promised on macOS or Windows; createWailsTransport is the hook for a
-// transport over Go bindings and Wails runtime events there.
+// How agent turns reach the UI, chosen once at start. In a browser a turn is
+// a POST whose answer is an SSE body. In the desktop window (Wails) it is a
+// call of the bound Go methods and its events are Wails runtime events
+// (wails.ts): the window's asset server streams a response body on Linux but
+// is not promised to elsewhere. Both hand the same events to the same
+// reducer.
 
 import { errorFromResponse, ApiError } from "./http";
 import { readEventStream } from "./sse";
 import type { AgentEvent, ApproveRequest, ChatRequest, TurnResult } from "./types";
+import { wailsTransport, wailsTurns, type WailsTurns } from "./wails";
 
 export type EventHandler = (e: AgentEvent) => void;
 
@@ -69,7 +69,7 @@ export const sseTransport: ChatTransport = {
     postStream(`/api/documents/${enc(docId)}/chat/approve`, body, onEvent, signal),
 };
 
-/** What the Wails v2 runtime puts on window.runtime (the part we would use). */
+/** What the Wails v2 runtime puts on window.runtime (the part used here). */
 export interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
   EventsOff?(name: string, ...more: string[]): void;
@@ -82,19 +82,18 @@ declare global {
 }
 
 /**
- * HOOK for the desktop transport: runs turns through Go bindings and Wails
- * runtime events (one channel per turn, named by the caller, as
- * agent-protocol.md describes). Not implemented: it returns null and the SSE
- * transport is used, which streams in the Linux webview because its asset
- * server runs the same HTTP handler and does not buffer the body.
+ * The desktop transport: turns run through the Go methods bound as
+ * window.go.desktop.Turns and their events are Wails runtime events, one
+ * channel per turn, named by the caller (agent-protocol.md). Null without
+ * the bindings: SSE is used then.
  */
-export function createWailsTransport(_runtime: WailsRuntime): ChatTransport | null {
-  return null;
+export function createWailsTransport(runtime: WailsRuntime, turns: WailsTurns | null = wailsTurns()): ChatTransport | null {
+  return turns ? wailsTransport(runtime, turns) : null;
 }
 
 let chosen: ChatTransport | null = null;
 
-/** The transport for this window: Wails when available and implemented, else SSE. */
+/** The transport for this window: Wails in the desktop app, else SSE. */
 export function chatTransport(): ChatTransport {
   if (chosen) return chosen;
   const rt = typeof window !== "undefined" ? window.runtime : undefined;

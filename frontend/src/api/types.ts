@@ -1,6 +1,16 @@
 // Wire types of the HTTP API and the agent events, named as
 // /work/shared/design/agent-protocol.md names them. Field names are the
 // protocol's; do not rename them here.
+//
+// The agent's events, the `result` object and the types they use (ToolCall,
+// TurnResult, WorkingState, Usage, Extraction, Mention, ...), and the
+// metadata of thread messages (MessageData), are generated from the Go types
+// into ./events.gen.ts and re-exported here; change them in Go (agent/) and
+// regenerate (see the top of that file), never here.
+
+import type { Mention, MessageData, ToolCall, WorkingState } from "./events.gen";
+
+export type * from "./events.gen";
 
 /** Error body of every failed request: `{error, code}`. */
 export interface ErrorBody {
@@ -103,23 +113,6 @@ export interface TagInput {
   description?: string;
 }
 
-export interface Extraction {
-  extraction_id: string;
-  document_id: string;
-  prompt_revid: string;
-  model: string;
-  raw_output?: string;
-  original_value: unknown;
-  value: unknown;
-  edited: boolean;
-  validation_status: string;
-  validation_errors: unknown;
-  prompt_tokens: number;
-  completion_tokens: number;
-  created_at: string;
-  updated_at: string;
-}
-
 export interface SearchHit {
   document_id: string;
   document_name?: string;
@@ -179,11 +172,6 @@ export interface ToolLists {
   read_write: string[];
 }
 
-export interface Mention {
-  type: "schema" | "prompt" | "tag" | "document";
-  id: string;
-}
-
 export interface Thread {
   thread_id: string;
   document_id: string;
@@ -204,8 +192,8 @@ export interface ThreadMessage {
   tool_calls?: ToolCall[];
   tool_call_id?: string;
   tool_name?: string;
-  /** Round index, usage, approvals, proposed/executed arguments. */
-  data?: Record<string, unknown>;
+  /** Round index, usage, approvals, proposed/executed arguments, mentions. */
+  data?: MessageData;
   created_at: string;
 }
 
@@ -214,70 +202,6 @@ export interface ThreadWithMessages extends Thread {
 }
 
 // ---- agent -----------------------------------------------------------
-
-export interface ToolCall {
-  id: string;
-  name: string;
-  arguments: unknown;
-}
-
-export interface ExecutedCall extends ToolCall {
-  success: boolean;
-  preview: string;
-  error?: string;
-}
-
-export interface ExecutedRound {
-  round_index: number;
-  thinking: string;
-  tool_calls: ExecutedCall[];
-}
-
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-}
-
-export interface WorkingState {
-  schema_revid?: string;
-  prompt_revid?: string;
-  extraction?: Extraction | null;
-}
-
-export interface TurnResult {
-  text: string;
-  thinking: string;
-  thread_id: string;
-  working_state: WorkingState;
-  executed_rounds: ExecutedRound[];
-  /** Present exactly when the turn paused for approval. */
-  turn_id?: string;
-  /** Present exactly when the turn paused: the calls waiting for approval. */
-  tool_calls?: ToolCall[];
-  usage: Usage;
-}
-
-export type AgentEvent =
-  | { type: "turn_started"; thread_id: string; model: string }
-  | { type: "thinking_chunk"; chunk: string; round_index: number }
-  | { type: "thinking_done"; thinking: string; round_index: number }
-  | { type: "assistant_text_chunk"; chunk: string; round_index: number }
-  | { type: "assistant_text_done"; full_text: string; round_index: number }
-  | { type: "tool_calls"; round_index: number; tool_calls: ToolCall[]; needs_approval: string[] | null }
-  | {
-      type: "tool_result";
-      round_index: number;
-      call_id: string;
-      name: string;
-      success: boolean;
-      result?: unknown;
-      preview?: string;
-      error?: string;
-    }
-  | { type: "round_executed"; round_index: number; thinking: string; tool_calls: ExecutedCall[] }
-  | { type: "usage"; round_index: number; prompt_tokens: number; completion_tokens: number }
-  | { type: "done"; result: TurnResult }
-  | { type: "error"; error: string; code?: string };
 
 export interface ChatRequest {
   message: string;

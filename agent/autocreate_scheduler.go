@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/docent/docent/storage"
+)
+
+// AutoCreateScheduler runs auto-create on many documents through an
+// AutoCreator, a bounded number at a time: a given list (RunAll: the
+// command line's batch) or the store's queue of pending documents (Serve:
+// the server's, read again whenever Wake says something was queued). Each
+// run's result goes to Done as it ends. When ctx ends, the runs under way
+// are interrupted and go back to pending (AutoCreator.Run), and no other
+// starts.
+type AutoCreateScheduler struct {
+	// Creator gives the creator of each run as it starts, so that the run
+	// uses the agent in effect then (the server's changes with its
+	// settings). A nil creator leaves the document as it is.
+	Creator func() *AutoCreator
+	// Concurrency is how many runs go on at once (at least 1; see
+	// AutoCreateConcurrency).
+	Concurrency int
+	// Options, when set, gives a run's options as it starts, in the
+	// goroutine that runs it. Without it a document runs with the model it
+	// was queued with (storage.Document.AutoCreateModel), else the agent's
+	// default.
+	Options func(storage.Document) AutoCreateOptions
+	// Done, when set, gets each run's result and error as it ends (see
+	// AutoCreator.Run), in the goroutine that ran it; ctx is the one the
+	// scheduler was given.
+	Done func(ctx context.Context, d storage.Document, res AutoCreateResult, err error)
+	// DB is the store whose queue Serve runs.
+	DB *storage.DB
+	// Logger gets what Serve cannot do (read the queue); nil is
+	// slog.Default().
+	Logger *slog.Logger
+
+	wakeOnce sync.Once
+	wake     chan struct{}
+}
+
+// AutoCreateConcurrency is how many documents run at once unless the user
+// says: one for a local Ollama (which runs one request at a time anyway),
+// four for hosted APIs.
+func AutoCreateConcurrency(model string) int {
+	if strings.HasPrefix(model, "ollama/") {
+		return 1
+	}
+	return 4
+}
+
+// RunAll runs docs, in their order, at most Concurrency at a time, and
+// returns when every run has ended. Once ctx ends no other run starts:
+// the documents not started are left as they are, and Done does not hear
+// of them.
+func (s *AutoCreateScheduler) RunAll(ctx context.Context, docs []storage.Document) {
+	work := make(chan storage.Document)
+	var wg sync.WaitGroup
+	for range min(max(s.Concurrency, 1), max(len(docs), 1)) {
+		wg.Go(func() {
+			for d := range work {
+				s.run(ctx, d)
+			}
+		})
+	}
+feed:
+	for _, d := range docs {
+		select {
+		case work <- d:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+}
+
+// Serve runs the queue until ctx ends: every pending document (those left
+// pending by an earlier process too), then, each time Wake is called,
+// those pending since. It returns once the runs under way have ended.
+func (s *AutoCreateScheduler) Serve(ctx context.Context) {
+	wake := s.wakeChan()
+	for {
+		docs, err := s.DB.PendingAutoCreates(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.logger().Warn("auto-create: read the queue", "err", err)
+		}
+		if len(docs) > 0 {
+			s.RunAll(ctx, docs)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		}
+	}
+}
+
+// Wake tells Serve that documents were queued, without blocking: it reads
+// the queue again once the runs it started have ended, at once if none
+// has.
+func (s *AutoCreateScheduler) Wake() {
+	select {
+	case s.wakeChan() <- struct{}{}:
+	default: // a wake is due already
+	}
+}
+
+func (s *AutoCreateScheduler) wakeChan() chan struct{} {
+	s.wakeOnce.Do(func() { s.wake = make(chan struct{}, 1) })
+	return s.wake
+}
+
+func (s *AutoCreateScheduler) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+// run runs one document, unless ctx has ended.
+func (s *AutoCreateScheduler) run(ctx context.Context, d storage.Document) {
+	if ctx.Err() != nil {
+		return
+	}
+	c := s.Creator()
+	if c == nil {
+		return
+	}
+	opts := AutoCreateOptions{Model: d.AutoCreateModel}
+	if s.Options != nil {
+		opts = s.Options(d)
+	}
+	res, err := c.Run(ctx, d.ID, opts)
+	if s.Done != nil {
+		s.Done(ctx, d, res, err)
+	}
+}

@@ -1,0 +1,51 @@
+package agent
+
+import "encoding/json"
+
+// MessageData is the metadata a turn stores with each message of a thread
+// (storage.ThreadMessage.Data, `data` of the thread API's messages): the
+// round, the tokens, the approvals and the arguments, which the transcript
+// of `docent threads` and the web UI's reopened threads read. Threads in
+// existing databases hold these JSON names; they must not change. Which
+// fields a message has depends on its role:
+//
+//   - user: mentions, when the message had any;
+//   - assistant: round_index and usage; a paused round's also turn_id and
+//     needs_approval;
+//   - tool: round_index, proposed_arguments, success, and arguments when
+//     the call ran (edited when they differ from the proposed ones) or
+//     rejected when it did not.
+type MessageData struct {
+	// RoundIndex is `round_index`: the round of the turn the message
+	// belongs to, 0-based.
+	RoundIndex *int `json:"round_index,omitempty"`
+	// Usage is `usage`: the tokens of the round's model call.
+	Usage *Usage `json:"usage,omitempty"`
+	// TurnID is `turn_id`: the paused turn that approve continues, on the
+	// assistant message whose calls wait for approval.
+	TurnID string `json:"turn_id,omitempty"`
+	// NeedsApproval is `needs_approval`: the ids of the calls that wait.
+	NeedsApproval []string `json:"needs_approval,omitempty"`
+	// ProposedArguments is `proposed_arguments`: the arguments the model
+	// proposed for the call.
+	ProposedArguments json.RawMessage `json:"proposed_arguments,omitempty"`
+	// Arguments is `arguments`: the arguments the call ran with; absent
+	// when it did not run.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Edited is `edited`: the user changed the arguments before approving.
+	Edited bool `json:"edited,omitempty"`
+	// Rejected is `rejected`: the user rejected the call; it did not run.
+	Rejected bool `json:"rejected,omitempty"`
+	// Success is `success`: whether the call succeeded.
+	Success *bool `json:"success,omitempty"`
+	// Mentions is `mentions`: what the user @-mentioned in the message.
+	Mentions []Mention `json:"mentions,omitempty"`
+}
+
+// ParseMessageData reads a stored message's data; empty or malformed data
+// reads as no metadata (it is optional, and old threads may lack fields).
+func ParseMessageData(raw json.RawMessage) MessageData {
+	var d MessageData
+	_ = json.Unmarshal(raw, &d)
+	return d
+}

@@ -148,6 +148,10 @@ type ToolResultPayload struct {
 	// tool's JSON result, when it succeeded), `preview?` (a one-line summary
 	// for people) and `error?` (why it failed, as the model is told).
 	ToolResult
+	// ChangedExtraction is `changed_extraction?`: the call succeeded and
+	// changed the document's extraction (its tool's ChangesExtraction), so
+	// clients show the extraction again.
+	ChangedExtraction bool `json:"changed_extraction,omitempty"`
 }
 
 // RoundExecutedPayload is round_executed: it closes a round whose calls
@@ -289,7 +293,11 @@ func ToolCalls(round int, calls []ToolCall, needsApproval []string) Event {
 func ToolResultEvent(round int, callID, name string, r ToolResult) Event {
 	created := r.Created
 	r.Created, r.Refused = nil, false
-	e := NewEvent(ToolResultPayload{RoundIndex: round, CallID: callID, Name: name, ToolResult: r})
+	p := ToolResultPayload{RoundIndex: round, CallID: callID, Name: name, ToolResult: r}
+	if t, ok := ToolByName(name); ok && r.Success {
+		p.ChangedExtraction = t.ChangesExtraction
+	}
+	e := NewEvent(p)
 	e.Created = created
 	return e
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/docent/docent/agent"
@@ -240,5 +241,28 @@ func TestSinkFunc(t *testing.T) {
 	}
 	if len(got) != 2 {
 		t.Errorf("got %v", got)
+	}
+}
+
+// A successful call of a tool that changes the extraction says so on the
+// wire, so clients show the extraction again; other calls do not.
+func TestToolResultSaysWhenTheExtractionChanged(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		success bool
+		want    bool
+	}{
+		{"run_extraction", true, true},
+		{"update_extraction_field", true, true},
+		{"run_extraction", false, false},
+		{"get_extraction_result", true, false},
+	} {
+		b, err := json.Marshal(agent.ToolResultEvent(0, "c1", tc.name, agent.ToolResult{Success: tc.success}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(b), `"changed_extraction":true`); got != tc.want {
+			t.Errorf("%s (success %v): %s", tc.name, tc.success, b)
+		}
 	}
 }

@@ -182,7 +182,7 @@ describe("reducer: tools", () => {
       ev({ type: "tool_calls", round_index: 0, tool_calls: [{ id: "c1", name: "run_extraction", arguments: {} }], needs_approval: [] }),
     );
     const before = s.extractionRevision;
-    s = run(s, ev({ type: "tool_result", round_index: 0, call_id: "c1", name: "run_extraction", success: true, result: {} }));
+    s = run(s, ev({ type: "tool_result", round_index: 0, call_id: "c1", name: "run_extraction", success: true, result: {}, changed_extraction: true }));
     expect(s.extractionRevision).toBe(before + 1);
     const extraction = { extraction_id: "x1" } as never;
     s = run(s, ev({ type: "done", result: result({ working_state: { prompt_revid: "p1", extraction } }) }));

@@ -119,9 +119,6 @@ export type Action =
   | { type: "stopped"; now: number }
   | { type: "sync_seqs"; userSeqs: number[] };
 
-/** Tools whose success changes the document's extraction. */
-export const EXTRACTION_TOOLS = new Set(["run_extraction", "update_extraction_field"]);
-
 export function initialConversation(): ConversationState {
   return {
     threadId: null,
@@ -294,7 +291,7 @@ function applyEvent(s: ConversationState, e: AgentEvent, now: number): Conversat
           () => ({ id: e.call_id, name: e.name, arguments: {}, needsApproval: false }),
         ),
       );
-      if (e.success && EXTRACTION_TOOLS.has(e.name)) {
+      if (e.changed_extraction) {
         return { ...next, extractionRevision: next.extractionRevision + 1 };
       }
       return next;

@@ -114,6 +114,12 @@ export interface ToolResultEvent {
    */
   preview?: string;
   error?: string;
+  /**
+   * ChangedExtraction is `changed_extraction?`: the call succeeded and
+   * changed the document's extraction (its tool's ChangesExtraction), so
+   * clients show the extraction again.
+   */
+  changed_extraction?: boolean;
 }
 
 /**

@@ -152,9 +152,29 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 
 	var links storage.AutoCreateLinks
 	var err error
-	if opts.SchemaID != "" {
+	if opts.SchemaID == "" {
+		// One schema per kind: a document of a kind in use only extracts
+		// with it. The choice, and a run that makes a new kind, hold the
+		// store's kind gate until the proposal records the kind.
+		gate := kindGate(db)
+		gate.Lock()
+		var kind *storage.Kind
+		if kind, err = c.chooseKind(runCtx, claim.Document, opts, &res); kind != nil {
+			gate.Unlock()
+			opts.SchemaID, opts.PromptID = kind.Schema.SchemaID, ""
+			if p, perr := db.KindPrompt(runCtx, kind.Schema.SchemaID); perr == nil {
+				opts.PromptID = p.PromptID
+			}
+			res.ExtractionOnly = true
+		} else {
+			defer gate.Unlock()
+		}
+	}
+	switch {
+	case err != nil:
+	case opts.SchemaID != "":
 		links, err = c.extractOnly(runCtx, claim, opts, rec, &res)
-	} else {
+	default:
 		links, err = c.converse(runCtx, claim, opts, rec, &res)
 	}
 	res.Usage.PromptTokens += rec.extractionTokens(keep, true)
@@ -198,6 +218,27 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	return res, err
 }
 
+// chooseKind returns the kind in use the document is of, or nil when it
+// is of a new kind (or the choice failed for a reason that is not the
+// run's end: the run then makes a new kind, as it did before kinds).
+func (c *AutoCreator) chooseKind(ctx context.Context, doc storage.Document, opts AutoCreateOptions, res *AutoCreateResult) (*storage.Kind, error) {
+	kinds, err := c.Agent.DB.Kinds(ctx)
+	if err != nil {
+		return nil, err
+	}
+	kind, usage, err := c.Agent.chooseKind(ctx, doc, firstNonEmpty(opts.Model, c.Agent.DefaultModel), kinds)
+	res.Usage.PromptTokens += usage.PromptTokens
+	res.Usage.CompletionTokens += usage.CompletionTokens
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		slog.WarnContext(ctx, "auto-create: could not choose among the kinds in use; making a new one", "document", doc.ID, "err", err)
+		return nil, nil
+	}
+	return kind, nil
+}
+
 // runAgent is the agent of one run: the creator's, with the run's model as
 // the default of its extractions too (a prompt's own model still wins).
 func (c *AutoCreator) runAgent(opts AutoCreateOptions) *Agent {
@@ -221,7 +262,8 @@ func (c *AutoCreator) converse(ctx context.Context, claim storage.AutoCreateClai
 		DocumentID: claim.DocumentID, Message: AutoCreateMessage, Model: opts.Model,
 		Scope: scope, CallLimits: AutoCreateCallLimits(),
 	}, rec)
-	res.Usage = turn.Usage
+	res.Usage.PromptTokens += turn.Usage.PromptTokens
+	res.Usage.CompletionTokens += turn.Usage.CompletionTokens
 	res.Refused = scope.Refused()
 	if err != nil {
 		return storage.AutoCreateLinks{}, err

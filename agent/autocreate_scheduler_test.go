@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -86,22 +87,31 @@ func waitStatus(t *testing.T, db *storage.DB, docID, want string) storage.Docume
 func TestSchedulerRunsAtMostConcurrencyAtOnce(t *testing.T) {
 	f := newTurnFixture(t)
 	docs := f.moreDocuments(t, 3)
-	// The first rounds wait until two runs are asking the model at once
-	// (the deadline only guards against a hang), then all go on.
+	// Runs with a schema given only extract, so they may overlap (runs
+	// that make a new kind take turns). Their extractions wait until two
+	// runs are asking the model at once (the deadline only guards against
+	// a hang), then all go on.
+	if _, err := f.db.CreateSchema(context.Background(), "invoice", json.RawMessage(`{"type":"json_schema","json_schema":{"name":"invoice","schema":`+acInvoiceSchema+`,"strict":true}}`)); err != nil {
+		t.Fatal(err)
+	}
 	var mu sync.Mutex
 	asking, overlapped := 0, make(chan struct{})
-	f.srv.Handle(schedModel(func() {
-		mu.Lock()
-		asking++
-		if asking == 2 {
-			close(overlapped)
+	answer := schedModel(nil)
+	f.srv.Handle(func(r modeltest.Request) modeltest.Reply {
+		if len(r.Format) > 0 {
+			mu.Lock()
+			asking++
+			if asking == 2 {
+				close(overlapped)
+			}
+			mu.Unlock()
+			select {
+			case <-overlapped:
+			case <-time.After(30 * time.Second):
+			}
 		}
-		mu.Unlock()
-		select {
-		case <-overlapped:
-		case <-time.After(30 * time.Second):
-		}
-	}))
+		return answer(r)
+	})
 	var active, most int
 	var done []string
 	sched := &agent.AutoCreateScheduler{
@@ -112,7 +122,7 @@ func TestSchedulerRunsAtMostConcurrencyAtOnce(t *testing.T) {
 			defer mu.Unlock()
 			active++
 			most = max(most, active)
-			return agent.AutoCreateOptions{}
+			return agent.AutoCreateOptions{SchemaID: "invoice"}
 		},
 		Done: func(_ context.Context, d storage.Document, res agent.AutoCreateResult, err error) {
 			mu.Lock()

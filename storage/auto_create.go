@@ -247,7 +247,9 @@ func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCr
 			return err
 		}
 		sets, args := linkSets(l)
-		sets = append(sets, "auto_create_status = ?", "auto_create_error = ''", "auto_create_refused = ?", "auto_create_model = ''", "auto_create_updated_at = ?")
+		// The proposal's schema is the document's kind from now on.
+		sets = append(sets, "schema_id = auto_create_schema_id",
+			"auto_create_status = ?", "auto_create_error = ''", "auto_create_refused = ?", "auto_create_model = ''", "auto_create_updated_at = ?")
 		args = append(args, AutoCreateProposed, string(refusedJSON), tx.nowText(), d.ID)
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
 			return err
@@ -337,6 +339,12 @@ func (db *DB) RejectAutoCreate(ctx context.Context, documentID string) (Document
 		}
 		if d.AutoCreateStatus != AutoCreateProposed {
 			return Errorf(ErrConflict, "document %q has no proposal to reject (auto-create status %s)", d.Name, d.AutoCreateStatus)
+		}
+		// The proposal's kind goes with it (a schema the run made is gone
+		// with the cleanup anyway; a reused one stays, but not as this
+		// document's kind).
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET schema_id = NULL WHERE id = ? AND schema_id = ?`, d.ID, d.AutoCreateSchemaID); err != nil {
+			return err
 		}
 		if err := cleanupAutoCreate(ctx, tx, d, false); err != nil {
 			return err

@@ -65,6 +65,10 @@ type Document struct {
 	// back to the queue with it) and is cleared when the run ends in a
 	// proposal or a failure. It is not part of the API's document.
 	AutoCreateModel string `json:"-"`
+	// SchemaID is the document's kind: the schema documents like it are
+	// extracted with ("" for none yet). Auto-create sets it with its
+	// proposal; people move documents between kinds (kinds.go).
+	SchemaID string `json:"schema_id,omitempty"`
 }
 
 // NewDocument is what CreateDocument stores.
@@ -122,7 +126,7 @@ const documentColumns = `d.id, d.name, d.media_type, d.size, d.sha256, d.pages, 
 	d.metadata, d.created_at, d.updated_at, d.auto_create_status, d.auto_create_error,
 	coalesce(d.auto_create_schema_id, ''), coalesce(d.auto_create_prompt_id, ''),
 	coalesce(d.auto_create_extraction_id, ''), coalesce(d.auto_create_thread_id, ''), d.auto_create_updated_at,
-	d.auto_create_refused, d.auto_create_model,
+	d.auto_create_refused, d.auto_create_model, coalesce(d.schema_id, ''),
 	(SELECT group_concat(dt.tag_id, ',' ORDER BY t.name, t.id)
 	   FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
 	  WHERE dt.document_id = d.id)`
@@ -142,7 +146,7 @@ func scanDocument(s scanner) (Document, error) {
 	err := s.Scan(&d.ID, &d.Name, &d.MediaType, &d.Size, &d.SHA256, &d.Pages, &d.Status, &d.Error,
 		&metadata, &created, &updated, &d.AutoCreateStatus, &d.AutoCreateError,
 		&d.AutoCreateSchemaID, &d.AutoCreatePromptID, &d.AutoCreateExtractionID, &d.AutoCreateThreadID, &acUpdated, &refused,
-		&d.AutoCreateModel, &tags)
+		&d.AutoCreateModel, &d.SchemaID, &tags)
 	if err != nil {
 		return Document{}, err
 	}

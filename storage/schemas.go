@@ -245,16 +245,21 @@ func (db *DB) FindSchema(ctx context.Context, idOrName string) (SchemaRevision, 
 	var r SchemaRevision
 	err := db.view(ctx, "find schema", func(tx *sql.Tx) error {
 		var err error
-		if r, err = latestSchema(ctx, tx, idOrName); !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		if r, err = getSchemaRevision(ctx, tx, idOrName); !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		r, err = schemaByName(ctx, tx, idOrName)
+		r, err = findSchema(ctx, tx, idOrName)
 		return err
 	})
 	return r, err
+}
+
+// findSchema is FindSchema inside a transaction.
+func findSchema(ctx context.Context, q queryer, idOrName string) (SchemaRevision, error) {
+	if r, err := latestSchema(ctx, q, idOrName); !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	if r, err := getSchemaRevision(ctx, q, idOrName); !errors.Is(err, ErrNotFound) {
+		return r, err
+	}
+	return schemaByName(ctx, q, idOrName)
 }
 
 // ListSchemas returns the latest revision of each schema that matches f, by

@@ -164,6 +164,19 @@ type UsagePayload struct {
 	RoundIndex int `json:"round_index"`
 	// Usage is `prompt_tokens` and `completion_tokens`.
 	Usage
+	// Speed is `first_token_ms?` and `tokens_per_second?`, when the round's
+	// model call streamed.
+	Speed
+}
+
+// Speed is how fast a model call answered.
+type Speed struct {
+	// FirstTokenMS is `first_token_ms`: milliseconds from the call to its
+	// first streamed token (thinking or text), the wait a person sees.
+	FirstTokenMS int64 `json:"first_token_ms,omitempty"`
+	// TokensPerSecond is `tokens_per_second`: completion tokens over the
+	// time from the first token to the end.
+	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
 }
 
 // DonePayload is done: it ends a turn with its result.
@@ -308,6 +321,11 @@ func RoundExecuted(r ExecutedRound) Event { return NewEvent(RoundExecutedPayload
 // UsageEvent is usage: the tokens of round's model call.
 func UsageEvent(round int, u Usage) Event {
 	return NewEvent(UsagePayload{RoundIndex: round, Usage: u})
+}
+
+// TimedUsageEvent is usage with the call's speed.
+func TimedUsageEvent(round int, u Usage, sp Speed) Event {
+	return NewEvent(UsagePayload{RoundIndex: round, Usage: u, Speed: sp})
 }
 
 // Done is done.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
+	"time"
 
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
@@ -21,9 +23,16 @@ type roundStream struct {
 	// only once the answer is parsed.
 	streamText bool
 	streamed   bool // something reached the client
+
+	// start is when the model call began (zero for a scripted round),
+	// first when its first delta came.
+	start, first time.Time
 }
 
 func (s *roundStream) onDelta(d provider.Delta) error {
+	if s.first.IsZero() && (d.Thinking != "" || d.Text != "") {
+		s.first = time.Now()
+	}
 	if d.Thinking != "" && !s.done {
 		s.thinking.WriteString(d.Thinking)
 		s.streamed = true
@@ -68,7 +77,20 @@ func (s *roundStream) finish(resp provider.Response) error {
 	}
 	s.t.Usage.PromptTokens += resp.Usage.PromptTokens
 	s.t.Usage.CompletionTokens += resp.Usage.CompletionTokens
-	return s.t.send(UsageEvent(s.round, resp.Usage))
+	return s.t.send(TimedUsageEvent(s.round, resp.Usage, s.speed(resp.Usage, time.Now())))
+}
+
+// speed is how fast the round's model call answered, once it is done; zero
+// for a call that streamed nothing.
+func (s *roundStream) speed(u provider.Usage, end time.Time) Speed {
+	if s.start.IsZero() || s.first.IsZero() {
+		return Speed{}
+	}
+	sp := Speed{FirstTokenMS: max(s.first.Sub(s.start).Milliseconds(), 1)}
+	if d := end.Sub(s.first).Seconds(); d > 0 && u.CompletionTokens > 0 {
+		sp.TokensPerSecond = math.Round(float64(u.CompletionTokens)/d*10) / 10
+	}
+	return sp
 }
 
 // modelRound makes the round's model call and streams it. A model found
@@ -84,7 +106,7 @@ func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.
 		}
 	}
 	if !t.TextMode {
-		s := &roundStream{t: t, round: t.Round, streamText: true}
+		s := &roundStream{t: t, round: t.Round, streamText: true, start: time.Now()}
 		system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.Mentions, t.env.State, false)}
 		msgs := append([]provider.Message{system}, modelHistory(system, tools, t.History, t.limits.ContextWindow)...)
 		resp, err := t.prov.Chat(ctx, provider.Request{Model: t.name, Messages: msgs, Tools: tools}, s.onDelta)
@@ -104,7 +126,7 @@ func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.
 // TOOL_CALL nor FINAL is asked for again once; a second miss asks for a
 // final answer, and whatever comes then ends the turn.
 func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
-	s := &roundStream{t: t, round: t.Round}
+	s := &roundStream{t: t, round: t.Round, start: time.Now()}
 	system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.Mentions, t.env.State, true)}
 	msgs := append([]provider.Message{system}, textHistory(modelHistory(system, nil, t.History, t.limits.ContextWindow))...)
 	var out provider.Response

@@ -124,6 +124,14 @@ function AssistantMessage({
       {(m.usage.prompt_tokens > 0 || m.usage.completion_tokens > 0) && m.status !== "streaming" && (
         <div className="usage muted" data-testid="turn-usage">
           {m.usage.prompt_tokens.toLocaleString()} prompt + {m.usage.completion_tokens.toLocaleString()} completion tokens
+          {m.speed.first_token_ms !== undefined && (
+            <span data-testid="turn-speed">
+              {" "}
+              · first token after {(m.speed.first_token_ms / 1000).toLocaleString(undefined, { maximumFractionDigits: 1 })} s
+              {m.speed.tokens_per_second !== undefined &&
+                ` · ${m.speed.tokens_per_second.toLocaleString(undefined, { maximumFractionDigits: 1 })} tokens/s`}
+            </span>
+          )}
         </div>
       )}
     </div>

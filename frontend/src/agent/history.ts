@@ -36,6 +36,7 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h"): Mes
         model: null,
         error: null,
         usage: { prompt_tokens: 0, completion_tokens: 0 },
+        speed: {},
         text: "",
       };
       out.push(current);

@@ -399,3 +399,12 @@ describe("reducer: resubmit and history", () => {
     expect((later[1] as AssistantMessageView).status).toBe("interrupted");
   });
 });
+
+describe("speed", () => {
+  it("keeps the first round's wait for its first token and the last tokens per second", () => {
+    let s = run(sent(), ev({ type: "usage", round_index: 0, prompt_tokens: 10, completion_tokens: 5, first_token_ms: 1200, tokens_per_second: 20 }));
+    s = run(s, ev({ type: "usage", round_index: 1, prompt_tokens: 12, completion_tokens: 7, first_token_ms: 300, tokens_per_second: 25 }));
+    const m = s.messages.find((x) => x.kind === "assistant");
+    expect(m && m.kind === "assistant" ? m.speed : null).toEqual({ first_token_ms: 1200, tokens_per_second: 25 });
+  });
+});

@@ -12,6 +12,12 @@ import type {
   WorkingState,
 } from "../api/types";
 
+/** How fast a model answered (a usage event's speed fields). */
+export interface Speed {
+  first_token_ms?: number;
+  tokens_per_second?: number;
+}
+
 export interface ToolResultView {
   success: boolean;
   result?: unknown;
@@ -77,6 +83,9 @@ export interface AssistantMessageView {
   error: { message: string; code?: string } | null;
   /** Token totals of the turn (all its rounds, approvals included). */
   usage: Usage;
+  /** How fast the model answered: the first round's wait for its first
+   * token, and the last streamed round's tokens per second. */
+  speed: Speed;
   /** The final answer, from done's result.text. */
   text: string;
 }
@@ -334,6 +343,10 @@ function applyEvent(s: ConversationState, e: AgentEvent, now: number): Conversat
             prompt_tokens: m.usage.prompt_tokens + u.prompt_tokens,
             completion_tokens: m.usage.completion_tokens + u.completion_tokens,
           },
+          speed: {
+            first_token_ms: m.speed.first_token_ms ?? e.first_token_ms,
+            tokens_per_second: e.tokens_per_second ?? m.speed.tokens_per_second,
+          },
         };
       });
 
@@ -440,6 +453,7 @@ function newAssistant(id: string): AssistantMessageView {
     model: null,
     error: null,
     usage: { prompt_tokens: 0, completion_tokens: 0 },
+    speed: {},
     text: "",
   };
 }

@@ -143,6 +143,16 @@ export interface UsageEvent {
   round_index: number;
   prompt_tokens: number;
   completion_tokens: number;
+  /**
+   * FirstTokenMS is `first_token_ms`: milliseconds from the call to its
+   * first streamed token (thinking or text), the wait a person sees.
+   */
+  first_token_ms?: number;
+  /**
+   * TokensPerSecond is `tokens_per_second`: completion tokens over the
+   * time from the first token to the end.
+   */
+  tokens_per_second?: number;
 }
 
 /** DonePayload is done: it ends a turn with its result. */

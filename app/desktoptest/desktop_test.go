@@ -112,10 +112,16 @@ func TestDesktopSmoke(t *testing.T) {
 	page.waitFor("the dropped document in the list", func(s string) bool { return strings.Contains(s, "dropped-note.md") })
 	screenshotRendered(t, display, filepath.Join(shots, "desktop-dropped.png"))
 
-	// Open the document. (Coordinates are those of the 1280×800 window at
-	// Xvfb's fixed layout: its first row.)
-	click(t, display, geo.x+200, geo.y+340)
-	app.waitFor(t, regexp.MustCompile(`path=/api/documents/doc_\w+/chat/threads status=200`))
+	// Open the document: its row is the one with the "ready" badge (found
+	// on screen by the badge's colour, wherever the list puts it); its
+	// name is at the left of that row. A click that lands while the list
+	// still moves opens nothing: look and click again until the document
+	// page asks for its threads.
+	opened := regexp.MustCompile(`path=/api/documents/doc_\w+/chat/threads status=200`)
+	app.until(t, opened, func() {
+		_, y := findFill(t, display, filepath.Join(shots, "desktop-row.png"), geo, readyBadge, func() {})
+		click(t, display, geo.x+200, y)
+	})
 	page.waitFor("the document page", func(s string) bool { return strings.Contains(s, "Ask the agent about this document") })
 	screenshotRendered(t, display, filepath.Join(shots, "desktop-document.png"))
 
@@ -127,7 +133,7 @@ func TestDesktopSmoke(t *testing.T) {
 	released := sync.OnceFunc(func() { close(release) })
 	t.Cleanup(released)
 	model.Enqueue(modeltest.Reply{Text: first + rest, ChunkRunes: utf8.RuneCountInString(first), HoldAfterChunks: 1, Hold: release})
-	ask(t, display, geo, "What is this?")
+	ask(t, display, geo, page, "What is this?")
 	held := page.waitFor("the answer's first part while the model holds the rest", func(s string) bool {
 		return strings.Contains(s, strings.TrimSpace(first))
 	})
@@ -145,7 +151,7 @@ func TestDesktopSmoke(t *testing.T) {
 	never := make(chan struct{})
 	t.Cleanup(func() { close(never) })
 	model.Enqueue(modeltest.Reply{Text: "Pondering the note at length.", ChunkRunes: 9, HoldAfterChunks: 1, Hold: never})
-	ask(t, display, geo, "Tell me more.")
+	ask(t, display, geo, page, "Tell me more.")
 	page.waitFor("the start of the answer to stop", func(s string) bool { return strings.Contains(s, "Pondering") })
 	xdo(t, display, "key", "Escape")
 	page.waitFor("that the turn stopped", func(s string) bool { return strings.Contains(s, "Stopped.") })
@@ -157,7 +163,7 @@ func TestDesktopSmoke(t *testing.T) {
 		modeltest.Reply{Text: "I will rename it.", ToolCalls: []modeltest.ToolCall{{ID: "c1", Name: "update_document", Arguments: `{"name":"renamed-note.md"}`}}},
 		modeltest.Reply{Text: "Renamed it to renamed-note.md."},
 	)
-	ask(t, display, geo, "Rename it to renamed-note.md.")
+	ask(t, display, geo, page, "Rename it to renamed-note.md.")
 	page.waitFor("the approval card", func(s string) bool { return strings.Contains(s, "Needs your approval") })
 	approve := filepath.Join(shots, "desktop-approval.png")
 	x, y := findPrimaryButton(t, display, approve, geometry{geo.x + geo.w/2, geo.y, geo.w / 2, geo.h}, func() {
@@ -240,11 +246,27 @@ func filesOutside(t *testing.T, root, keep string) []string {
 }
 
 // ask types a message into the chat input and sends it.
-func ask(t *testing.T, display string, geo geometry, message string) {
+func ask(t *testing.T, display string, geo geometry, page *pageReader, message string) {
 	t.Helper()
-	click(t, display, geo.x+950, geo.y+764) // the chat input
-	xdo(t, display, "type", "--delay", "20", message)
-	xdo(t, display, "key", "Return")
+	// Sent when the page shows the message once more than before. Typing
+	// that went nowhere (the input not focused yet) is typed again, into
+	// an emptied input; the deadline only guards against a hang.
+	before := strings.Count(page.text(), message)
+	deadline := time.Now().Add(hang)
+	for {
+		click(t, display, geo.x+950, geo.y+764) // the chat input
+		xdo(t, display, "key", "ctrl+a", "BackSpace")
+		xdo(t, display, "type", "--delay", "20", message)
+		xdo(t, display, "key", "Return")
+		for again := time.Now().Add(10 * time.Second); time.Now().Before(again); time.Sleep(300 * time.Millisecond) {
+			if strings.Count(page.text(), message) > before {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the message %q was not sent within %s; the page shows:\n%s", message, hang, page.text())
+		}
+	}
 }
 
 // pageReader reads the text the window's page shows: it clicks a blank
@@ -307,6 +329,13 @@ func (p *pageReader) waitFor(what string, ok func(string) bool) string {
 // before each, reveal brings it into view.
 func findPrimaryButton(t *testing.T, display, path string, region geometry, reveal func()) (int, int) {
 	t.Helper()
+	return findFill(t, display, path, region, accent, reveal)
+}
+
+// findFill finds, like findPrimaryButton, the middle of the area filled
+// with colour in region.
+func findFill(t *testing.T, display, path string, region geometry, colour string, reveal func()) (int, int) {
+	t.Helper()
 	deadline := time.Now().Add(hang)
 	for {
 		reveal()
@@ -318,17 +347,17 @@ func findPrimaryButton(t *testing.T, display, path string, region geometry, reve
 		// bounding box of what is left.
 		out, err := exec.Command("convert", path,
 			"-crop", fmt.Sprintf("%dx%d+%d+%d", region.w, region.h, region.x, region.y), "+repage",
-			"-fill", "black", "+opaque", accent, "-fill", "white", "-opaque", accent,
+			"-fill", "black", "+opaque", colour, "-fill", "white", "-opaque", colour,
 			"-morphology", "Erode", "Square:3", "-format", "%@", "info:").Output()
 		if err != nil {
 			t.Fatalf("convert %s: %v", path, err)
 		}
 		var w, h, x, y int
-		if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "%dx%d+%d+%d", &w, &h, &x, &y); err == nil && w > 10 && h > 5 && w < region.w/2 {
+		if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "%dx%d+%d+%d", &w, &h, &x, &y); err == nil && w > 10 && h >= 3 && w < region.w/2 {
 			return region.x + x + w/2, region.y + y + h/2
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no primary button on screen (bounding box %q); see %s", out, path)
+			t.Fatalf("no area of colour %s on screen (bounding box %q); see %s", colour, out, path)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -336,6 +365,10 @@ func findPrimaryButton(t *testing.T, display, path string, region geometry, reve
 
 // accent is the UI's --accent colour, the fill of primary buttons.
 const accent = "#3b63d9"
+
+// readyBadge is the UI's --ok-soft colour, the fill of a ready document's
+// status badge.
+const readyBadge = "#e8f5ee"
 
 // tail is the last n lines of s.
 func tail(s string, n int) string {
@@ -494,6 +527,26 @@ func (p *process) waitFor(t *testing.T, re *regexp.Regexp) {
 			t.Fatalf("no log line matching %q after %s\n%s", re, hang, p.Log())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// until does act, then again every few seconds, until the log has a line
+// matching re; the deadline only guards against a hang.
+func (p *process) until(t *testing.T, re *regexp.Regexp, act func()) {
+	t.Helper()
+	deadline := time.Now().Add(hang)
+	for {
+		act()
+		again := time.Now().Add(5 * time.Second)
+		for time.Now().Before(again) {
+			if re.MatchString(p.Log()) {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no log line matching %q after %s of trying\n%s", re, hang, p.Log())
+		}
 	}
 }
 

@@ -97,8 +97,9 @@ type command struct {
 // their usage line here.
 func commands() []command {
 	return []command{
-		{"import", "import [--tag NAME]... [--password PW] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, .txt, .md); --auto-create queues them for auto-create (with --model, to run on that model)", runImport},
-		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--json]", "list documents", runDocuments},
+		{"import", "import [--tag NAME]... [--password PW] [--no-ocr] [--lang LANGS] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, images, .txt, .md) and read scans with OCR (--no-ocr: leave them waiting); --auto-create queues them for auto-create (with --model, to run on that model)", runImport},
+		{"ocr", "ocr (DOC... | --all) [--lang LANGS] [--json]", "read documents' scanned pages and images with OCR (again: another language, say); --all: every document with such pages", runOCR},
+		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--sort name|created_at|kind|auto_create_status|extraction_status] [--order asc|desc] [--json]", "list documents", runDocuments},
 		{"show", "show DOC [--json]", "show one document", runShow},
 		{"text", "text DOC [--page N]", "print a document's text", runText},
 		{"rm", "rm DOC...", "remove documents and everything made from them", runRemove},
@@ -111,7 +112,7 @@ func commands() []command {
 		{"approve", "approve TURN_ID (--all | --approve CALL_ID... --reject CALL_ID...) [--json]", "approve or reject the tool calls a paused turn waits for", runApprove},
 		{"threads", "threads DOC [THREAD] [--json]", "list a document's conversations, or show one", runThreads},
 		{"auto-create", "auto-create [--model MODEL] [--concurrency N] [--timeout DURATION] [--stale-after DURATION] [--schema SCHEMA | --shared] [--tag NAME]... [--json] (PATH... | --all)", "let the agent propose a schema, prompt and extraction for each document (PATHs are imported first; --all: every document not yet proposed or accepted)", runAutoCreate},
-		{"export", "export --prompt PROMPT [--format csv|json|jsonl] [--out FILE] [--explode PATH] [--raw]", "export a prompt's latest extraction of each document as a table (CSV cells that begin like a formula get a leading ' unless --raw)", runExport},
+		{"export", "export (--schema SCHEMA [--prompt PROMPT] | --prompt PROMPT) [--tag NAME]... [--format csv|json|jsonl|xlsx] [--out FILE] [--explode PATH] [--raw]", "export a table of extracted data: with --schema, a row per document whose latest extraction used the schema; with --prompt alone, the prompt's latest extraction of each document (CSV cells that begin like a formula get a leading ' unless --raw)", runExport},
 	}
 }
 

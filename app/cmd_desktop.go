@@ -47,6 +47,7 @@ func runDesktop(ctx context.Context, env *Env) error {
 				return nil, err
 			}
 			imp.printSummary(env)
+			handler.WakeOCR() // scans among them are read in the background
 			return imp.report, nil
 		},
 	})

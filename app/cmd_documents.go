@@ -12,8 +12,8 @@ import (
 
 // documentList is the JSON shape of a list of documents, as in the HTTP API.
 type documentList struct {
-	Documents []storage.Document `json:"documents"`
-	Total     int                `json:"total"`
+	Documents []storage.ListedDocument `json:"documents"`
+	Total     int                      `json:"total"`
 }
 
 func runDocuments(ctx context.Context, env *Env, args []string) error {
@@ -24,6 +24,8 @@ func runDocuments(ctx context.Context, env *Env, args []string) error {
 	limit := fs.Int("limit", 50, "")
 	offset := fs.Int("offset", 0, "")
 	asJSON := fs.Bool("json", false, "")
+	sort := fs.String("sort", "", "")
+	order := fs.String("order", "", "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -38,7 +40,7 @@ func runDocuments(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	filter := storage.DocumentFilter{Search: *search, Limit: *limit, Offset: *offset}
+	filter := storage.DocumentFilter{Search: *search, Limit: *limit, Offset: *offset, Sort: *sort, Order: *order}
 	for _, name := range tags {
 		tag, err := db.FindTag(ctx, name)
 		if err != nil {
@@ -46,7 +48,7 @@ func runDocuments(ctx context.Context, env *Env, args []string) error {
 		}
 		filter.TagIDs = append(filter.TagIDs, tag.ID)
 	}
-	docs, total, err := db.ListDocuments(ctx, filter)
+	docs, total, err := db.ListDocumentsWithKinds(ctx, filter)
 	if err != nil {
 		return err
 	}

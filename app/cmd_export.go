@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/docent/docent/app/export"
@@ -14,10 +15,16 @@ import (
 )
 
 // runExport is `docent export`: a thin adapter over package export, which
-// the HTTP export uses too.
+// the HTTP exports use too. --schema exports every document whose latest
+// extraction used the schema (--prompt then narrows to one prompt);
+// --prompt alone exports a prompt's latest extraction of each document, as
+// before there were kinds.
 func runExport(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	schema := fs.String("schema", "", "")
 	prompt := fs.String("prompt", "", "")
+	var tags stringList
+	fs.Var(&tags, "tag", "")
 	format := fs.String("format", "", "")
 	out := fs.String("out", "", "")
 	explode := fs.String("explode", "", "")
@@ -28,8 +35,8 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *prompt == "" || len(rest) > 0 {
-		return usagef("export needs --prompt and nothing else\n%s", usageLine("export"))
+	if (*schema == "" && *prompt == "") || len(rest) > 0 {
+		return usagef("export needs --schema or --prompt and nothing else\n%s", usageLine("export"))
 	}
 	f := strings.ToLower(*format)
 	if f == "" {
@@ -39,23 +46,34 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 			f = export.JSON
 		case export.JSONL, "ndjson":
 			f = export.JSONL
+		case export.XLSX:
+			f = export.XLSX
 		default:
 			f = export.CSV
 		}
 	}
-	if f != export.CSV && f != export.JSON && f != export.JSONL {
-		return usagef("--format must be csv, json or jsonl\n%s", usageLine("export"))
+	if !slices.Contains(export.Formats, f) {
+		return usagef("--format must be csv, json, jsonl or xlsx\n%s", usageLine("export"))
+	}
+	toStdout := *out == "" || *out == "-"
+	if f == export.XLSX && toStdout && env.IO.OutTTY {
+		return usagef("an xlsx file is binary: write it with --out FILE.xlsx (or redirect stdout)")
 	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
-	data, err := export.Load(ctx, db, *prompt)
+	var data export.Data
+	if *schema != "" {
+		data, err = export.LoadSchema(ctx, db, export.Selection{Schema: *schema, Prompt: *prompt, Tags: tags})
+	} else {
+		data, err = export.LoadPrompt(ctx, db, *prompt, tags)
+	}
 	if err != nil {
 		return err
 	}
 	opts := export.Options{Format: f, Explode: *explode, Raw: *raw}
-	if *out == "" || *out == "-" {
+	if toStdout {
 		w := bufio.NewWriter(env.IO.Out)
 		if err := export.Write(w, data, opts); err != nil {
 			return err
@@ -83,6 +101,13 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return fault.Errorf(fault.Invalid, "export to %s: %w", *out, err)
 	}
-	fmt.Fprintf(env.IO.Err, "exported %s with prompt %q to %s\n", plural(len(data.Rows), "document"), data.Prompt.Name, *out)
+	what := fmt.Sprintf("with prompt %q", data.Name)
+	if *schema != "" {
+		what = fmt.Sprintf("of schema %q", data.Name)
+		if *prompt != "" {
+			what += fmt.Sprintf(" with prompt %q", data.Prompt.Name)
+		}
+	}
+	fmt.Fprintf(env.IO.Err, "exported %s %s to %s\n", plural(len(data.Rows), "document"), what, *out)
 	return nil
 }

@@ -40,6 +40,8 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	password := fs.String("password", "", "")
 	asJSON := fs.Bool("json", false, "")
 	autoCreate := fs.Bool("auto-create", false, "")
+	noOCR := fs.Bool("no-ocr", false, "")
+	langFlag := fs.String("lang", "", "")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -56,6 +58,10 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 		}
 		queueModel = env.ModelFlag
 	}
+	lang, err := ocrLang(*langFlag)
+	if err != nil {
+		return usagef("--lang: %s", fault.ErrorMessage(err))
+	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
@@ -63,6 +69,9 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	imp, err := importPaths(ctx, env, db, paths, tags, *password)
 	if err != nil {
 		return err
+	}
+	if !*noOCR && ctx.Err() == nil {
+		imp.readScans(ctx, env, db, lang)
 	}
 	if *asJSON {
 		if err := writeJSON(env.IO, imp.report); err != nil {
@@ -152,6 +161,47 @@ func importPaths(ctx context.Context, env *Env, db *storage.DB, paths, tags []st
 		imp.finished++
 	}
 	return imp, nil
+}
+
+// readScans runs OCR on the imported documents that wait for it, and
+// puts what it gave in the report. Without an OCR engine they stay
+// waiting, and their message says what to install.
+func (imp *imported) readScans(ctx context.Context, env *Env, db *storage.DB, lang string) {
+	var ids []string
+	for _, d := range imp.documents {
+		if d.Status == storage.StatusNeedsOCR || d.Status == storage.StatusOCR {
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	if _, err := ocrEngine(ctx, lang); err != nil {
+		msg := fault.ErrorMessage(err)
+		if _, nerr := db.NoteOCRUnavailable(ctx, msg); nerr != nil {
+			env.Logger.Warn("note that OCR is unavailable", "err", nerr)
+		}
+		fmt.Fprintf(env.IO.Err, "%s wait for OCR: %s\n", plural(len(ids), "document"), msg)
+		imp.refresh(ctx, db)
+		return
+	}
+	for _, r := range ocrDocuments(ctx, env, db, ids, lang, false) {
+		if r.err != nil && !errors.Is(r.err, context.Canceled) {
+			imp.report.Errors = append(imp.report.Errors, importError{File: r.name, Error: "OCR: " + fault.ErrorMessage(r.err), DocumentID: r.doc.ID})
+		}
+	}
+	imp.refresh(ctx, db)
+}
+
+// refresh reads the report's documents again (OCR changed them).
+func (imp *imported) refresh(ctx context.Context, db *storage.DB) {
+	for _, list := range [][]storage.Document{imp.report.Documents, imp.documents} {
+		for i, d := range list {
+			if fresh, err := db.GetDocument(ctx, d.ID); err == nil {
+				list[i] = fresh
+			}
+		}
+	}
 }
 
 // printSummary says on stderr what the import did.

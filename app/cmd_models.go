@@ -132,7 +132,9 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		doc, err := db.FindDocument(ctx, ref)
 		var ext storage.Extraction
 		if err == nil {
-			ext, err = x.Run(ctx, agent.ExtractRequest{DocumentID: doc.ID, PromptRevID: prompt.PromptRevID})
+			// An explicit --model wins over the prompt's stored model
+			// (DOCENT_MODEL alone does not: it is the default).
+			ext, err = x.Run(ctx, agent.ExtractRequest{DocumentID: doc.ID, PromptRevID: prompt.PromptRevID, Model: env.ModelFlag})
 		}
 		if errors.Is(err, context.Canceled) {
 			break

@@ -75,3 +75,7 @@ DESKTOP_TAGS=desktop,production,webkit2_41
 # What the end-to-end tests drive: Debian's Chromium for the web UI, a
 # virtual display with screenshot and window tools for the desktop window.
 E2E_PACKAGES=(chromium xvfb xauth imagemagick xdotool)
+# Text recognition (OCR) of scans and photos: Tesseract 5 with English and
+# German language data (another language: tesseract-ocr-LANG, and
+# DOCENT_OCR_LANG or --lang). PDF pages are rendered inside the binary.
+OCR_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu)

@@ -51,6 +51,8 @@ type DocumentContent struct {
 	Status string
 	Error  string
 	Pages  []string
+	// OCRPages are the pages (1-based) that text recognition reads (ocr.go).
+	OCRPages []int
 }
 
 // ReplaceDocumentContent replaces what reading a document gave (status,
@@ -74,6 +76,9 @@ func (db *DB) ReplaceDocumentContent(ctx context.Context, id string, content Doc
 			return err
 		}
 		if _, err := insertPages(ctx, tx, id, Pages(content.Pages)); err != nil {
+			return err
+		}
+		if err := markOCRPages(ctx, tx, id, content.OCRPages); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, pages = ?, updated_at = ? WHERE id = ?`,

@@ -91,15 +91,16 @@ func TestOpenRefusesNewerSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustExec(t, db, `INSERT INTO migrations (version, name, applied_at) VALUES (7, '0007_future.sql', '2030-01-01T00:00:00.000Z')`)
-	db.Close()
-
 	real, err := loadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
+	future := len(real) + 1
+	mustExec(t, db, `INSERT INTO migrations (version, name, applied_at) VALUES (?, 'future.sql', '2030-01-01T00:00:00.000Z')`, future)
+	db.Close()
+
 	_, err = Open(ctx, path)
-	want := fmt.Sprintf("database schema version 7 is newer than this docent (knows %d): upgrade docent", len(real))
+	want := fmt.Sprintf("database schema version %d is newer than this docent (knows %d): upgrade docent", future, len(real))
 	if err == nil || err.Error() != want {
 		t.Fatalf("Open of a newer database: %v, want %q", err, want)
 	}

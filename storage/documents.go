@@ -18,6 +18,7 @@ import (
 const (
 	StatusReady    = "ready"     // the text of every page is stored
 	StatusNeedsOCR = "needs_ocr" // the pages are images; Error says so
+	StatusOCR      = "ocr"       // text recognition is reading the pages (ocr.go)
 	StatusFailed   = "failed"    // the file could not be read; Error says why
 )
 
@@ -69,6 +70,10 @@ type Document struct {
 	// extracted with ("" for none yet). Auto-create sets it with its
 	// proposal; people move documents between kinds (kinds.go).
 	SchemaID string `json:"schema_id,omitempty"`
+	// OCRPagesDone and OCRPagesTotal are the progress of text recognition
+	// while the status is ocr (ocr.go).
+	OCRPagesDone  int `json:"ocr_pages_done,omitempty"`
+	OCRPagesTotal int `json:"ocr_pages_total,omitempty"`
 }
 
 // NewDocument is what CreateDocument stores.
@@ -94,6 +99,8 @@ type NewDocument struct {
 	TagIDs     []string
 	// Metadata must be a JSON object; nil means {}.
 	Metadata json.RawMessage
+	// OCRPages are the pages (1-based) that text recognition reads (ocr.go).
+	OCRPages []int
 }
 
 // DocumentPatch changes the fields that are set.
@@ -115,6 +122,9 @@ type DocumentFilter struct {
 	TagIDs []string
 	// Limit is the page size, 50 when 0. Offset skips that many documents.
 	Limit, Offset int
+	// Sort is one of the Sort constants (document_list.go), "" newest
+	// first; Order is "asc" or "desc", "" for the sort's own default.
+	Sort, Order string
 }
 
 // DefaultListLimit is the page size of ListDocuments when none is given.
@@ -126,7 +136,7 @@ const documentColumns = `d.id, d.name, d.media_type, d.size, d.sha256, d.pages, 
 	d.metadata, d.created_at, d.updated_at, d.auto_create_status, d.auto_create_error,
 	coalesce(d.auto_create_schema_id, ''), coalesce(d.auto_create_prompt_id, ''),
 	coalesce(d.auto_create_extraction_id, ''), coalesce(d.auto_create_thread_id, ''), d.auto_create_updated_at,
-	d.auto_create_refused, d.auto_create_model, coalesce(d.schema_id, ''),
+	d.auto_create_refused, d.auto_create_model, d.ocr_pages_done, d.ocr_pages_total, coalesce(d.schema_id, ''),
 	(SELECT group_concat(dt.tag_id, ',' ORDER BY t.name, t.id)
 	   FROM document_tags dt JOIN tags t ON t.id = dt.tag_id
 	  WHERE dt.document_id = d.id)`
@@ -146,7 +156,7 @@ func scanDocument(s scanner) (Document, error) {
 	err := s.Scan(&d.ID, &d.Name, &d.MediaType, &d.Size, &d.SHA256, &d.Pages, &d.Status, &d.Error,
 		&metadata, &created, &updated, &d.AutoCreateStatus, &d.AutoCreateError,
 		&d.AutoCreateSchemaID, &d.AutoCreatePromptID, &d.AutoCreateExtractionID, &d.AutoCreateThreadID, &acUpdated, &refused,
-		&d.AutoCreateModel, &d.SchemaID, &tags)
+		&d.AutoCreateModel, &d.OCRPagesDone, &d.OCRPagesTotal, &d.SchemaID, &tags)
 	if err != nil {
 		return Document{}, err
 	}
@@ -247,6 +257,9 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET pages = ? WHERE id = ?`, n, id); err != nil {
 			return err
 		}
+		if err := markOCRPages(ctx, tx, id, nd.OCRPages); err != nil {
+			return err
+		}
 		if err := setDocumentTags(ctx, tx, id, tagIDs); err != nil {
 			return err
 		}
@@ -333,6 +346,10 @@ func (db *DB) ListDocuments(ctx context.Context, f DocumentFilter) ([]Document, 
 		limit = DefaultListLimit
 	}
 	offset := max(f.Offset, 0)
+	order, orderErr := documentOrder(f.Sort, f.Order)
+	if orderErr != nil {
+		return nil, 0, orderErr
+	}
 
 	var conds []string
 	var args []any
@@ -362,7 +379,7 @@ func (db *DB) ListDocuments(ctx context.Context, f DocumentFilter) ([]Document, 
 			return err
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents d`+where+
-			` ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+			` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 		if err != nil {
 			return err
 		}

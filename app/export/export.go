@@ -1,13 +1,21 @@
-// Package export turns the extractions of a prompt into a table: one row
-// per document, nested fields flattened to dotted column names in the
-// schema's order, arrays as JSON in one cell (or one row per item with
-// Explode), edited values marked. The CLI's `docent export` and the HTTP
-// export both use it, so a file looks the same wherever it comes from.
+// Package export turns the extractions of a schema or a prompt into a
+// table: one row per document, nested fields flattened to dotted column
+// names in the schema's order, arrays as JSON in one cell (or one row per
+// item with Explode), edited values marked. The CLI's `docent export` and
+// the HTTP exports both use it, so a file looks the same wherever it comes
+// from; the data view's rows (GET /api/schemas/{id}/rows) use its columns
+// and values.
 //
 // Columns are document_id, document_name, extraction_id, the schema's
-// fields, fields the values have that the schema does not (sorted), and
-// _edited: the dotted paths whose value was edited after the model
-// extracted it, separated by ";" in CSV, an array in JSON.
+// fields (of every version of it: the newest version's in its order, then
+// those only older versions had), fields the values have that the schema
+// does not (sorted), and _edited: the dotted paths whose value was edited
+// after the model extracted it, separated by ";" in CSV, an array in JSON
+// and XLSX.
+//
+// XLSX is a real workbook (excelize): a header row, frozen; JSON numbers
+// as numbers, true and false as booleans, everything else as text cells,
+// which a spreadsheet never runs as formulas, so it needs no quoting.
 //
 // CSV is written safe to open in a spreadsheet: the values come from
 // documents through a model, and a text cell that begins like a formula
@@ -39,7 +47,11 @@ const (
 	CSV   = "csv"
 	JSON  = "json"  // one array of row objects
 	JSONL = "jsonl" // one row object per line
+	XLSX  = "xlsx"  // an Excel workbook, one sheet
 )
+
+// Formats are the formats Write writes.
+var Formats = []string{CSV, JSON, JSONL, XLSX}
 
 // EditedColumn lists the edited paths of a row.
 const EditedColumn = "_edited"
@@ -58,9 +70,17 @@ type Row struct {
 // Data is what an export reads: the schema (a response_format or a bare
 // JSON Schema; nil when the prompt links none) and the rows.
 type Data struct {
+	// Name names the export (the schema's or the prompt's name): the
+	// sheet of an XLSX file, the name of a download.
+	Name string
+	// Prompt is the prompt exported, or the prompt an export by schema
+	// was narrowed to; zero otherwise.
 	Prompt storage.PromptRevision
 	Schema json.RawMessage
-	Rows   []Row
+	// Older are the schema's older versions, newest first: their fields
+	// that Schema lacks follow Schema's.
+	Older []json.RawMessage
+	Rows  []Row
 }
 
 // Options shape the output.
@@ -81,6 +101,12 @@ type Options struct {
 // made with any revision of it, by document name; the columns follow the
 // schema of the prompt's latest revision.
 func Load(ctx context.Context, db *storage.DB, prompt string) (Data, error) {
+	return LoadPrompt(ctx, db, prompt, nil)
+}
+
+// LoadPrompt is Load for the documents that have every one of the tags
+// (ids or names).
+func LoadPrompt(ctx context.Context, db *storage.DB, prompt string, tags []string) (Data, error) {
 	p, err := db.FindPrompt(ctx, strings.TrimSpace(prompt))
 	if err != nil {
 		return Data{}, err
@@ -89,7 +115,11 @@ func Load(ctx context.Context, db *storage.DB, prompt string) (Data, error) {
 	if err != nil {
 		return Data{}, err
 	}
-	d := Data{Prompt: latest, Rows: []Row{}}
+	tagIDs, err := findTags(ctx, db, tags)
+	if err != nil {
+		return Data{}, err
+	}
+	d := Data{Name: latest.Name, Prompt: latest, Rows: []Row{}}
 	if latest.SchemaRevID != "" {
 		s, err := db.GetSchemaRevision(ctx, latest.SchemaRevID)
 		if err != nil {
@@ -106,10 +136,116 @@ func Load(ctx context.Context, db *storage.DB, prompt string) (Data, error) {
 		if err != nil {
 			return Data{}, err
 		}
+		if !hasTags(doc, tagIDs) {
+			continue
+		}
 		d.Rows = append(d.Rows, Row{DocumentID: doc.ID, DocumentName: doc.Name, ExtractionID: x.ID,
 			Value: x.Value, OriginalValue: x.OriginalValue, Edited: x.Edited})
 	}
 	return d, nil
+}
+
+// Selection names an export by schema.
+type Selection struct {
+	// Schema is the schema's id, a revision id or its name.
+	Schema string
+	// Prompt, when set, keeps documents whose latest extraction was made
+	// with a revision of this prompt (id, revision id or name).
+	Prompt string
+	// Tags (ids or names): a document must have every one.
+	Tags []string
+	// Sort, Desc, Filters and Status select and order the rows as the
+	// data view does (storage.SchemaRowsQuery), so that an export can be
+	// what the view shows; "" sorts by document name. Sort and filter
+	// paths must be fields of the schema (or storage's RowKey constants).
+	Sort    string
+	Desc    bool
+	Filters []storage.RowFilter
+	Status  string
+}
+
+// LoadSchema reads what an export of a schema holds: one row per document
+// whose latest extraction used a revision of the schema (narrowed to a
+// prompt and tags), by document name; the columns are the union of the
+// schema's versions' fields.
+func LoadSchema(ctx context.Context, db *storage.DB, sel Selection) (Data, error) {
+	s, err := db.FindSchema(ctx, strings.TrimSpace(sel.Schema))
+	if err != nil {
+		return Data{}, err
+	}
+	revs, err := db.ListSchemaRevisions(ctx, s.SchemaID)
+	if err != nil {
+		return Data{}, err
+	}
+	d := Data{Name: revs[0].Name, Schema: revs[0].ResponseFormat, Rows: []Row{}}
+	for _, r := range revs[1:] {
+		d.Older = append(d.Older, r.ResponseFormat)
+	}
+	fields := FieldsOf(append([]json.RawMessage{d.Schema}, d.Older...)...)
+	if sel.Sort != "" {
+		if err := CheckRowKey(sel.Sort, fields, "sort"); err != nil {
+			return Data{}, err
+		}
+	}
+	for _, f := range sel.Filters {
+		if err := CheckRowKey(f.Path, fields, "filter"); err != nil {
+			return Data{}, err
+		}
+	}
+	q := storage.SchemaRowsQuery{SchemaID: s.SchemaID, Sort: sel.Sort, Desc: sel.Desc, Filters: sel.Filters, Status: sel.Status}
+	if strings.TrimSpace(sel.Prompt) != "" {
+		p, err := db.FindPrompt(ctx, strings.TrimSpace(sel.Prompt))
+		if err != nil {
+			return Data{}, err
+		}
+		if d.Prompt, err = db.GetPrompt(ctx, p.PromptID); err != nil {
+			return Data{}, err
+		}
+		q.PromptID = p.PromptID
+	}
+	if q.TagIDs, err = findTags(ctx, db, sel.Tags); err != nil {
+		return Data{}, err
+	}
+	rows, _, err := db.SchemaRows(ctx, q)
+	if err != nil {
+		return Data{}, err
+	}
+	for _, r := range rows {
+		x := r.Extraction
+		d.Rows = append(d.Rows, Row{DocumentID: x.DocumentID, DocumentName: r.DocumentName, ExtractionID: x.ID,
+			Value: x.Value, OriginalValue: x.OriginalValue, Edited: x.Edited})
+	}
+	return d, nil
+}
+
+// findTags resolves tag ids or names to ids.
+func findTags(ctx context.Context, db *storage.DB, tags []string) ([]string, error) {
+	var ids []string
+	for _, t := range tags {
+		if t = strings.TrimSpace(t); t == "" {
+			continue
+		}
+		tag, err := db.FindTag(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, tag.ID)
+	}
+	return ids, nil
+}
+
+// hasTags reports whether doc has every tag of ids.
+func hasTags(doc storage.Document, ids []string) bool {
+	for _, id := range ids {
+		found := false
+		for _, t := range doc.TagIDs {
+			found = found || t == id
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // Write writes d in the format opts ask for.
@@ -125,8 +261,10 @@ func Write(w io.Writer, d Data, opts Options) error {
 		return t.writeJSON(w, true)
 	case JSONL:
 		return t.writeJSON(w, false)
+	case XLSX:
+		return t.writeXLSX(w, d.Name)
 	}
-	return fault.Errorf(fault.Invalid, "unknown export format %q (want csv, json or jsonl)", opts.Format)
+	return fault.Errorf(fault.Invalid, "unknown export format %q (want csv, json, jsonl or xlsx)", opts.Format)
 }
 
 // Table is an export laid out: its columns and, per row, a value per
@@ -140,8 +278,7 @@ type Table struct {
 // Build lays out d, with one row per item of the array at explode when it
 // is not "".
 func Build(d Data, explode string) (Table, error) {
-	root := schemaRoot(d.Schema)
-	fields := Fields(d.Schema)
+	fields := FieldsOf(append([]json.RawMessage{d.Schema}, d.Older...)...)
 	values := make([]any, len(d.Rows))
 	originals := make([]any, len(d.Rows))
 	for i, r := range d.Rows {
@@ -177,7 +314,12 @@ func Build(d Data, explode string) (Table, error) {
 		if at < 0 {
 			return Table{}, fault.Errorf(fault.Invalid, "--explode %s: the schema has no such field (fields: %s)", explode, strings.Join(fields, ", "))
 		}
-		itemFields = Fields(itemsSchema(root, explode))
+		for _, s := range append([]json.RawMessage{d.Schema}, d.Older...) {
+			if items := itemsSchema(schemaRoot(s), explode); items != nil {
+				itemFields = Fields(items)
+				break
+			}
+		}
 		if len(itemFields) == 0 {
 			itemFields = []string{""} // items that are not objects: the item itself
 		}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/docent/docent/app/ocr"
 	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -29,7 +30,8 @@ const (
 	MediaMarkdown = "text/markdown"
 )
 
-// ErrUnsupported is returned for a file that is neither a PDF nor text.
+// ErrUnsupported is returned for a file that is neither a PDF, an image
+// nor text.
 var ErrUnsupported = errors.New("unsupported type")
 
 // ExtractFunc reads the pages of a PDF of size bytes streamed from r. The
@@ -43,6 +45,9 @@ type Importer struct {
 	// Extract reads PDFs; nil means pdftext.ExtractIsolatedReader with
 	// default limits.
 	Extract ExtractFunc
+	// ProbeImage checks images; nil means ocr.ProbeImage, in a reader
+	// child with default limits.
+	ProbeImage func(ctx context.Context, r io.Reader, size int64) (ocr.ImageInfo, error)
 }
 
 // Options apply to every file of one import.
@@ -120,10 +125,10 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 		out.Err = err
 		return out
 	}
-	if err == nil && media == MediaPDF {
+	if err == nil && (media == MediaPDF || ocr.IsImage(media)) {
 		// The same bytes failed before as the same type: read them again
 		// (perhaps now with the right password) and keep the one document.
-		content, readErr := im.readPDF(ctx, file(), first, opts)
+		content, readErr := im.read(ctx, media, file(), first, opts)
 		if stop := abandoned(ctx, readErr); stop != nil {
 			out.Err = stop
 			return out
@@ -149,14 +154,14 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 		TagIDs:    opts.TagIDs,
 	}
 	var readErr error
-	if media == MediaPDF {
+	if media == MediaPDF || ocr.IsImage(media) {
 		var content storage.DocumentContent
-		content, readErr = im.readPDF(ctx, file(), first, opts)
+		content, readErr = im.read(ctx, media, file(), first, opts)
 		if stop := abandoned(ctx, readErr); stop != nil {
 			out.Err = stop
 			return out
 		}
-		nd.Status, nd.Error, nd.Pages = content.Status, content.Error, content.Pages
+		nd.Status, nd.Error, nd.Pages, nd.OCRPages = content.Status, content.Error, content.Pages, content.OCRPages
 	} else {
 		// Decoded while the store writes the document, a page at a time.
 		nd.PageSource = textPages(newRecheck(file(), first.crc), !first.utf8, MaxPageChars)
@@ -195,6 +200,38 @@ func abandoned(ctx context.Context, readErr error) error {
 	return nil
 }
 
+// read reads a PDF or an image.
+func (im *Importer) read(ctx context.Context, media string, r *io.SectionReader, first firstPass, opts Options) (storage.DocumentContent, error) {
+	if media == MediaPDF {
+		return im.readPDF(ctx, r, first, opts)
+	}
+	return im.readImage(ctx, r, first)
+}
+
+// readImage checks an image in a reader child (its pages, their size
+// against the decompression-bomb limit, that each decodes) and gives one
+// empty page per image page, all waiting for OCR.
+func (im *Importer) readImage(ctx context.Context, r *io.SectionReader, first firstPass) (storage.DocumentContent, error) {
+	probe := im.ProbeImage
+	if probe == nil {
+		probe = ocr.ProbeImage
+	}
+	checked := newRecheck(r, first.crc)
+	info, err := probe(ctx, checked, r.Size())
+	if checked.err != nil {
+		return storage.DocumentContent{}, checked.err
+	}
+	if err != nil {
+		return storage.DocumentContent{Status: storage.StatusFailed, Error: err.Error()}, fault.Errorf(fault.Invalid, "%w", err)
+	}
+	content := storage.DocumentContent{Status: storage.StatusNeedsOCR, Pages: make([]string, len(info.Pages)),
+		Error: "an image: text recognition (OCR) reads it"}
+	for i := range info.Pages {
+		content.OCRPages = append(content.OCRPages, i+1)
+	}
+	return content, nil
+}
+
 // readPDF extracts the text of a PDF. A file whose text cannot be read
 // yields a failed status and the error.
 func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firstPass, opts Options) (storage.DocumentContent, error) {
@@ -215,16 +252,85 @@ func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firs
 		}
 		return storage.DocumentContent{Status: storage.StatusFailed, Error: err.Error()}, fault.Errorf(fault.Invalid, "%w", err)
 	}
-	content := storage.DocumentContent{Status: storage.StatusReady, Pages: res.Pages}
+	content := storage.DocumentContent{Status: storage.StatusReady, Pages: res.Pages, OCRPages: ocrPages(res)}
+	if len(content.OCRPages) > 0 && hasText(res.Pages) {
+		content.Status = storage.StatusNeedsOCR
+		content.Error = fmt.Sprintf("%s: text recognition (OCR) reads %s", scanPages(content.OCRPages, len(res.Pages)), them(len(content.OCRPages)))
+	}
 	if !hasText(res.Pages) {
 		if drawsSomething(res.Info) {
 			content.Status = storage.StatusNeedsOCR
 			content.Error = "no text layer: the pages are images (a scan?); text recognition (OCR) is needed to read them"
+			if len(content.OCRPages) == 0 { // an extractor without Info: every page
+				for i := range res.Pages {
+					content.OCRPages = append(content.OCRPages, i+1)
+				}
+			}
 		} else {
 			content.Error = "the pages are blank: they have neither text nor images"
+			content.OCRPages = nil
 		}
 	}
 	return content, nil
+}
+
+// Junk text layers: a page whose text layer is short while one image covers
+// a large part of it (a fifth or more) is a scan or a picture whose text
+// layer is not its text (a watermark, a "trial version" line, a failed
+// OCR). OCR reads it, and its text replaces
+// the layer's where it reads more (app/ocr).
+const (
+	junkLayerChars = 200
+	scanCover      = 0.2
+)
+
+// ocrPages are the pages (1-based) that OCR should read: pages without
+// text that draw something, and short text layers over a large image.
+func ocrPages(res pdftext.Result) []int {
+	var pages []int
+	for i, text := range res.Pages {
+		if i >= len(res.Info) {
+			break
+		}
+		info := res.Info[i]
+		chars := len(strings.Join(strings.Fields(text), ""))
+		switch {
+		case chars == 0 && (info.Images > 0 || info.PathSegments >= outlineSegments || info.Incomplete):
+			pages = append(pages, i+1)
+		case chars > 0 && chars < junkLayerChars && info.ImageCover >= scanCover:
+			pages = append(pages, i+1)
+		}
+	}
+	return pages
+}
+
+// scanPages names the pages OCR reads, for a message.
+func scanPages(pages []int, total int) string {
+	if len(pages) == total {
+		if total == 1 {
+			return "the page is an image with little or no text layer (a scan?)"
+		}
+		return "the pages are images with little or no text layer (scans?)"
+	}
+	names := make([]string, 0, min(len(pages), 10))
+	for i, p := range pages {
+		if i == 10 {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, fmt.Sprint(p))
+	}
+	if len(pages) == 1 {
+		return "page " + names[0] + " is an image with little or no text layer"
+	}
+	return "pages " + strings.Join(names, ", ") + " are images with little or no text layer"
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // outlineSegments is how many path segments make a page without text worth
@@ -262,11 +368,14 @@ func DetectMediaType(name string, data []byte) (string, error) {
 	case ext == ".pdf" || bytes.Contains(head, []byte("%PDF-")):
 		// Readers accept junk before the header, so look a little way in.
 		return MediaPDF, nil
+	case ocr.ImageMediaType(head) != "":
+		// An image is recognised by its content, whatever its name.
+		return ocr.ImageMediaType(head), nil
 	}
 	if ext == "" {
 		ext = "(no extension)"
 	}
-	return "", fault.Errorf(fault.Invalid, "%w %s: Docent imports PDF, .txt and .md files", ErrUnsupported, ext)
+	return "", fault.Errorf(fault.Invalid, "%w %s: Docent imports PDF, images (PNG, JPEG, TIFF, WebP, BMP), .txt and .md files", ErrUnsupported, ext)
 }
 
 // Supported reports whether a file with this name is one Docent imports, for
@@ -276,7 +385,13 @@ func Supported(name string) bool {
 	case ".pdf", ".txt", ".text", ".md", ".markdown":
 		return true
 	}
-	return false
+	return imageExts[strings.ToLower(filepath.Ext(name))] != ""
+}
+
+// imageExts are the extensions of the images Docent imports.
+var imageExts = map[string]string{
+	".png": ocr.MediaPNG, ".jpg": ocr.MediaJPEG, ".jpeg": ocr.MediaJPEG, ".jpe": ocr.MediaJPEG,
+	".tif": ocr.MediaTIFF, ".tiff": ocr.MediaTIFF, ".webp": ocr.MediaWebP, ".bmp": ocr.MediaBMP,
 }
 
 func hasText(pages []string) bool {

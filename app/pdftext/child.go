@@ -17,6 +17,7 @@ import (
 const (
 	childEnv  = "DOCENT_PDFTEXT_CHILD"
 	memoryEnv = "DOCENT_PDFTEXT_MEMORY" // the memory limit in bytes
+	execEnv   = "DOCENT_PDFTEXT_EXEC"   // a program to run under the memory limit (LimitedCommand)
 )
 
 // RunChildIfRequested turns this process into a PDF reader when
@@ -25,6 +26,9 @@ const (
 // else starts; so must the TestMain of every test binary whose tests read
 // PDFs through ExtractIsolated, since the child is that test binary.
 func RunChildIfRequested() {
+	if path := os.Getenv(execEnv); path != "" {
+		os.Exit(execLimited(path))
+	}
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(runChild(os.Stdin, os.Stdout))
 	}
@@ -34,7 +38,12 @@ func RunChildIfRequested() {
 // bytes follow it. Options travel this way, not in arguments or the
 // environment, so that a password never shows in a process listing.
 type request struct {
-	Options Options `json:"options"`
+	// Op names a registered child operation (RegisterChildOp); "" is the
+	// PDF reader.
+	Op string `json:"op,omitempty"`
+	// Params are the operation's parameters.
+	Params  json.RawMessage `json:"params,omitempty"`
+	Options Options         `json:"options"`
 	// Size is how many bytes follow, so that the child holds them in one
 	// buffer of that size rather than in one grown by doubling.
 	Size int64 `json:"size,omitempty"`
@@ -42,8 +51,46 @@ type request struct {
 
 // reply is the child's one line of output.
 type reply struct {
-	Result *Result     `json:"result,omitempty"`
-	Error  *replyError `json:"error,omitempty"`
+	Result *Result `json:"result,omitempty"`
+	// Output is a child operation's result.
+	Output json.RawMessage `json:"output,omitempty"`
+	Error  *replyError     `json:"error,omitempty"`
+}
+
+// ChildOp is work that runs in a reader child besides reading a PDF's text
+// (decoding an image, say): it gets the parameters and the bytes RunIsolated
+// sent and returns what is sent back as JSON. An error keeps its kind
+// (ErrMalformed, ErrTooLarge…) across the process boundary; a panic becomes
+// ErrMalformed.
+type ChildOp func(ctx context.Context, params json.RawMessage, data []byte) (any, error)
+
+var childOps = map[string]ChildOp{}
+
+// RegisterChildOp makes op available to RunIsolated under name. Packages
+// call it from init, so that the child, which is this same executable,
+// knows every operation the parent can ask for.
+func RegisterChildOp(name string, op ChildOp) {
+	if _, dup := childOps[name]; dup || name == "" {
+		panic("pdftext: child operation registered twice or without a name: " + name)
+	}
+	childOps[name] = op
+}
+
+func runOp(req request, data []byte) (out json.RawMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, malformed("%s failed: %v", req.Op, r)
+		}
+	}()
+	op, ok := childOps[req.Op]
+	if !ok {
+		return nil, fmt.Errorf("unknown child operation %q", req.Op)
+	}
+	v, err := op(context.Background(), req.Params, data)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
 }
 
 type replyError struct {
@@ -70,6 +117,12 @@ func runChild(stdin io.Reader, stdout io.Writer) int {
 	var rep reply
 	if err != nil {
 		rep.Error = &replyError{Message: fmt.Sprintf("pdf reader: reading request: %v", err)}
+	} else if req.Op != "" {
+		if out, err := runOp(req, data); err != nil {
+			rep.Error = &replyError{Kind: errorKind(err), Message: err.Error()}
+		} else {
+			rep.Output = out
+		}
 	} else if res, err := Extract(context.Background(), data, req.Options); err != nil {
 		rep.Error = &replyError{Kind: errorKind(err), Message: err.Error()}
 	} else {

@@ -83,6 +83,7 @@ type pageReader struct {
 	fonts  map[string]*font // shared across the document, keyed by font dict
 	glyphs []glyph
 	info   PageInfo // what the page draws besides text
+	area   float64  // the page's area (its crop box), for PageInfo.ImageCover
 	ops    int
 	err    error // why the page stopped early, if it did
 	depth  int
@@ -93,6 +94,13 @@ type pageReader struct {
 // glyphs drawn before the break; the break is reported as a warning.
 func (pr *pageReader) readPage(page pdf.Value) ([]glyph, error) {
 	res := inherited(page, "Resources")
+	box := inherited(page, "CropBox")
+	if box.Len() != 4 {
+		box = inherited(page, "MediaBox")
+	}
+	if box.Len() == 4 {
+		pr.area = math.Abs((box.Index(2).Float64() - box.Index(0).Float64()) * (box.Index(3).Float64() - box.Index(1).Float64()))
+	}
 	pr.run(page.Key("Contents"), res, gstate{ctm: identity, th: 1})
 	pr.annotations(page)
 	return pr.glyphs, pr.err
@@ -254,16 +262,26 @@ func (pr *pageReader) run(contents pdf.Value, res pdf.Value, g gstate) {
 			if len(args) == 1 {
 				x := res.Key("XObject").Key(args[0].str)
 				if x.Key("Subtype").Name() == "Image" {
-					pr.info.Images++
+					pr.image(g.ctm)
 				} else {
 					pr.form(x, g, res)
 				}
 			}
 		case "BI": // an inline image, its data skipped by the lexer
-			pr.info.Images++
+			pr.image(g.ctm)
 		case "m", "l", "c", "v", "y", "re":
 			pr.info.PathSegments++
 		}
+	}
+}
+
+// image counts an image drawn with ctm, which maps the unit square onto
+// the page, and the share of the page it covers.
+func (pr *pageReader) image(ctm matrix) {
+	pr.info.Images++
+	if pr.area > 0 {
+		cover := math.Abs(ctm[0]*ctm[3]-ctm[1]*ctm[2]) / pr.area
+		pr.info.ImageCover = max(pr.info.ImageCover, min(cover, 1))
 	}
 }
 

@@ -58,6 +58,9 @@ type PageInfo struct {
 	// draws: a rule or a background is a few, text turned into outlines is
 	// thousands.
 	PathSegments int `json:"path_segments,omitempty"`
+	// ImageCover is the largest share of the page's area that one image
+	// covers, 0 to 1: near 1 for a scan.
+	ImageCover float64 `json:"image_cover,omitempty"`
 	// Incomplete: the page's content could not be read to the end (a
 	// warning says why), so it may draw more than these counts say.
 	Incomplete bool `json:"incomplete,omitempty"`

@@ -59,21 +59,56 @@ func ExtractIsolated(ctx context.Context, data []byte, opts Options, lim Limits)
 // r, which is streamed to the child: the caller need not hold the file in
 // memory. An error reading r fails the extraction.
 func ExtractIsolatedReader(ctx context.Context, r io.Reader, size int64, opts Options, lim Limits) (Result, error) {
+	rep, err := runIsolated(ctx, "pdf reader", request{Options: opts, Size: size}, r, size, lim)
+	if err != nil {
+		return Result{}, err
+	}
+	if rep.Result == nil {
+		return Result{}, malformed("pdf reader gave no answer")
+	}
+	return *rep.Result, nil
+}
+
+// RunIsolated runs the child operation op (see RegisterChildOp) in a child
+// process of this executable, as ExtractIsolatedReader runs the PDF reader:
+// with params, the size bytes of r on its stdin, the same slots, time and
+// memory limits, and the same errors for a child that times out, runs out
+// of memory or crashes (reader names it in them: "image reader"). The
+// operation's result is decoded into out.
+func RunIsolated(ctx context.Context, reader, op string, params any, r io.Reader, size int64, lim Limits, out any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("starting %s: %w", reader, err)
+	}
+	rep, err := runIsolated(ctx, reader, request{Op: op, Params: raw, Size: size}, r, size, lim)
+	if err != nil {
+		return err
+	}
+	if rep.Output == nil {
+		return malformed("%s gave no answer", reader)
+	}
+	if err := json.Unmarshal(rep.Output, out); err != nil {
+		return malformed("%s gave an answer that cannot be read: %v", reader, err)
+	}
+	return nil
+}
+
+func runIsolated(ctx context.Context, reader string, req request, r io.Reader, size int64, lim Limits) (reply, error) {
 	lim = lim.withDefaults()
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return reply{}, err
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return Result{}, fmt.Errorf("starting pdf reader: %w", err)
+		return reply{}, fmt.Errorf("starting %s: %w", reader, err)
 	}
-	header, err := json.Marshal(request{Options: opts, Size: size})
+	header, err := json.Marshal(req)
 	if err != nil {
-		return Result{}, fmt.Errorf("starting pdf reader: %w", err)
+		return reply{}, fmt.Errorf("starting %s: %w", reader, err)
 	}
 	release, err := readers.acquire(ctx)
 	if err != nil {
-		return Result{}, fmt.Errorf("reading PDF: %w", err)
+		return reply{}, fmt.Errorf("%s: %w", reader, err)
 	}
 	defer release()
 
@@ -95,27 +130,27 @@ func ExtractIsolatedReader(ctx context.Context, r io.Reader, size int64, opts Op
 	elapsed := time.Since(start)
 
 	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("reading PDF: %w", err)
+		return reply{}, fmt.Errorf("%s: %w", reader, err)
 	}
 	if runCtx.Err() != nil {
-		return Result{}, &remoteError{kind: ErrTimeout, msg: "pdf reader timed out after " + formatDuration(lim.Timeout)}
+		return reply{}, &remoteError{kind: ErrTimeout, msg: reader + " timed out after " + formatDuration(lim.Timeout)}
 	}
 	var rep reply
 	if runErr == nil {
-		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || (rep.Result == nil && rep.Error == nil) {
-			return Result{}, malformed("pdf reader gave no answer (%v); stderr: %s", err, stderr.summary())
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || (rep.Result == nil && rep.Output == nil && rep.Error == nil) {
+			return reply{}, malformed("%s gave no answer (%v); stderr: %s", reader, err, stderr.summary())
 		}
 		if rep.Error != nil {
-			return Result{}, rebuildError(rep.Error)
+			return reply{}, rebuildError(rep.Error)
 		}
-		return *rep.Result, nil
+		return rep, nil
 	}
-	return Result{}, childDied(runErr, stderr.String(), lim, elapsed)
+	return reply{}, childDied(reader, runErr, stderr.String(), lim, elapsed)
 }
 
 // childDied explains a child that exited without a reply.
-func childDied(runErr error, stderr string, lim Limits, elapsed time.Duration) error {
-	tooLarge := &remoteError{kind: ErrTooLarge, msg: "pdf reader exceeded " + formatBytes(lim.MemoryBytes) + " memory limit"}
+func childDied(reader string, runErr error, stderr string, lim Limits, elapsed time.Duration) error {
+	tooLarge := &remoteError{kind: ErrTooLarge, msg: reader + " exceeded " + formatBytes(lim.MemoryBytes) + " memory limit"}
 	if outOfMemory(stderr) {
 		return tooLarge
 	}
@@ -124,14 +159,14 @@ func childDied(runErr error, stderr string, lim Limits, elapsed time.Duration) e
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			if ws.Signal() == syscall.SIGKILL {
 				// Nobody here sent it: the kernel's OOM killer is the usual sender.
-				slog.Warn("pdf reader killed", "signal", ws.Signal(), "after", elapsed)
-				return &remoteError{kind: ErrTooLarge, msg: "pdf reader was killed (signal: killed), most likely out of memory"}
+				slog.Warn(reader+" killed", "signal", ws.Signal(), "after", elapsed)
+				return &remoteError{kind: ErrTooLarge, msg: reader + " was killed (signal: killed), most likely out of memory"}
 			}
-			return malformed("pdf reader crashed (signal: %v); stderr: %s", ws.Signal(), lastLines(stderr))
+			return malformed("%s crashed (signal: %v); stderr: %s", reader, ws.Signal(), lastLines(stderr))
 		}
-		return malformed("pdf reader crashed (exit status %d): %s", exit.ExitCode(), lastLines(stderr))
+		return malformed("%s crashed (exit status %d): %s", reader, exit.ExitCode(), lastLines(stderr))
 	}
-	return fmt.Errorf("running pdf reader: %w", runErr)
+	return fmt.Errorf("running %s: %w", reader, runErr)
 }
 
 func rebuildError(e *replyError) error {

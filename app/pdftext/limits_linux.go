@@ -2,11 +2,14 @@ package pdftext
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime/debug"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 // applyMemoryLimit bounds this process's memory. The soft limit makes the
@@ -55,4 +58,50 @@ func isolate(cmd *exec.Cmd) {
 		}
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// execLimited is the child side of LimitedCommand: it sets the memory
+// limit (RLIMIT_AS, which survives exec) and replaces this process with the
+// program at path, passing on its arguments and an environment without
+// Docent's child variables. Everything execve needs is allocated before the
+// limit is set: the Go runtime here already holds more address space than
+// the limit, so it could not grow its heap after it.
+func execLimited(path string) int {
+	argv, err := syscall.SlicePtrFromStrings(append([]string{path}, os.Args[1:]...))
+	if err != nil {
+		return fail127(path, err)
+	}
+	envv, err := syscall.SlicePtrFromStrings(childEnviron())
+	if err != nil {
+		return fail127(path, err)
+	}
+	file, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return fail127(path, err)
+	}
+	if limit, _ := strconv.ParseInt(os.Getenv(memoryEnv), 10, 64); limit > 0 {
+		lim := uint64(limit)
+		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: lim, Max: lim})
+	}
+	_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(file)),
+		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	return fail127(path, errno)
+}
+
+func fail127(path string, err error) int {
+	fmt.Fprintf(os.Stderr, "cannot run %s: %v\n", path, err)
+	return 127
+}
+
+// limitedCommand runs path through this executable, which sets the memory
+// limit and then becomes the program (execLimited).
+func limitedCommand(ctx context.Context, lim Limits, path string, args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(childEnviron(), execEnv+"="+path, memoryEnv+"="+strconv.FormatInt(lim.MemoryBytes, 10))
+	isolate(cmd)
+	return cmd, nil
 }

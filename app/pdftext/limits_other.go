@@ -3,6 +3,9 @@
 package pdftext
 
 import (
+	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"runtime/debug"
 )
@@ -15,3 +18,13 @@ func applyMemoryLimit(limit int64) {
 
 // isolate relies on exec.CommandContext's default: kill the child.
 func isolate(cmd *exec.Cmd) {}
+
+func execLimited(path string) int {
+	fmt.Fprintf(os.Stderr, "cannot run %s: no memory limit on this system\n", path)
+	return 127
+}
+
+// limitedCommand runs path itself: the time limit (ctx) is the backstop.
+func limitedCommand(ctx context.Context, lim Limits, path string, args ...string) (*exec.Cmd, error) {
+	return exec.CommandContext(ctx, path, args...), nil
+}

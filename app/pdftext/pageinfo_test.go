@@ -60,7 +60,9 @@ func TestPageInfoTellsImagesFromBlankPages(t *testing.T) {
 	if res.Repaired || len(res.Warnings) > 0 {
 		t.Fatalf("test PDF needed repair: %q", res.Warnings)
 	}
-	want := []PageInfo{{}, {PathSegments: 1}, {Images: 1}, {Images: 1}, {}}
+	// The scan covers its 200×200 page; the inline image, drawn without a
+	// cm, one unit square of it.
+	want := []PageInfo{{}, {PathSegments: 1}, {Images: 1, ImageCover: 1}, {Images: 1, ImageCover: 1.0 / 40000}, {}}
 	if !reflect.DeepEqual(res.Info, want) {
 		t.Errorf("info = %+v, want %+v", res.Info, want)
 	}

@@ -122,6 +122,7 @@ var exportContentTypes = map[string]string{
 	export.CSV:   "text/csv; charset=utf-8",
 	export.JSON:  "application/json; charset=utf-8",
 	export.JSONL: "application/x-ndjson; charset=utf-8",
+	export.XLSX:  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 
 // exportPrompt answers GET /api/prompts/{prompt_id}/export?format=&explode=&raw=:
@@ -135,7 +136,7 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	ctype, ok := exportContentTypes[format]
 	if !ok {
-		s.writeError(w, r, fault.Errorf(fault.Invalid, "format %q: want csv, json or jsonl", format))
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "format %q: want csv, json, jsonl or xlsx", format))
 		return
 	}
 	raw := false

@@ -85,7 +85,7 @@ func TestAutoCreateFromUploadToReviewAndExport(t *testing.T) {
 	if len(rows) != 2 || !strings.Contains(strings.Join(rows[0], ","), "invoice_number") || !strings.Contains(strings.Join(rows[1], ","), "A-1") {
 		t.Errorf("export rows = %q", rows)
 	}
-	f.wantError(http.MethodGet, "/api/prompts/"+d.AutoCreatePromptID+"/export?format=xlsx", nil, http.StatusBadRequest, "invalid")
+	f.wantError(http.MethodGet, "/api/prompts/"+d.AutoCreatePromptID+"/export?format=ods", nil, http.StatusBadRequest, "invalid")
 
 	// Reject removes what the run made; the document can run again.
 	var rejected storage.Document

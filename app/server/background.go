@@ -33,6 +33,7 @@ func (s *Server) Start(ctx context.Context) {
 	b.started = true
 	ctx, b.stop = context.WithCancel(ctx)
 	b.wg.Go(func() { s.autoCreate.Serve(ctx) })
+	b.wg.Go(func() { s.ocr.Serve(ctx) }) // documents that wait for OCR (ocr.go)
 	b.wg.Go(func() {
 		// The sweep is work on the store alone: it needs no provider.
 		(&agent.Agent{DB: s.cfg.DB}).SweepTurns(ctx, agent.DefaultSweepInterval)

@@ -18,13 +18,13 @@ import (
 
 // documentList answers GET /api/documents.
 type documentList struct {
-	Documents []storage.Document `json:"documents"`
-	Total     int                `json:"total"`
+	Documents []storage.ListedDocument `json:"documents"`
+	Total     int                      `json:"total"`
 }
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := storage.DocumentFilter{Search: q.Get("q"), TagIDs: splitList(q["tag_id"])}
+	f := storage.DocumentFilter{Search: q.Get("q"), TagIDs: splitList(q["tag_id"]), Sort: q.Get("sort"), Order: q.Get("order")}
 	var err error
 	if f.Limit, err = queryInt(r, "limit"); err != nil {
 		s.writeError(w, r, err)
@@ -34,13 +34,10 @@ func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	docs, total, err := s.cfg.DB.ListDocuments(r.Context(), f)
+	docs, total, err := s.cfg.DB.ListDocumentsWithKinds(r.Context(), f)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
-	}
-	if docs == nil {
-		docs = []storage.Document{}
 	}
 	writeJSON(w, http.StatusOK, documentList{Documents: docs, Total: total})
 }
@@ -254,6 +251,12 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			report.Documents = append(report.Documents, *o.Document)
 		default:
 			report.Documents = append(report.Documents, *o.Document)
+		}
+	}
+	for _, d := range report.Documents {
+		if d.Status == storage.StatusNeedsOCR {
+			s.ocr.Wake() // the background worker reads it (ocr.go)
+			break
 		}
 	}
 	if autoCreate {

@@ -24,6 +24,7 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/app/ocr"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -91,6 +92,7 @@ type Server struct {
 	importer *ingest.Importer
 
 	autoCreate *agent.AutoCreateScheduler // runs the auto-create queue (autocreate.go)
+	ocr        *ocr.Worker                // reads documents that wait for OCR (ocr.go)
 	background background                 // what Start starts and Close stops (background.go)
 }
 
@@ -129,6 +131,7 @@ func New(cfg Config) *Server {
 		s.session = sessionValue(cfg.Token)
 	}
 	s.autoCreate = s.newAutoCreateScheduler()
+	s.ocr = ocr.NewWorker(cfg.DB, cfg.Logger)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.HandleFunc(rt.pattern, rt.handle)
@@ -151,6 +154,9 @@ func (s *Server) routeTable() []route {
 		{"DELETE /api/documents/{id}", s.deleteDocument},
 		{"GET /api/documents/{id}/file", s.documentFile},
 		{"GET /api/documents/{id}/text", s.documentText},
+		{"GET /api/documents/{id}/pages", s.documentPages},
+		{"GET /api/documents/{id}/pages/{page}/words", s.pageWords},
+		{"GET /api/documents/{id}/pages/{page}/image", s.pageImage},
 
 		{"GET /api/schemas", s.listSchemas},
 		{"POST /api/schemas", s.createSchema},
@@ -198,6 +204,13 @@ func (s *Server) routeTable() []route {
 		{"POST /api/documents/{id}/auto-create", s.startAutoCreate},
 		{"POST /api/documents/{id}/auto-create/accept", s.acceptAutoCreate},
 		{"POST /api/documents/{id}/auto-create/reject", s.rejectAutoCreate},
+
+		// The data of a schema and bulk actions (data.go).
+		{"GET /api/schemas/{schema_id}/rows", s.listSchemaRows},
+		{"GET /api/schemas/{schema_id}/export", s.exportSchema},
+		{"POST /api/schemas/{schema_id}/rerun", s.rerunSchema},
+		{"POST /api/auto-create/accept", s.acceptAutoCreateMany},
+		{"PUT /api/documents/{id}/kind", s.setDocumentKind},
 	}
 }
 

@@ -3,6 +3,7 @@ import { onUnauthorized } from "./api/http";
 import { Spinner } from "./components/common";
 import { navigate, useRoute } from "./lib/router";
 import { UploadsProvider, useUploads } from "./lib/uploads";
+import DataPage from "./pages/DataPage";
 import { DocumentsPage } from "./pages/DocumentsPage";
 
 const DocumentPage = lazy(() => import("./pages/DocumentPage"));
@@ -20,7 +21,7 @@ const sections = [
 ] as const;
 
 function sectionOf(first: string): string {
-  if (first === "schema-revisions") return "schemas";
+  if (first === "schema-revisions" || first === "data") return "schemas";
   if (first === "prompt-revisions") return "prompts";
   return first;
 }
@@ -100,6 +101,8 @@ function Page() {
       return <SchemasPage id={second} />;
     case "schema-revisions":
       return <SchemasPage revid={second} />;
+    case "data":
+      return second ? <DataPage key={second} schemaId={second} /> : <SchemasPage />;
     case "prompts":
       return <PromptsPage id={second} />;
     case "prompt-revisions":

@@ -4,7 +4,11 @@
 
 import { listOf, request } from "./http";
 import type {
+  DataQuery,
+  DataRows,
   DocumentInfo,
+  DocumentSort,
+  SortOrder,
   DocumentList,
   DocumentText,
   Extraction,
@@ -29,11 +33,33 @@ import type {
 
 const enc = encodeURIComponent;
 
+/**
+ * The query string of a data view's rows or export: sort, order, status and
+ * one `filter=PATH:TEXT` per filtered column (repeated, which withQuery
+ * cannot say), then the extra parameters.
+ */
+export function dataQueryString(q: DataQuery, extra: Record<string, string | number | undefined> = {}): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined && v !== "") p.set(k, String(v));
+  if (q.sort) {
+    p.set("sort", q.sort);
+    p.set("order", q.order ?? "asc");
+  }
+  for (const [path, text] of Object.entries(q.filters ?? {})) {
+    if (text.trim()) p.append("filter", `${path}:${text.trim()}`);
+  }
+  if (q.status) p.set("status", q.status);
+  return p.toString();
+}
+
 export const api = {
   health: () => request<{ ok: boolean; version: string }>("/api/health"),
 
   // documents
-  listDocuments: (q: { q?: string; tag_id?: string; limit?: number; offset?: number }, signal?: AbortSignal) =>
+  listDocuments: (
+    q: { q?: string; tag_id?: string; limit?: number; offset?: number; sort?: DocumentSort; order?: SortOrder },
+    signal?: AbortSignal,
+  ) =>
     request<DocumentList>("/api/documents", { query: q, signal }),
   getDocument: (id: string) => request<DocumentInfo>(`/api/documents/${enc(id)}`),
   updateDocument: (id: string, body: { name?: string; tag_ids?: string[]; metadata?: Record<string, unknown> }) =>
@@ -51,6 +77,15 @@ export const api = {
   updateSchema: (id: string, body: { name: string; response_format: ResponseFormat }) =>
     request<SchemaRevision>(`/api/schemas/${enc(id)}`, { method: "PUT", body }),
   deleteSchema: (id: string) => request<unknown>(`/api/schemas/${enc(id)}`, { method: "DELETE" }),
+  /** The data view: one row per document whose latest extraction used the schema. */
+  schemaRows: (schemaId: string, q: DataQuery, offset: number, limit: number, signal?: AbortSignal) =>
+    request<DataRows>(`/api/schemas/${enc(schemaId)}/rows?${dataQueryString(q, { offset, limit })}`, { signal }),
+  /** Runs the documents' extraction again with the schema's prompt. */
+  rerunSchema: (schemaId: string, document_ids: string[]) =>
+    request<unknown>(`/api/schemas/${enc(schemaId)}/rerun`, { method: "POST", body: { document_ids } }),
+  /** Where the table of a schema downloads from, with the data view's filters. */
+  schemaExportURL: (schemaId: string, format: "csv" | "xlsx" | "json", q: DataQuery) =>
+    `/api/schemas/${enc(schemaId)}/export?${dataQueryString(q, { format })}`,
   getSchemaRevision: (revid: string) => request<SchemaRevision>(`/api/schema-revisions/${enc(revid)}`),
   /** OPTIONAL route, not in agent-protocol.md: the revisions of one schema. */
   listSchemaRevisions: async (id: string) =>
@@ -122,6 +157,9 @@ export const api = {
     request<DocumentInfo>(`/api/documents/${enc(docId)}/auto-create/accept`, { method: "POST" }),
   rejectAutoCreate: (docId: string) =>
     request<DocumentInfo>(`/api/documents/${enc(docId)}/auto-create/reject`, { method: "POST" }),
+  /** Accepts the proposals of several documents at once. */
+  acceptAutoCreateMany: (document_ids: string[]) =>
+    request<unknown>("/api/auto-create/accept", { method: "POST", body: { document_ids } }),
 
   // provider settings, kept by the server (the API key is never sent back)
   getSettings: () => request<ServerSettings>("/api/settings"),

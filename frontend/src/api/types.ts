@@ -18,7 +18,7 @@ export interface ErrorBody {
   code?: string;
 }
 
-export type DocumentStatus = "ready" | "needs_ocr" | "failed" | string;
+export type DocumentStatus = "ready" | "needs_ocr" | "ocr" | "failed" | string;
 
 export interface DocumentInfo {
   id: string;
@@ -35,6 +35,9 @@ export interface DocumentInfo {
   created_at: string;
   updated_at: string;
   auto_create_status: string;
+  /** OCR progress while status is "ocr". */
+  ocr_pages_done?: number;
+  ocr_pages_total?: number;
   auto_create_error?: string;
   auto_create_schema_id?: string;
   auto_create_prompt_id?: string;
@@ -42,7 +45,17 @@ export interface DocumentInfo {
   auto_create_thread_id?: string;
   /** What the last unattended run tried outside its scope and was refused. */
   auto_create_refused?: { tool: string; reason: string }[];
+  /** The document's kind: the schema documents like it are extracted with ("" or absent for none). */
+  schema_id?: string;
+  /** The kind's schema name (in lists). */
+  kind_name?: string;
+  /** The state of the document's latest extraction ("" or "none" when there is none). */
+  extraction_status?: string;
 }
+
+/** What GET /api/documents sorts by. */
+export type DocumentSort = "name" | "created_at" | "kind" | "auto_create_status" | "extraction_status";
+export type SortOrder = "asc" | "desc";
 
 export interface DocumentList {
   documents: DocumentInfo[];
@@ -227,4 +240,48 @@ export interface ApproveRequest {
   approvals: Approval[];
   stream?: boolean;
   auto_approved_tools?: string[];
+}
+
+// ---- data view: the rows of one schema --------------------------------
+
+/** One column of a schema's table: a field, dotted when nested. */
+export interface DataColumn {
+  path: string;
+  /** The JSON Schema type of the field: string, number, integer, boolean, array, object (or a union as "string|null"). */
+  type: string;
+  title: string;
+}
+
+/** One document's latest extraction with that schema. */
+export interface DataRow {
+  document_id: string;
+  document_name: string;
+  extraction_id: string;
+  validation_status: string;
+  auto_create_status: string;
+  /** The paths edited by hand since extraction. */
+  edited: string[];
+  /** Values by column path; arrays stay arrays. */
+  values: Record<string, unknown>;
+  /** Optional: the extraction's problems, `{path, message}` with JSON-pointer or dotted paths. */
+  validation_errors?: { path?: string; message?: string }[];
+}
+
+/** GET /api/schemas/{schema_id}/rows. */
+export interface DataRows {
+  columns: DataColumn[];
+  rows: DataRow[];
+  total: number;
+}
+
+export type DataStatus = "" | "valid" | "invalid" | "edited";
+
+/** What the data view asks for: the same for rows and for an export. */
+export interface DataQuery {
+  /** A column path or "document_name"; "" for the server's order. */
+  sort?: string;
+  order?: SortOrder;
+  /** Column path → text; empty texts are left out. */
+  filters?: Record<string, string>;
+  status?: DataStatus;
 }

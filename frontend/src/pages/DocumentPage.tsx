@@ -6,10 +6,13 @@ import { ErrorBox, Spinner } from "../components/common";
 import { navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { TextViewer } from "../viewer/TextViewer";
+import { OcrStatus } from "../viewer/OcrStatus";
+import { href } from "../lib/router";
 import { StatusBadge, TagChips } from "./DocumentsPage";
 import { ExtractionPanel } from "./ExtractionPanel";
 
 const PdfViewer = lazy(() => import("../viewer/PdfViewer"));
+const ImageViewer = lazy(() => import("../viewer/ImageViewer"));
 
 type Tab = "document" | "extraction" | "agent";
 
@@ -26,7 +29,9 @@ function AutoCreateBar({ doc, onChanged, onRefine }: { doc: DocumentInfo; onChan
     const t = setInterval(onChanged, 2000);
     return () => clearInterval(t);
   }, [status, onChanged]);
-  if (doc.status !== "ready" || status === "accepted") return null;
+  // Only where there is something to do: not once accepted, and not to
+  // offer a first run to a document that already has a kind.
+  if (doc.status !== "ready" || status === "accepted" || (status === "none" && doc.schema_id)) return null;
   const act = (fn: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);
@@ -85,6 +90,20 @@ function AutoCreateBar({ doc, onChanged, onRefine }: { doc: DocumentInfo; onChan
   );
 }
 
+/** The document's kind in its header: the schema's name, linking to its data view. */
+function KindBadge({ doc }: { doc: DocumentInfo }) {
+  const name = useAsync(
+    () => (doc.kind_name || !doc.schema_id ? Promise.resolve(doc.kind_name ?? "") : api.getSchema(doc.schema_id).then((s) => s.name)),
+    [doc.schema_id, doc.kind_name],
+  );
+  if (!doc.schema_id) return null;
+  return (
+    <a className="badge kind" href={href("data", doc.schema_id)} title="The data of every document of this kind" data-testid="doc-kind">
+      {name.data || "kind"} · data
+    </a>
+  );
+}
+
 export default function DocumentPage({ docId, page: initialPage }: { docId: string; page?: number }) {
   const doc = useAsync(() => api.getDocument(docId), [docId]);
   const tags = useAsync(() => api.listTags(), []);
@@ -120,6 +139,7 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
   if (!doc.data) return <Spinner label="Opening document…" />;
   const d = doc.data;
   const isPdf = d.media_type === "application/pdf" || /\.pdf$/i.test(d.name);
+  const isImage = d.media_type.startsWith("image/");
 
   return (
     <div className={`doc-page show-${tab}`}>
@@ -129,9 +149,11 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
         </button>
         <h1 title={d.name}>{d.name}</h1>
         <StatusBadge doc={d} />
+        <KindBadge doc={d} />
         <TagChips ids={d.tag_ids} tags={tags.data} />
       </div>
       {d.error && (d.status === "needs_ocr" || d.status === "failed") && <div className={`doc-error status-${d.status}`}>{d.error}</div>}
+      <OcrStatus doc={d} onChanged={doc.reload} />
       <AutoCreateBar
         doc={d}
         onChanged={doc.reload}
@@ -168,7 +190,7 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
             <button type="button" className="btn small" onClick={() => go(page + 1)} disabled={!!pages && page >= pages} data-testid="page-next" aria-label="Next page">
               ›
             </button>
-            {isPdf && (
+            {(isPdf || isImage) && (
               <span className="zoom">
                 <button type="button" className="btn small" onClick={() => setZoom((z) => Math.max(0.25, (z || 1) - 0.25))} aria-label="Zoom out" data-testid="zoom-out">
                   −
@@ -189,6 +211,10 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
             {isPdf ? (
               <Suspense fallback={<Spinner label="Loading the PDF viewer…" />}>
                 <PdfViewer url={api.documentFileURL(d.id)} page={page} zoom={zoom} onPages={setPages} />
+              </Suspense>
+            ) : isImage ? (
+              <Suspense fallback={<Spinner label="Loading the image viewer…" />}>
+                <ImageViewer docId={d.id} fileUrl={api.documentFileURL(d.id)} mediaType={d.media_type} pages={d.pages} page={page} zoom={zoom} onPages={setPages} />
               </Suspense>
             ) : (
               <TextViewer docId={d.id} page={page} onPages={setPages} />

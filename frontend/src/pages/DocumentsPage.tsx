@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api/routes";
-import type { DocumentInfo, Tag } from "../api/types";
+import type { DocumentInfo, DocumentSort, SortOrder, Tag } from "../api/types";
 import { Empty, ErrorBox, formatBytes, formatDate, Spinner } from "../components/common";
-import { href } from "../lib/router";
+import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { useUploads } from "../lib/uploads";
 
@@ -31,6 +31,63 @@ export function TagChips({ ids, tags }: { ids: string[]; tags: Tag[] | undefined
         );
       })}
     </span>
+  );
+}
+
+/** The document's kind: its schema's name, linking to the schema's data view. */
+export function KindLink({ doc }: { doc: DocumentInfo }) {
+  if (!doc.schema_id) return <span className="muted">—</span>;
+  return (
+    <a className="kind-link" href={href("data", doc.schema_id)} title={`Open the data of ${doc.kind_name || "this kind"}`} data-testid="doc-kind">
+      {doc.kind_name || doc.schema_id}
+    </a>
+  );
+}
+
+function StateBadge({ value, prefix, testid }: { value: string | undefined; prefix: string; testid: string }) {
+  if (!value || value === "none") return <span className="muted" data-testid={testid} data-status="none">—</span>;
+  return (
+    <span className={`badge ${prefix}-${value}`} data-testid={testid} data-status={value}>
+      {value}
+    </span>
+  );
+}
+
+const SORTS: [DocumentSort, string][] = [
+  ["name", "Name"],
+  ["created_at", "Added"],
+  ["kind", "Kind"],
+  ["auto_create_status", "Auto-create"],
+  ["extraction_status", "Extraction"],
+];
+
+interface DocSort {
+  sort: DocumentSort;
+  order: SortOrder;
+}
+
+/** Asc, then desc, then the server's order (newest first); dates start with the newest. */
+function nextSort(cur: DocSort | null, col: DocumentSort): DocSort | null {
+  const first: SortOrder = col === "created_at" ? "desc" : "asc";
+  if (cur?.sort !== col) return { sort: col, order: first };
+  if (cur.order === first) return { sort: col, order: first === "asc" ? "desc" : "asc" };
+  return null;
+}
+
+function SortHead({ col, label, sort, onSort }: { col: DocumentSort; label: string; sort: DocSort | null; onSort(c: DocumentSort): void }) {
+  const on = sort?.sort === col;
+  return (
+    <button
+      type="button"
+      className={"sort-head" + (on ? " on" : "")}
+      onClick={() => onSort(col)}
+      data-testid="doc-sort"
+      data-sort={col}
+      data-order={on ? sort!.order : ""}
+      aria-label={`Sort by ${label}`}
+    >
+      {label} {on ? (sort!.order === "asc" ? "▲" : "▼") : ""}
+    </button>
   );
 }
 
@@ -99,20 +156,23 @@ export function DocumentsPage() {
   const [debounced, setDebounced] = useState("");
   const [tagId, setTagId] = useState("");
   const [offset, setOffset] = useState(0);
+  const [sort, setSort] = useState<DocSort | null>(null);
   const { generation } = useUploads();
   useEffect(() => {
     const t = setTimeout(() => setDebounced(q.trim()), 250);
     return () => clearTimeout(t);
   }, [q]);
-  useEffect(() => setOffset(0), [debounced, tagId]);
+  useEffect(() => setOffset(0), [debounced, tagId, sort]);
 
   const tags = useAsync(() => api.listTags(), []);
   const docs = useAsync(
-    () => api.listDocuments({ q: debounced, tag_id: tagId, limit: PAGE_SIZE, offset }),
-    [debounced, tagId, offset, generation],
+    () => api.listDocuments({ q: debounced, tag_id: tagId, limit: PAGE_SIZE, offset, sort: sort?.sort, order: sort?.order }),
+    [debounced, tagId, offset, generation, sort],
   );
   // Refresh while an auto-create runs, so its status moves without a reload.
-  const running = docs.data?.documents.some((d) => d.auto_create_status === "running" || d.auto_create_status === "pending");
+  const running = docs.data?.documents.some(
+    (d) => ["running", "pending"].includes(d.auto_create_status) || ["running", "pending"].includes(d.extraction_status ?? ""),
+  );
   useEffect(() => {
     if (!running) return;
     const t = setInterval(docs.reload, 3000);
@@ -160,20 +220,51 @@ export function DocumentsPage() {
       {docs.data && docs.data.documents.length > 0 && (
         <>
           <ul className="doc-list" data-testid="doc-list">
+            <li className="doc-list-head" data-testid="doc-list-head">
+              <span className="doc-col-name">
+                <SortHead col="name" label="Name" sort={sort} onSort={(c) => setSort(nextSort(sort, c))} />
+                <span className="muted"> · </span>
+                <SortHead col="created_at" label="Added" sort={sort} onSort={(c) => setSort(nextSort(sort, c))} />
+              </span>
+              {SORTS.slice(2).map(([col, label]) => (
+                <span key={col} className="doc-col">
+                  <SortHead col={col} label={label} sort={sort} onSort={(c) => setSort(nextSort(sort, c))} />
+                </span>
+              ))}
+              <span className="doc-side" />
+            </li>
             {docs.data.documents.map((d) => (
-              <li key={d.id} className="doc-row" data-testid="doc-row" data-doc-id={d.id}>
-                <a href={href("documents", d.id)} className="doc-link">
-                  <span className="doc-name">{d.name}</span>
-                  <span className="doc-meta muted">
-                    {d.pages ? `${d.pages} page${d.pages === 1 ? "" : "s"} · ` : ""}
-                    {formatBytes(d.size)} · {formatDate(d.created_at)}
-                  </span>
-                </a>
-                <span className="doc-side">
+              <li
+                key={d.id}
+                className="doc-row"
+                data-testid="doc-row"
+                data-doc-id={d.id}
+                onClick={(e) => {
+                  // The row opens the document, except where it holds a link of its own.
+                  if ((e.target as HTMLElement).closest("a, button, input, select")) return;
+                  navigate(href("documents", d.id));
+                }}
+              >
+                <span className="doc-col-name">
+                  <a href={href("documents", d.id)} className="doc-link">
+                    <span className="doc-name">{d.name}</span>
+                    <span className="doc-meta muted">
+                      {d.pages ? `${d.pages} page${d.pages === 1 ? "" : "s"} · ` : ""}
+                      {formatBytes(d.size)} · {formatDate(d.created_at)}
+                    </span>
+                  </a>
                   <TagChips ids={d.tag_ids} tags={tags.data} />
-                  {d.auto_create_status && d.auto_create_status !== "none" && (
-                    <span className="badge auto">auto-create: {d.auto_create_status}</span>
-                  )}
+                </span>
+                <span className="doc-col" title="Kind">
+                  <KindLink doc={d} />
+                </span>
+                <span className="doc-col" title="Auto-create">
+                  <StateBadge value={d.auto_create_status} prefix="ac" testid="doc-auto-create" />
+                </span>
+                <span className="doc-col" title="Extraction">
+                  <StateBadge value={d.extraction_status} prefix="x" testid="doc-extraction" />
+                </span>
+                <span className="doc-side">
                   <StatusBadge doc={d} />
                 </span>
                 {(d.status === "needs_ocr" || d.status === "failed") && d.error && (

@@ -108,6 +108,9 @@ function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
       <div className="detail-head">
         <h2>{s.data.name}</h2>
         <span className="badge">v{s.data.version}</span>
+        <a className="btn small primary" href={href("data", id)} data-testid="schema-data">
+          Data
+        </a>
         <button type="button" className="btn small" onClick={() => setEditing(true)} data-testid="schema-edit">
           Edit
         </button>

@@ -1,0 +1,243 @@
+// Package ocr reads the text of scans and photos: documents that are
+// images (PNG, JPEG, TIFF, WebP, BMP) and PDF pages without a text layer.
+// It makes an image of each page in a reader child (decoding or rendering
+// hostile files is bounded there as reading PDFs is), reads it with the
+// system's Tesseract, and stores each page's text with its source, engine,
+// language, confidence and word boxes (storage/ocr.go). A run holds a
+// document's OCR lease; what it read is stored in one transaction at the
+// end, so an interrupted or failed run leaves the document as it was.
+package ocr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
+)
+
+// Lease is how long a run holds a document between two pages before
+// another worker may take it over.
+const Lease = 5 * time.Minute
+
+// batchPages is how many page images one child makes at a time, so that a
+// 500-page document never has more than a few on disk.
+const batchPages = 8
+
+// Options of an OCR run.
+type Options struct {
+	// Lang is the languages, "deu+eng"; "" means DefaultLang().
+	Lang string
+	// DPI renders PDF pages that are neither text nor one image; 0 means
+	// RenderDPI.
+	DPI int
+	// PageTimeout bounds tesseract on one page; 0 means PageTimeout.
+	PageTimeout time.Duration
+	// Limits bound each child that makes page images (0: pdftext's defaults).
+	Limits pdftext.Limits
+	// Progress, if not nil, is called after each page with how many of the
+	// document's pages are done.
+	Progress func(doc storage.Document, done, total int)
+}
+
+// Run reads the pages of a claimed job and stores the text. Whatever
+// happens, the job is ended: the document is ready (with a message for
+// blank pages), failed with the cause (an image that cannot be decoded, an
+// engine that crashed or hung on a page), or back where it was when the
+// engine is missing or ctx ends. The returned error says why a run did
+// not store text.
+func Run(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options) (storage.Document, error) {
+	doc, pages, err := read(ctx, db, job, opts)
+	// The job must end even when ctx has: its store writes get a moment of
+	// their own.
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err == nil {
+		status, message := storage.StatusReady, summary(pages)
+		d, ferr := db.FinishOCR(endCtx, job, pages, status, message)
+		return d, ferr
+	}
+	status := storage.StatusFailed
+	message := "OCR failed: " + fault.ErrorMessage(err)
+	switch {
+	case ctx.Err() != nil:
+		status, message = back(job), job.Document.Error
+		if job.Previous == storage.StatusNeedsOCR || job.Previous == storage.StatusOCR {
+			message = "OCR was interrupted; it runs again with the next docent import, docent ocr or docent --serve"
+		}
+	case errors.Is(err, fault.Unavailable):
+		status, message = back(job), fault.ErrorMessage(err)
+	}
+	if job.Previous == storage.StatusReady && status == storage.StatusReady {
+		message = doc.Error // a re-run that could not start keeps the old text and message
+	}
+	if _, ferr := db.FailOCR(endCtx, job, status, message); ferr != nil {
+		return doc, errors.Join(err, ferr)
+	}
+	d, _ := db.GetDocument(endCtx, job.Document.ID)
+	return d, err
+}
+
+// back is the status a job that could not run returns its document to.
+func back(job *storage.OCRJob) string {
+	if job.Previous == storage.StatusReady || job.Previous == storage.StatusFailed {
+		return job.Previous
+	}
+	return storage.StatusNeedsOCR
+}
+
+func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options) (storage.Document, []storage.OCRPage, error) {
+	doc := job.Document
+	engine, err := FindEngine(ctx)
+	if err != nil {
+		return doc, nil, err
+	}
+	lang := opts.Lang
+	if lang == "" {
+		lang = DefaultLang()
+	}
+	if lang, err = ParseLang(lang); err != nil {
+		return doc, nil, err
+	}
+	if err := engine.CheckLangs(lang); err != nil {
+		return doc, nil, err
+	}
+	pdf := doc.MediaType == "application/pdf"
+	if !pdf && !IsImage(doc.MediaType) {
+		return doc, nil, fault.Errorf(fault.Invalid, "OCR reads images and PDFs, not %s", doc.MediaType)
+	}
+	data, err := db.DocumentFile(ctx, doc.ID)
+	if err != nil {
+		return doc, nil, err
+	}
+	dir, err := os.MkdirTemp("", "docent-ocr-")
+	if err != nil {
+		return doc, nil, err
+	}
+	defer os.RemoveAll(dir)
+	dpi := opts.DPI
+	if dpi <= 0 {
+		dpi = RenderDPI
+	}
+	layer := map[int]string{}
+	for i, p := range job.Pages {
+		layer[p] = job.Texts[i]
+	}
+
+	total := len(job.Pages)
+	pages := make([]storage.OCRPage, 0, total)
+	done := 0
+	for start := 0; start < total; start += batchPages {
+		batch := job.Pages[start:min(start+batchPages, total)]
+		images, err := pageImages(ctx, data, pdf, batch, dir, dpi, opts.Limits)
+		if err != nil {
+			return doc, nil, fmt.Errorf("making the image of pages %d-%d: %w", batch[0], batch[len(batch)-1], err)
+		}
+		results := make([]storage.OCRPage, len(images))
+		errs := make([]error, len(images))
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for i, img := range images {
+			// Pages run side by side; Recognize waits for a reader slot.
+			wg.Go(func() {
+				defer os.Remove(img.File)
+				results[i], errs[i] = readPage(ctx, engine, lang, img, layer[img.Page], opts)
+				if errs[i] != nil {
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				done++
+				if err := db.OCRProgress(ctx, job, done, Lease); err != nil {
+					errs[i] = err
+					return
+				}
+				if opts.Progress != nil {
+					doc.OCRPagesDone, doc.OCRPagesTotal = done, total
+					opts.Progress(doc, done, total)
+				}
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return doc, nil, fmt.Errorf("page %d: %w", images[i].Page, err)
+			}
+		}
+		pages = append(pages, results...)
+	}
+	return doc, pages, nil
+}
+
+// readPage reads one page image. A blank page is not given to the engine.
+// A page that had a text layer keeps it unless OCR reads more.
+func readPage(ctx context.Context, engine *Engine, lang string, img PageImage, layerText string, opts Options) (storage.OCRPage, error) {
+	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Engine: engine.Name(), Lang: lang,
+		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
+	if img.Blank {
+		p.Note = "blank page"
+		return p, nil
+	}
+	text, words, err := engine.Recognize(ctx, img.File, lang, img.ocrDPI(), pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
+	if err != nil {
+		return p, err
+	}
+	p.Text, p.Words.Words, p.Confidence = text, words, confidence(words)
+	if strings.TrimSpace(layerText) != "" && alnum(text) <= alnum(layerText) {
+		p.Text, p.Source = layerText, storage.SourceTextLayer
+		p.Note = "OCR read no more than the text layer, which is kept"
+	}
+	if p.Text == "" {
+		p.Note = "OCR found no text"
+	}
+	return p, nil
+}
+
+func alnum(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// summary is the document's message after OCR: what a user should know
+// about pages that gave no text.
+func summary(pages []storage.OCRPage) string {
+	var blank, empty []string
+	for _, p := range pages {
+		switch p.Note {
+		case "blank page":
+			blank = append(blank, fmt.Sprint(p.Page))
+		case "OCR found no text":
+			empty = append(empty, fmt.Sprint(p.Page))
+		}
+	}
+	var parts []string
+	switch {
+	case len(blank) > 0 && len(blank) == len(pages) && len(pages) == 1:
+		parts = append(parts, "the page is blank: OCR found nothing to read")
+	case len(blank) > 0 && len(blank) == len(pages):
+		parts = append(parts, "the pages are blank: OCR found nothing to read")
+	case len(blank) == 1:
+		parts = append(parts, "page "+blank[0]+" is blank")
+	case len(blank) > 1:
+		parts = append(parts, "pages "+strings.Join(blank, ", ")+" are blank")
+	}
+	switch {
+	case len(empty) == 1:
+		parts = append(parts, "OCR found no text on page "+empty[0])
+	case len(empty) > 1:
+		parts = append(parts, "OCR found no text on pages "+strings.Join(empty, ", "))
+	}
+	return strings.Join(parts, "; ")
+}

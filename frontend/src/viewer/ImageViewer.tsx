@@ -1,0 +1,86 @@
+// An image document's pages: the original file where the browser shows its
+// format (PNG, JPEG with its EXIF orientation, WebP, BMP), and for a TIFF,
+// which browsers do not show, each page as PNG from the server
+// (GET /api/documents/{id}/pages/{page}/image, made in a reader child).
+
+import { useEffect, useRef, useState, type CSSProperties } from "react";
+import { ErrorBox, Spinner } from "../components/common";
+
+export interface ImageViewerProps {
+  docId: string;
+  /** The original bytes, for formats the browser shows itself. */
+  fileUrl: string;
+  mediaType: string;
+  pages: number;
+  page: number;
+  /** 0 = fit the width of the viewer. */
+  zoom: number;
+  onPages: (n: number) => void;
+}
+
+/** Formats every browser Docent runs in (Chromium, WebKitGTK) shows. */
+const shownByBrowsers = new Set(["image/png", "image/jpeg", "image/webp", "image/bmp"]);
+
+export function pageImageURL(docId: string, page: number): string {
+  return `/api/documents/${encodeURIComponent(docId)}/pages/${page}/image`;
+}
+
+export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zoom, onPages }: ImageViewerProps) {
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  const [natural, setNatural] = useState<{ w: number; h: number } | null>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+
+  useEffect(() => {
+    onPages(Math.max(1, pages));
+  }, [pages, onPages]);
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
+    ro.observe(el);
+    setWidth(el.clientWidth);
+    return () => ro.disconnect();
+  }, []);
+
+  const n = Math.min(Math.max(1, page), Math.max(1, pages));
+  const native = shownByBrowsers.has(mediaType) && pages <= 1;
+  const src = (native ? fileUrl : pageImageURL(docId, n)) + (attempt ? `?retry=${attempt}` : "");
+
+  useEffect(() => {
+    setLoaded(false);
+    setError(null);
+  }, [src]);
+
+  let style: CSSProperties = { maxWidth: "none" };
+  if (natural) {
+    const scale = zoom > 0 ? zoom : Math.max(0.1, Math.min(1, (width - 24) / natural.w));
+    style = { width: Math.floor(natural.w * scale), height: Math.floor(natural.h * scale) };
+  }
+
+  return (
+    <div className="pdf-viewer image-viewer" ref={box} data-testid="image-viewer">
+      {error && <ErrorBox error={error} onRetry={() => setAttempt((a) => a + 1)} />}
+      {!loaded && !error && <Spinner label="Opening image…" />}
+      <img
+        key={src}
+        src={src}
+        alt={`Page ${n}`}
+        className="pdf-canvas"
+        data-testid="image-page"
+        data-page={n}
+        style={style}
+        hidden={!loaded}
+        onLoad={(e) => {
+          const img = e.currentTarget;
+          setNatural({ w: img.naturalWidth, h: img.naturalHeight });
+          setLoaded(true);
+        }}
+        onError={() => setError(`Cannot show page ${n} of this image.`)}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,450 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Text recognition (OCR) of documents whose pages are images: which pages
+// it reads, a lease while one worker reads a document, and the per-page
+// result (text, source, engine, confidence, word boxes). The OCR itself is
+// app/ocr's; the store only keeps what it found, a document at a time.
+
+// Page text sources (pages.source).
+const (
+	SourceTextLayer = "text_layer" // the file's own text: a PDF's text layer, a text file
+	SourceOCR       = "ocr"        // read from the page's image
+	SourceNone      = "none"       // nothing read yet: an image waiting for OCR
+)
+
+// PageDetail is what the store knows of one page besides its text.
+type PageDetail struct {
+	Page int `json:"page"`
+	// Source is where the text came from: text_layer, ocr or none.
+	Source string `json:"source"`
+	// NeedsOCR: OCR reads this page (an image, or a short text layer over a
+	// full-page image).
+	NeedsOCR bool `json:"needs_ocr"`
+	// Engine and Lang are the OCR engine with its version and the language
+	// data it used; empty unless Source is ocr.
+	Engine string `json:"engine,omitempty"`
+	Lang   string `json:"lang,omitempty"`
+	// Confidence is the OCR engine's mean word confidence, 0 to 1; absent
+	// unless Source is ocr and the page had words.
+	Confidence *float64 `json:"confidence,omitempty"`
+	// Note says what was special about the page ("blank page").
+	Note string `json:"note,omitempty"`
+	// Chars is the length of the page's text in characters.
+	Chars int `json:"chars"`
+	// Width and Height are the size in pixels of the image OCR read, 0
+	// when it read none.
+	Width  int `json:"width,omitempty"`
+	Height int `json:"height,omitempty"`
+}
+
+// Word is one word OCR found, with its box in the pixels of the page image
+// (top-left origin) and the engine's confidence, 0 to 100. It is stored and
+// sent as the array [x, y, w, h, conf, text].
+type Word struct {
+	X, Y, W, H int
+	Conf       float64
+	Text       string
+}
+
+func (w Word) MarshalJSON() ([]byte, error) {
+	return json.Marshal([]any{w.X, w.Y, w.W, w.H, roundConf(w.Conf), w.Text})
+}
+
+func (w *Word) UnmarshalJSON(b []byte) error {
+	var a []json.RawMessage
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if len(a) != 6 {
+		return fmt.Errorf("word: want [x, y, w, h, conf, text], got %d values", len(a))
+	}
+	for i, p := range []any{&w.X, &w.Y, &w.W, &w.H, &w.Conf, &w.Text} {
+		if err := json.Unmarshal(a[i], p); err != nil {
+			return fmt.Errorf("word value %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func roundConf(c float64) float64 { return float64(int(c*10+0.5)) / 10 }
+
+// PageWords are the words of one page and the size of the image they were
+// found on.
+type PageWords struct {
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	DPI    float64 `json:"dpi,omitempty"`
+	Words  []Word  `json:"words"`
+}
+
+// OCRPage is what OCR gave for one page.
+type OCRPage struct {
+	Page int
+	Text string
+	// Source is SourceOCR, or SourceTextLayer where OCR read the page and
+	// found less than the text layer had (the text layer is kept).
+	Source     string
+	Engine     string
+	Lang       string
+	Confidence *float64
+	Note       string
+	// Words, when not nil, replaces the page's words.
+	Words *PageWords
+}
+
+// OCRJob is a document claimed for OCR: until Finish or Fail, or until its
+// lease lapses, no other worker takes it.
+type OCRJob struct {
+	Document Document
+	// Pages are the pages to read, 1-based, in order.
+	Pages []int
+	// Texts holds the stored text of each page in Pages (a text layer to
+	// compare with what OCR reads).
+	Texts []string
+	// Previous is the status the document had before it was claimed.
+	Previous string
+	token    string
+}
+
+// ErrNothingToOCR is returned by ClaimOCR for a document none of whose
+// pages OCR reads.
+var ErrNothingToOCR = Errorf(ErrInvalid, "nothing to read with OCR: every page has a text layer")
+
+// ClaimOCR claims document id for OCR with a lease: status needs_ocr, or
+// ocr under a lapsed lease (a worker that died). With again, a document
+// that is ready or failed is claimed too, to read its pages once more
+// (another language, say). A document that another worker reads is a
+// conflict; one without pages to read is ErrNothingToOCR.
+func (db *DB) ClaimOCR(ctx context.Context, id string, again bool, lease time.Duration) (OCRJob, error) {
+	var job OCRJob
+	err := db.update(ctx, "claim document for OCR", func(tx *writeTx) error {
+		d, err := getDocument(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		job, err = claimOCR(ctx, tx, d, again, lease)
+		return err
+	})
+	return job, err
+}
+
+// NextOCR claims the oldest document waiting for OCR (status needs_ocr, or
+// ocr under a lapsed lease); ok is false when there is none.
+func (db *DB) NextOCR(ctx context.Context, lease time.Duration) (job OCRJob, ok bool, err error) {
+	err = db.update(ctx, "claim next document for OCR", func(tx *writeTx) error {
+		for skip := 0; skip < 100; skip++ {
+			d, err := scanDocument(tx.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents d
+				WHERE d.status = 'needs_ocr' OR (d.status = 'ocr' AND d.ocr_until < ?)
+				ORDER BY d.created_at, d.id LIMIT 1 OFFSET ?`, tx.nowText(), skip))
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			job, err = claimOCR(ctx, tx, d, false, lease)
+			if errors.Is(err, ErrNothingToOCR) {
+				// Needs OCR but marks no page: nothing a worker can do.
+				if _, err := tx.ExecContext(ctx, `UPDATE documents SET status = 'ready', updated_at = ? WHERE id = ?`, tx.nowText(), d.ID); err != nil {
+					return err
+				}
+				continue
+			}
+			ok = err == nil
+			return err
+		}
+		return nil
+	})
+	return job, ok, err
+}
+
+func claimOCR(ctx context.Context, tx *writeTx, d Document, again bool, lease time.Duration) (OCRJob, error) {
+	now := tx.nowText()
+	var until string
+	if err := tx.QueryRowContext(ctx, `SELECT ocr_until FROM documents WHERE id = ?`, d.ID).Scan(&until); err != nil {
+		return OCRJob{}, err
+	}
+	switch {
+	case d.Status == StatusNeedsOCR:
+	case d.Status == StatusOCR && until < now:
+	case d.Status == StatusOCR:
+		return OCRJob{}, Errorf(ErrConflict, "document %s is being read with OCR (%d of %d pages done)", d.ID, d.OCRPagesDone, d.OCRPagesTotal)
+	case again:
+	default:
+		return OCRJob{}, Errorf(ErrInvalid, "document %s is %s, not waiting for OCR", d.ID, d.Status)
+	}
+	job := OCRJob{Document: d, Previous: d.Status}
+	rows, err := tx.QueryContext(ctx, `SELECT page, text FROM pages
+		WHERE document_id = ? AND (needs_ocr = 1 OR source IN ('ocr', 'none')) ORDER BY page`, d.ID)
+	if err != nil {
+		return OCRJob{}, err
+	}
+	for rows.Next() {
+		var page int
+		var text string
+		if err := rows.Scan(&page, &text); err != nil {
+			rows.Close()
+			return OCRJob{}, err
+		}
+		job.Pages, job.Texts = append(job.Pages, page), append(job.Texts, text)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return OCRJob{}, err
+	}
+	if len(job.Pages) == 0 {
+		return OCRJob{}, ErrNothingToOCR
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return OCRJob{}, err
+	}
+	job.token = hex.EncodeToString(b[:])
+	_, err = tx.ExecContext(ctx, `UPDATE documents SET status = 'ocr', ocr_pages_done = 0, ocr_pages_total = ?,
+		ocr_token = ?, ocr_until = ?, updated_at = ? WHERE id = ?`,
+		len(job.Pages), job.token, formatTime(tx.now.Add(lease)), now, d.ID)
+	if err != nil {
+		return OCRJob{}, err
+	}
+	job.Document, err = getDocument(ctx, tx, d.ID)
+	return job, err
+}
+
+// errLeaseLost is the error of a worker whose lease another one took over.
+func errLeaseLost(id string) error {
+	return Errorf(ErrConflict, "document %s: another worker took over its OCR (this one was too slow or was stopped)", id)
+}
+
+// OCRProgress records that done of the job's pages are read and renews
+// its lease.
+func (db *DB) OCRProgress(ctx context.Context, job *OCRJob, done int, lease time.Duration) error {
+	return db.update(ctx, "record OCR progress", func(tx *writeTx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE documents SET ocr_pages_done = ?, ocr_until = ?
+			WHERE id = ? AND status = 'ocr' AND ocr_token = ?`, done, formatTime(tx.now.Add(lease)), job.Document.ID, job.token)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return errLeaseLost(job.Document.ID)
+		}
+		return nil
+	})
+}
+
+// FinishOCR stores what OCR read, every page in one transaction with its
+// full-text index, and sets the document's status (ready) and message.
+func (db *DB) FinishOCR(ctx context.Context, job *OCRJob, pages []OCRPage, status, message string) (Document, error) {
+	if _, err := checkStatus(status); err != nil {
+		return Document{}, err
+	}
+	var doc Document
+	err := db.update(ctx, "store OCR text", func(tx *writeTx) error {
+		if err := holdsLease(ctx, tx, job); err != nil {
+			return err
+		}
+		for _, p := range pages {
+			if err := storeOCRPage(ctx, tx, job.Document.ID, p); err != nil {
+				return fmt.Errorf("page %d: %w", p.Page, err)
+			}
+		}
+		if err := endOCR(ctx, tx, job.Document.ID, status, message); err != nil {
+			return err
+		}
+		var err error
+		doc, err = getDocument(ctx, tx, job.Document.ID)
+		return err
+	})
+	return doc, err
+}
+
+// FailOCR ends a job without storing any page: the document gets status
+// (failed, or needs_ocr to be tried again) and message.
+func (db *DB) FailOCR(ctx context.Context, job *OCRJob, status, message string) (Document, error) {
+	if _, err := checkStatus(status); err != nil {
+		return Document{}, err
+	}
+	var doc Document
+	err := db.update(ctx, "end OCR", func(tx *writeTx) error {
+		if err := holdsLease(ctx, tx, job); err != nil {
+			return err
+		}
+		if err := endOCR(ctx, tx, job.Document.ID, status, message); err != nil {
+			return err
+		}
+		var err error
+		doc, err = getDocument(ctx, tx, job.Document.ID)
+		return err
+	})
+	return doc, err
+}
+
+func holdsLease(ctx context.Context, tx *writeTx, job *OCRJob) error {
+	var token string
+	err := tx.QueryRowContext(ctx, `SELECT ocr_token FROM documents WHERE id = ? AND status = 'ocr'`, job.Document.ID).Scan(&token)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && token != job.token {
+		return errLeaseLost(job.Document.ID)
+	}
+	return err
+}
+
+func endOCR(ctx context.Context, tx *writeTx, id, status, message string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, ocr_pages_done = 0, ocr_pages_total = 0,
+		ocr_token = '', ocr_until = '', updated_at = ? WHERE id = ?`, status, message, tx.nowText(), id)
+	return err
+}
+
+func storeOCRPage(ctx context.Context, tx *writeTx, id string, p OCRPage) error {
+	source := p.Source
+	if source == "" {
+		source = SourceOCR
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE pages SET text = ?, source = ?, engine = ?, lang = ?, confidence = ?, note = ?
+		WHERE document_id = ? AND page = ?`, p.Text, source, p.Engine, p.Lang, p.Confidence, p.Note, id, p.Page)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Errorf(ErrNotFound, "document %s has no page %d", id, p.Page)
+	}
+	// The page's chunks again: deleting them fires the triggers that clean
+	// the index.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE document_id = ? AND page = ?`, id, p.Page); err != nil {
+		return err
+	}
+	for ord, chunk := range chunkText(p.Text, chunkSize, chunkOverlap) {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO chunks (document_id, page, ord, text) VALUES (?, ?, ?, ?)`, id, p.Page, ord, chunk); err != nil {
+			return err
+		}
+	}
+	if p.Words == nil {
+		return nil
+	}
+	words := p.Words.Words
+	if words == nil {
+		words = []Word{}
+	}
+	data, err := json.Marshal(words)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO page_words (document_id, page, width, height, dpi, words) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (document_id, page) DO UPDATE SET width = excluded.width, height = excluded.height,
+		dpi = excluded.dpi, words = excluded.words`, id, p.Page, p.Words.Width, p.Words.Height, p.Words.DPI, string(data))
+	return err
+}
+
+// markOCRPages marks pages (1-based) for OCR; a page without text is then
+// 'none', nothing read yet.
+func markOCRPages(ctx context.Context, tx *writeTx, id string, pages []int) error {
+	for _, p := range pages {
+		_, err := tx.ExecContext(ctx, `UPDATE pages SET needs_ocr = 1,
+			source = CASE WHEN text = '' THEN 'none' ELSE source END WHERE document_id = ? AND page = ?`, id, p)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PageDetails returns, for each page of a document, where its text came
+// from and how OCR read it.
+func (db *DB) PageDetails(ctx context.Context, id string) ([]PageDetail, error) {
+	details := []PageDetail{}
+	err := db.view(ctx, "read page details", func(tx *sql.Tx) error {
+		if _, err := getDocument(ctx, tx, id); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT p.page, p.source, p.needs_ocr, p.engine, p.lang, p.confidence, p.note,
+			length(p.text), coalesce(w.width, 0), coalesce(w.height, 0)
+			FROM pages p LEFT JOIN page_words w ON w.document_id = p.document_id AND w.page = p.page
+			WHERE p.document_id = ? ORDER BY p.page`, id)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d PageDetail
+			var conf sql.NullFloat64
+			if err := rows.Scan(&d.Page, &d.Source, &d.NeedsOCR, &d.Engine, &d.Lang, &conf, &d.Note, &d.Chars, &d.Width, &d.Height); err != nil {
+				return err
+			}
+			if conf.Valid {
+				d.Confidence = &conf.Float64
+			}
+			details = append(details, d)
+		}
+		return rows.Err()
+	})
+	return details, err
+}
+
+// PageWords returns the words OCR found on a page (1-based); a page OCR
+// has not read is not found.
+func (db *DB) PageWords(ctx context.Context, id string, page int) (PageWords, error) {
+	var pw PageWords
+	err := db.view(ctx, "read page words", func(tx *sql.Tx) error {
+		var words string
+		err := tx.QueryRowContext(ctx, `SELECT width, height, dpi, words FROM page_words WHERE document_id = ? AND page = ?`,
+			id, page).Scan(&pw.Width, &pw.Height, &pw.DPI, &words)
+		if errors.Is(err, sql.ErrNoRows) {
+			return Errorf(ErrNotFound, "document %s: page %d has no OCR words", id, page)
+		}
+		if err != nil {
+			return err
+		}
+		return json.NewDecoder(strings.NewReader(words)).Decode(&pw.Words)
+	})
+	return pw, err
+}
+
+// NoteOCRUnavailable sets the message of every document waiting for OCR
+// to message (why OCR cannot run: what to install) and returns how many
+// changed.
+func (db *DB) NoteOCRUnavailable(ctx context.Context, message string) (int, error) {
+	var n int64
+	err := db.update(ctx, "note that OCR is unavailable", func(tx *writeTx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE documents SET error = ?, updated_at = ? WHERE status = 'needs_ocr' AND error <> ?`,
+			message, tx.nowText(), message)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
+}
+
+// OCRDocuments returns the ids of the documents that have pages OCR reads
+// or has read, oldest first.
+func (db *DB) OCRDocuments(ctx context.Context) ([]string, error) {
+	var ids []string
+	err := db.view(ctx, "list documents for OCR", func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT d.id FROM documents d WHERE EXISTS (SELECT 1 FROM pages p
+			WHERE p.document_id = d.id AND (p.needs_ocr = 1 OR p.source IN ('ocr', 'none'))) ORDER BY d.created_at, d.id`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	return ids, err
+}

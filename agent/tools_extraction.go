@@ -205,3 +205,39 @@ func PatchExtractionField(ctx context.Context, db *storage.DB, extractionID, pat
 	x, err = db.SetExtractionValidation(ctx, x.ID, status, mustJSON(problems))
 	return x, schemaRevID, err
 }
+
+// CheckExtractionField refuses a person's edit whose value does not match
+// the schema of the prompt that made the extraction at the edited path
+// (the data view's cell edit): the error carries the schema's message and
+// nothing is stored. Problems elsewhere in the value do not refuse it.
+func CheckExtractionField(ctx context.Context, db *storage.DB, x storage.Extraction, path string, value json.RawMessage) error {
+	if x.PromptRevID == "" {
+		return nil
+	}
+	p, err := db.GetPromptRevision(ctx, x.PromptRevID)
+	if err != nil || p.SchemaRevID == "" {
+		return nil // nothing to check against, as PatchExtractionField
+	}
+	next, err := storage.SetJSONPath(x.Value, path, value)
+	if err != nil {
+		return nil // PatchExtractionField reports a bad path
+	}
+	_, problems, err := ValidateValue(ctx, db, p.SchemaRevID, next)
+	if err != nil {
+		return err
+	}
+	ptr := path
+	if !strings.HasPrefix(ptr, "/") {
+		ptr = "/" + strings.NewReplacer("[", "/", "]", "", ".", "/").Replace(path)
+	}
+	var here []schema.Problem
+	for _, pr := range problems {
+		if pr.Path == ptr || strings.HasPrefix(pr.Path, ptr+"/") {
+			here = append(here, pr)
+		}
+	}
+	if len(here) > 0 {
+		return fault.Errorf(fault.Invalid, "cannot set %s: %s", path, problemList(here))
+	}
+	return nil
+}

@@ -204,3 +204,10 @@ func compactJSON(raw json.RawMessage) (json.RawMessage, bool) {
 	}
 	return b.Bytes(), true
 }
+
+// SetJSONPath returns doc with the value at path (a JSON pointer or a
+// dotted path, as field patches take) set to value, without storing
+// anything: what a patch would make.
+func SetJSONPath(doc json.RawMessage, path string, value json.RawMessage) (json.RawMessage, error) {
+	return setJSONPath(doc, path, value)
+}

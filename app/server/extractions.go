@@ -95,6 +95,10 @@ func (s *Server) patchExtraction(w http.ResponseWriter, r *http.Request) {
 		err = fault.Errorf(fault.NotFound, "document %s has no extraction %s", docID, extID)
 	}
 	if err == nil {
+		// A person's edit that breaks the schema is refused, not stored.
+		err = agent.CheckExtractionField(ctx, s.cfg.DB, ext, strings.TrimSpace(body.Path), body.Value)
+	}
+	if err == nil {
 		ext, _, err = agent.PatchExtractionField(ctx, s.cfg.DB, extID, strings.TrimSpace(body.Path), body.Value)
 	}
 	if err != nil {

@@ -236,13 +236,17 @@ func TestArtifactRoutes(t *testing.T) {
 	}
 	f.wantError("POST", "/api/documents/"+f.doc.ID+"/extractions", map[string]any{}, http.StatusBadRequest, "invalid")
 	f.wantError("POST", "/api/documents/"+f.doc.ID+"/extractions", map[string]any{"prompt_revid": "prv_missing"}, http.StatusNotFound, "not_found")
-	f.call("PATCH", "/api/documents/"+f.doc.ID+"/extractions/"+ext.ID, map[string]any{"path": "total", "value": "twelve"}, http.StatusOK, &ext)
-	if !ext.Edited || ext.ValidationStatus != storage.ValidationInvalid {
-		t.Errorf("edited extraction %+v", ext)
+	// An edit that breaks the schema is refused with its message, and
+	// nothing is stored; a valid one is stored and marked edited.
+	if msg := f.wantError("PATCH", "/api/documents/"+f.doc.ID+"/extractions/"+ext.ID, map[string]any{"path": "total", "value": "twelve"}, http.StatusBadRequest, "invalid"); !strings.Contains(msg, "expected number") {
+		t.Errorf("invalid edit: %q", msg)
 	}
-	f.call("PATCH", "/api/documents/"+f.doc.ID+"/extractions/"+ext.ID, map[string]any{"path": "total", "value": 12.5}, http.StatusOK, &ext)
-	if ext.ValidationStatus != storage.ValidationValid {
-		t.Errorf("fixed extraction %+v", ext)
+	if x, _ := f.db.GetExtraction(t.Context(), ext.ID); x.Edited || string(x.Value) != `{"invoice_number":"A-1","total":12.5}` {
+		t.Errorf("a refused edit changed the extraction: %+v %s", x, x.Value)
+	}
+	f.call("PATCH", "/api/documents/"+f.doc.ID+"/extractions/"+ext.ID, map[string]any{"path": "total", "value": 13.5}, http.StatusOK, &ext)
+	if !ext.Edited || ext.ValidationStatus != storage.ValidationValid {
+		t.Errorf("edited extraction %+v", ext)
 	}
 	var exts struct{ Extractions []storage.Extraction }
 	f.call("GET", "/api/documents/"+f.doc.ID+"/extractions", nil, http.StatusOK, &exts)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -125,27 +126,33 @@ var exportContentTypes = map[string]string{
 	export.XLSX:  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 
+// exportFormat reads an export's format (default CSV), its content type,
+// and raw (whether CSV cells are written as extracted), as both export
+// routes take them.
+func exportFormat(r *http.Request) (format, ctype string, raw bool, err error) {
+	q := r.URL.Query()
+	format = cmp.Or(q.Get("format"), export.CSV)
+	ctype, ok := exportContentTypes[format]
+	if !ok {
+		return "", "", false, fault.Errorf(fault.Invalid, "format %q: want csv, json, jsonl or xlsx", format)
+	}
+	if v := q.Get("raw"); v != "" {
+		if raw, err = strconv.ParseBool(v); err != nil {
+			return "", "", false, fault.Errorf(fault.Invalid, "raw %q: want 1 or 0", v)
+		}
+	}
+	return format, ctype, raw, nil
+}
+
 // exportPrompt answers GET /api/prompts/{prompt_id}/export?format=&explode=&raw=:
 // the prompt's latest extraction of each document, as `docent export`
 // writes it, as a download. CSV cells that a spreadsheet would run as
 // formulas are neutralised unless raw=1 (see package export).
 func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
-	format := r.URL.Query().Get("format")
-	if format == "" {
-		format = export.CSV
-	}
-	ctype, ok := exportContentTypes[format]
-	if !ok {
-		s.writeError(w, r, fault.Errorf(fault.Invalid, "format %q: want csv, json, jsonl or xlsx", format))
+	format, ctype, raw, err := exportFormat(r)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
-	}
-	raw := false
-	if v := r.URL.Query().Get("raw"); v != "" {
-		var err error
-		if raw, err = strconv.ParseBool(v); err != nil {
-			s.writeError(w, r, fault.Errorf(fault.Invalid, "raw %q: want 1 or 0", v))
-			return
-		}
 	}
 	data, err := export.Load(r.Context(), s.cfg.DB, r.PathValue("prompt_id"))
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -182,26 +181,14 @@ func rowSelection(r *http.Request, fields []string, q *storage.SchemaRowsQuery) 
 // view exports what it shows.
 func (s *Server) exportSchema(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	format := q.Get("format")
-	if format == "" {
-		format = export.CSV
-	}
-	ctype, ok := exportContentTypes[format]
-	if !ok {
-		s.writeError(w, r, fault.Errorf(fault.Invalid, "format %q: want csv, json, jsonl or xlsx", format))
+	format, ctype, raw, err := exportFormat(r)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
-	}
-	raw := false
-	if v := q.Get("raw"); v != "" {
-		var err error
-		if raw, err = strconv.ParseBool(v); err != nil {
-			s.writeError(w, r, fault.Errorf(fault.Invalid, "raw %q: want 1 or 0", v))
-			return
-		}
 	}
 	sel := export.Selection{Schema: r.PathValue("schema_id"), Prompt: q.Get("prompt"), Tags: splitList(q["tag"])}
 	var rows storage.SchemaRowsQuery
-	err := rowSelection(r, nil, &rows) // LoadSchema checks the paths
+	err = rowSelection(r, nil, &rows) // LoadSchema checks the paths
 	var data export.Data
 	if err == nil {
 		sel.Sort, sel.Desc, sel.Filters, sel.Status = rows.Sort, rows.Desc, rows.Filters, rows.Status

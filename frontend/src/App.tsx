@@ -1,8 +1,9 @@
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { onUnauthorized } from "./api/http";
 import { Spinner } from "./components/common";
-import { navigate, useRoute } from "./lib/router";
+import { navigate, useRoute, type Route } from "./lib/router";
 import { UploadsProvider, useUploads } from "./lib/uploads";
+import { useTitle } from "./lib/useTitle";
 import DataPage from "./pages/DataPage";
 import { DocumentsPage } from "./pages/DocumentsPage";
 
@@ -19,6 +20,15 @@ const sections = [
   ["tags", "Tags"],
   ["settings", "Settings"],
 ] as const;
+
+/** The window title for a route until its page names itself (a page's useTitle wins). */
+function fallbackTitle(route: Route): string | null {
+  const [first, second] = route.parts;
+  if (first === "documents") return second ? "Document" : "Documents";
+  if (first === "data") return second ? "Data" : "Schemas";
+  const section = sections.find(([id]) => id === sectionOf(first));
+  return section ? section[1] : null;
+}
 
 function sectionOf(first: string): string {
   if (first === "schema-revisions" || first === "data") return "schemas";
@@ -124,20 +134,49 @@ function Page() {
 
 export function App() {
   const [unauthorized, setUnauthorized] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
   const route = useRoute();
   useEffect(() => onUnauthorized(() => setUnauthorized(true)), []);
+  // A narrow window's menu closes when a page is chosen, and with Esc.
+  useEffect(() => setMenuOpen(false), [route]);
+  useEffect(() => {
+    if (!menuOpen) return;
+    const on = (e: KeyboardEvent) => e.key === "Escape" && setMenuOpen(false);
+    window.addEventListener("keydown", on);
+    return () => window.removeEventListener("keydown", on);
+  }, [menuOpen]);
+  useTitle(unauthorized ? "Sign in" : fallbackTitle(route), 0);
   if (unauthorized) return <Unauthorized />;
   const current = sectionOf(route.parts[0]);
+  const currentLabel = sections.find(([id]) => id === current)?.[1];
   return (
     <UploadsProvider>
       <div className="app">
-        <header className="topbar">
+        <header className={`topbar${menuOpen ? " menu-open" : ""}`}>
           <a className="brand" href="#/documents">
+            <img className="brand-mark" src="./favicon.svg" alt="" width={20} height={20} />
             Docent
           </a>
-          <nav>
+          <button
+            type="button"
+            className="btn menu-button"
+            aria-expanded={menuOpen}
+            aria-controls="main-nav"
+            onClick={() => setMenuOpen(!menuOpen)}
+            data-testid="nav-menu"
+          >
+            <span aria-hidden="true">☰</span> {currentLabel ?? "Menu"}
+          </button>
+          <nav id="main-nav" aria-label="Sections">
             {sections.map(([id, label]) => (
-              <a key={id} href={`#/${id}`} className={current === id ? "active" : ""} data-testid={`nav-${id}`}>
+              <a
+                key={id}
+                href={`#/${id}`}
+                className={current === id ? "active" : ""}
+                aria-current={current === id ? "page" : undefined}
+                onClick={() => setMenuOpen(false)}
+                data-testid={`nav-${id}`}
+              >
                 {label}
               </a>
             ))}

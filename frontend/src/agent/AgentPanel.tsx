@@ -1,13 +1,15 @@
 // The Agent tab: one conversation about the document, streamed through the
 // ChatTransport and folded into UI state by the pure reducer.
 
-import { useCallback, useEffect, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../api/http";
 import { api } from "../api/routes";
 import { chatTransport } from "../api/transport";
 import type { AgentEvent, ApproveRequest, ChatRequest, Mention, Thread, WorkingState } from "../api/types";
 import { ErrorBox } from "../components/common";
+import { invalidateNames } from "../lib/names";
 import { approvalFields, updateSettings, useSettings, type ApprovalMode } from "../lib/settings";
+import { ProposalEnvContext } from "../proposals/ProposalView";
 import { useAsync } from "../lib/useAsync";
 import { Composer } from "./Composer";
 import { messagesFromThread, pendingFromThread, userSeqs } from "./history";
@@ -65,7 +67,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
       try {
         const t = await api.getThread(docId, id);
         const stored = t.messages ?? [];
-        const messages = messagesFromThread(stored, `${t.thread_id}-`);
+        const messages = messagesFromThread(stored, `${t.thread_id}-`, { model: t.model });
         dispatch({ type: "loaded", threadId: t.thread_id, messages, workingState: t.working_state ?? null, pending: pendingFromThread(stored, messages) });
       } catch (e) {
         setThreadsError(errorMessage(e));
@@ -130,6 +132,8 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
       let threadId = knownThread;
       const onEvent = (e: AgentEvent) => {
         if (e.type === "turn_started" && e.thread_id) threadId = e.thread_id;
+        // A schema, prompt, tag or document may have been made, renamed or deleted: names change.
+        if (e.type === "tool_result" && e.success && /^(create|update|delete)_/.test(e.name)) invalidateNames();
         if (e.type === "done" && e.result?.thread_id) threadId = e.result.thread_id;
         dispatch({ type: "event", event: e, now: Date.now() });
       };
@@ -236,6 +240,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
 
   const resubmit = (m: UserMessageView, text: string) => send(text, m.mentions, m);
 
+  const proposalEnv = useMemo(() => ({ docId, workingState: state.workingState }), [docId, state.workingState]);
   const busy = state.status === "streaming";
   const p = state.pending;
   const blocked = p ? "Decide on the proposed actions above before sending another message." : null;
@@ -290,7 +295,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
         </div>
       </div>
       {threadsError && <ErrorBox error={threadsError} onRetry={() => void refreshThreads()} />}
-      {models.error && <div className="note">Models unavailable: {models.error}</div>}
+      {models.error && <ErrorBox title="The list of models is not available" error={models.error} onRetry={models.reload} />}
       <div
         className="agent-scroll"
         ref={scroller}
@@ -309,7 +314,9 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
           </div>
         )}
         {loadingThread && <div className="muted loading">Loading conversation…</div>}
-        <Messages state={state} approvalFor={approvalFor} onDocLink={onDocLink} onResubmit={canSend(state) && state.threadId ? resubmit : undefined} onRetry={retry} />
+        <ProposalEnvContext.Provider value={proposalEnv}>
+          <Messages state={state} approvalFor={approvalFor} onDocLink={onDocLink} onResubmit={canSend(state) && state.threadId ? resubmit : undefined} onRetry={retry} />
+        </ProposalEnvContext.Provider>
       </div>
       {p && p.needsApproval.length > 1 && (
         <div className="batch-bar" data-testid="batch-approval">

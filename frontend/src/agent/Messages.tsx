@@ -1,5 +1,8 @@
 import { useState } from "react";
+import { RichText } from "../components/common";
 import { Markdown } from "../components/Markdown";
+import { describeError } from "../lib/errors";
+import { formatCount, formatDecimal } from "../lib/format";
 import { ThinkingBlock } from "./Thinking";
 import { ToolCard, type ApprovalControls } from "./ToolCard";
 import type { AssistantMessageView, ConversationState, PendingApproval, UserMessageView } from "./reducer";
@@ -62,6 +65,36 @@ function UserMessage({ m, onResubmit }: { m: UserMessageView; onResubmit?: (m: U
   );
 }
 
+/** A turn that failed: what happened, what to do, a Settings link for model problems, Retry when it can help. */
+function TurnError({ error, onRetry }: { error: { message: string; code?: string }; onRetry?: () => void }) {
+  const a = describeError(error, !!onRetry);
+  return (
+    <div className={`turn-error kind-${a.kind}`} role="alert" data-testid="turn-error" data-kind={a.kind}>
+      <div className="error-text">
+        {a.title && <strong className="error-title">{a.title}</strong>}
+        <span className="error-message">
+          <RichText text={a.message} />
+        </span>
+        {a.hint && <span className="error-hint">{a.hint}</span>}
+      </div>
+      {(a.link || (a.retry && onRetry)) && (
+        <div className="error-actions">
+          {a.link && (
+            <a className="btn small" href={a.link.href} data-testid="error-link">
+              {a.link.label}
+            </a>
+          )}
+          {a.retry && onRetry && (
+            <button type="button" className="btn small" onClick={onRetry} data-testid="retry-button">
+              Retry
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}
+
 function AssistantMessage({
   m,
   pending,
@@ -81,7 +114,11 @@ function AssistantMessage({
   const empty = m.rounds.length === 0;
   return (
     <div className={`msg assistant status-${m.status}`} data-testid="assistant-message" data-status={m.status}>
-      {m.model && <div className="msg-model muted">{m.model}</div>}
+      {m.model && (
+        <div className="msg-model muted" data-testid="msg-model">
+          {m.model}
+        </div>
+      )}
       {empty && m.status === "streaming" && (
         <div className="muted working" data-testid="agent-working">
           <span className="pulse" aria-hidden="true" /> Working…
@@ -101,16 +138,7 @@ function AssistantMessage({
           )}
         </div>
       ))}
-      {m.status === "error" && m.error && (
-        <div className="turn-error" role="alert" data-testid="turn-error">
-          <span>{m.error.message}</span>
-          {isLast && (
-            <button type="button" className="btn small" onClick={onRetry} data-testid="retry-button">
-              Retry
-            </button>
-          )}
-        </div>
-      )}
+      {m.status === "error" && m.error && <TurnError error={m.error} onRetry={isLast ? onRetry : undefined} />}
       {(m.status === "interrupted" || m.status === "stopped") && (
         <div className="turn-error soft" data-testid="turn-interrupted">
           <span>{m.status === "stopped" ? "Stopped." : "The connection ended before the answer was complete."}</span>
@@ -123,13 +151,12 @@ function AssistantMessage({
       )}
       {(m.usage.prompt_tokens > 0 || m.usage.completion_tokens > 0) && m.status !== "streaming" && (
         <div className="usage muted" data-testid="turn-usage">
-          {m.usage.prompt_tokens.toLocaleString()} prompt + {m.usage.completion_tokens.toLocaleString()} completion tokens
+          {formatCount(m.usage.prompt_tokens)} prompt + {formatCount(m.usage.completion_tokens)} completion tokens
           {m.speed.first_token_ms !== undefined && (
             <span data-testid="turn-speed">
               {" "}
-              · first token after {(m.speed.first_token_ms / 1000).toLocaleString(undefined, { maximumFractionDigits: 1 })} s
-              {m.speed.tokens_per_second !== undefined &&
-                ` · ${m.speed.tokens_per_second.toLocaleString(undefined, { maximumFractionDigits: 1 })} tokens/s`}
+              · first token after {formatDecimal(m.speed.first_token_ms / 1000, 1)} s
+              {m.speed.tokens_per_second !== undefined && ` · ${formatDecimal(m.speed.tokens_per_second, 1)} tokens/s`}
             </span>
           )}
         </div>

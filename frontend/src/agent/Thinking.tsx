@@ -1,8 +1,9 @@
 import { useEffect, useState } from "react";
+import { formatSeconds } from "../lib/format";
 import type { RoundView } from "./reducer";
 
 function seconds(ms: number): string {
-  return (Math.max(0, ms) / 1000).toFixed(1);
+  return formatSeconds(ms);
 }
 
 export function ThinkingBlock({ round }: { round: RoundView }) {
@@ -24,13 +25,13 @@ export function ThinkingBlock({ round }: { round: RoundView }) {
       </div>
     );
   }
-  const took =
-    round.thinkingStartedAt !== null && round.thinkingEndedAt !== null
-      ? ` for ${seconds(round.thinkingEndedAt - round.thinkingStartedAt)} s`
-      : "";
+  // Live: the time between the first and the last thinking; reloaded: as stored (see history.ts).
+  const ms =
+    round.thinkingStartedAt !== null && round.thinkingEndedAt !== null ? round.thinkingEndedAt - round.thinkingStartedAt : (round.thinkingMs ?? null);
+  const took = ms !== null ? ` for ${seconds(ms)} s` : "";
   return (
     <details className="thinking done" data-testid="thinking-block" data-state="done">
-      <summary>Thought{took}</summary>
+      <summary data-testid="thinking-summary">Thought{took}</summary>
       <div className="thinking-text">{round.thinking}</div>
     </details>
   );

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import type { Thread } from "../api/types";
+import { formatDate } from "../components/common";
 
 export function groupThreads(threads: Thread[], now = new Date()): [string, Thread[]][] {
   const start = new Date(now.getFullYear(), now.getMonth(), now.getDate()).getTime();
@@ -28,7 +29,8 @@ export function ThreadPicker({ threads, current, disabled, onSelect, onRename, o
   const [title, setTitle] = useState("");
   const [error, setError] = useState<string | null>(null);
   const cur = threads.find((t) => t.thread_id === current);
-  const label = (t: Thread) => t.title || `Conversation ${t.thread_id.slice(0, 6)}`;
+  // An untitled thread is named by when it started, not by its id.
+  const label = (t: Thread) => t.title || `Conversation of ${formatDate(t.created_at) || "an unknown date"}`;
 
   if (mode === "rename" && cur) {
     return (

@@ -22,7 +22,36 @@ function usageOf(v: unknown): Usage | null {
   return { prompt_tokens: num(o.prompt_tokens) ?? 0, completion_tokens: num(o.completion_tokens) ?? 0 };
 }
 
-export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h"): MessageView[] {
+/** What the thread itself says about its turns (GET .../threads/{id} beside its messages). */
+export interface ThreadMeta {
+  /** The model the thread runs with (thread.model): each turn's label when its messages do not name one. */
+  model?: string;
+}
+
+/**
+ * Per-round facts a live turn shows that MessageData does not declare yet.
+ * They are read when a server stores them on the assistant message's data
+ * (beside round_index and usage) and ignored otherwise:
+ *   model              the model of the round (else the thread's model)
+ *   thinking_ms        how long the round thought ("Thought for 2.4 s")
+ *   first_token_ms     the wait for the first token (also read from usage)
+ *   tokens_per_second  the speed of the round (also read from usage)
+ */
+function roundFacts(data: MessageData): { model?: string; thinkingMs?: number; firstTokenMs?: number; tokensPerSecond?: number } {
+  const d = data as Record<string, unknown>;
+  const u = (data.usage ?? {}) as Record<string, unknown>;
+  const out: { model?: string; thinkingMs?: number; firstTokenMs?: number; tokensPerSecond?: number } = {};
+  if (typeof d.model === "string" && d.model) out.model = d.model;
+  const t = num(d.thinking_ms);
+  if (t !== null) out.thinkingMs = t;
+  const f = num(d.first_token_ms) ?? num(u.first_token_ms);
+  if (f !== null) out.firstTokenMs = f;
+  const s = num(d.tokens_per_second) ?? num(u.tokens_per_second);
+  if (s !== null) out.tokensPerSecond = s;
+  return out;
+}
+
+export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta: ThreadMeta = {}): MessageView[] {
   const out: MessageView[] = [];
   let current: AssistantMessageView | null = null;
 
@@ -33,7 +62,7 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h"): Mes
         id: `${idPrefix}${out.length}`,
         rounds: [],
         status: "done",
-        model: null,
+        model: meta.model || null,
         error: null,
         usage: { prompt_tokens: 0, completion_tokens: 0 },
         speed: {},
@@ -58,15 +87,21 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h"): Mes
       const index = num(data.round_index) ?? (last ? last.index + 1 : 0);
       const usage = usageOf(data.usage);
       const calls = (Array.isArray(msg.tool_calls) ? msg.tool_calls : []) as ToolCall[];
+      const facts = roundFacts(data);
       const round: RoundView = {
         ...emptyRound(index),
         thinking: msg.thinking ?? "",
         thinkingPhase: msg.thinking ? "done" : "none",
+        ...(msg.thinking && facts.thinkingMs !== undefined ? { thinkingMs: facts.thinkingMs } : {}),
         text: msg.content ?? "",
         textDone: true,
         toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, needsApproval: false })),
         usage,
       };
+      if (facts.model) a.model = facts.model;
+      // As live: the first round's wait for its first token, the last round's speed.
+      if (facts.firstTokenMs !== undefined && a.speed.first_token_ms === undefined) a.speed = { ...a.speed, first_token_ms: facts.firstTokenMs };
+      if (facts.tokensPerSecond !== undefined) a.speed = { ...a.speed, tokens_per_second: facts.tokensPerSecond };
       a.rounds = [...a.rounds.filter((r) => r.index !== index), round].sort((x, y) => x.index - y.index);
       if (usage) {
         a.usage = {

@@ -408,3 +408,52 @@ describe("speed", () => {
     expect(m && m.kind === "assistant" ? m.speed : null).toEqual({ first_token_ms: 1200, tokens_per_second: 25 });
   });
 });
+
+describe("history: a reloaded turn looks as it did live", () => {
+  const live = (): AssistantMessageView => {
+    let s = sent("hi");
+    s = run(
+      s,
+      ev({ type: "turn_started", thread_id: "th1", model: "ollama/qwen3:8b" }, 1000),
+      ev({ type: "thinking_chunk", chunk: "hmm", round_index: 0 }, 1100),
+      ev({ type: "thinking_done", thinking: "hmm", round_index: 0 }, 3500),
+      ev({ type: "assistant_text_done", full_text: "Hello.", round_index: 0 }, 3600),
+      ev({ type: "usage", round_index: 0, prompt_tokens: 1200, completion_tokens: 30, first_token_ms: 400, tokens_per_second: 21.5 }, 3600),
+      ev({ type: "done", result: result({ text: "Hello." }) }, 3700),
+    );
+    return assistant(s);
+  };
+
+  it("labels each turn with the thread's model when its messages do not name one", () => {
+    const stored: ThreadMessage[] = [
+      { seq: 0, role: "user", content: "hi", created_at: "" },
+      { seq: 1, role: "assistant", content: "Hello.", thinking: "hmm", data: { round_index: 0, usage: { prompt_tokens: 1200, completion_tokens: 30 } }, created_at: "" },
+    ];
+    const a = messagesFromThread(stored, "h", { model: "ollama/qwen3:8b" })[1] as AssistantMessageView;
+    expect(a.model).toBe(live().model);
+    expect(a.usage).toEqual(live().usage);
+    expect(a.rounds[0].thinkingPhase).toBe("done");
+    // Without stored timing the reload says "Thought", without a time.
+    expect(a.rounds[0].thinkingMs).toBeUndefined();
+    expect((messagesFromThread(stored)[1] as AssistantMessageView).model).toBeNull();
+  });
+
+  it("restores the model, the thinking time and the speed when the messages store them", () => {
+    const l = live();
+    const stored = [
+      { seq: 0, role: "user", content: "hi", created_at: "" },
+      {
+        seq: 1,
+        role: "assistant",
+        content: "Hello.",
+        thinking: "hmm",
+        data: { round_index: 0, usage: { prompt_tokens: 1200, completion_tokens: 30 }, model: "openai/gpt-4o-mini", thinking_ms: 2400, first_token_ms: 400, tokens_per_second: 21.5 },
+        created_at: "",
+      },
+    ];
+    const a = messagesFromThread(stored as ThreadMessage[], "h", { model: "ollama/qwen3:8b" })[1] as AssistantMessageView;
+    expect(a.model).toBe("openai/gpt-4o-mini");
+    expect(a.rounds[0].thinkingMs).toBe(l.rounds[0].thinkingEndedAt! - l.rounds[0].thinkingStartedAt!);
+    expect(a.speed).toEqual(l.speed);
+  });
+});

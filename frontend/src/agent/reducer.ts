@@ -51,6 +51,8 @@ export interface RoundView {
   /** When the first thinking chunk arrived (ms), for the elapsed timer. */
   thinkingStartedAt: number | null;
   thinkingEndedAt: number | null;
+  /** How long the round thought, when known without the live timestamps (a reopened thread whose messages store it). */
+  thinkingMs?: number;
   text: string;
   textDone: boolean;
   toolCalls: ToolCallView[];

@@ -5,6 +5,7 @@
 import { memo, type ReactNode } from "react";
 import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
+import { useArtifactNames } from "../lib/names";
 import { resourceTarget } from "../lib/router";
 
 export interface MarkdownProps {
@@ -34,6 +35,28 @@ function DiffBlock({ code }: { code: string }) {
   );
 }
 
+const RESOURCE = /^(schema_rev|schema|prompt_rev|prompt|tag|doc):([^#\s]+)/;
+
+/**
+ * A resource link's text: when the model labelled it with the bare id (or
+ * the link itself), the artifact's name ("Invoice v2") instead.
+ */
+function ResourceLabel({ href, children }: { href: string; children: ReactNode }) {
+  const names = useArtifactNames();
+  const m = RESOURCE.exec(href.trim());
+  const text = textOf(children).trim();
+  if (!m || (text !== m[2] && text !== href.trim() && text !== `${m[1]}:${m[2]}`)) return <>{children}</>;
+  const [, kind, id] = m;
+  const label = kind.startsWith("schema")
+    ? names.schema(id)?.label
+    : kind.startsWith("prompt")
+      ? names.prompt(id)?.label
+      : kind === "tag"
+        ? names.tag(id)?.name
+        : names.document(id)?.name;
+  return <>{label ?? children}</>;
+}
+
 function textOf(children: ReactNode): string {
   if (typeof children === "string") return children;
   if (Array.isArray(children)) return children.map(textOf).join("");
@@ -49,11 +72,12 @@ export const Markdown = memo(function Markdown({ text, onDocLink }: MarkdownProp
           <a
             href={target.hash}
             className="resource-link"
+            title={href}
             onClick={(e) => {
               if (target.docId && onDocLink?.(target.docId, target.page)) e.preventDefault();
             }}
           >
-            {children}
+            <ResourceLabel href={href!}>{children}</ResourceLabel>
           </a>
         );
       }

@@ -1,4 +1,6 @@
-import type { ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { describeError, splitBackticks } from "../lib/errors";
+import { formatBytes as fmtBytes, formatDateTime } from "../lib/format";
 
 export function Spinner({ label = "Loading…" }: { label?: string }) {
   return (
@@ -8,14 +10,62 @@ export function Spinner({ label = "Loading…" }: { label?: string }) {
   );
 }
 
-export function ErrorBox({ error, onRetry }: { error: string; onRetry?: () => void }) {
+/** Text whose `backticked` parts are code (messages from the server and the model providers use them). */
+export function RichText({ text }: { text: string }) {
   return (
-    <div className="error-box" role="alert">
-      <span>{error}</span>
-      {onRetry && (
-        <button type="button" className="btn small" onClick={onRetry}>
-          Retry
-        </button>
+    <>
+      {splitBackticks(text).map((p, i) => (p.code ? <code key={i}>{p.text}</code> : <span key={i}>{p.text}</span>))}
+    </>
+  );
+}
+
+export interface ErrorBoxProps {
+  /** The error: a message string (as useAsync keeps it), an ApiError, or an error event's {message, code}. */
+  error: unknown;
+  /** Offered as "Retry" only when trying again can help (a network failure, a 5xx, a busy model server), never for a refused request. */
+  onRetry?: () => void;
+  /** What was being done, as a heading ("Could not load the settings"); replaces the generic one. */
+  title?: string;
+  testid?: string;
+}
+
+/**
+ * One error box for the whole UI, worded for people: what happened, the
+ * server's message (backticks as code), what to do, a link where one helps
+ * (Settings for model and connection problems), and Retry only when a
+ * retry can help.
+ */
+export function ErrorBox({ error, onRetry, title, testid }: ErrorBoxProps) {
+  const a = describeError(error, !!onRetry);
+  const heading = title ?? a.title;
+  // No link to the page the box is on.
+  const link = a.link && typeof window !== "undefined" && window.location.hash.startsWith(a.link.href) ? undefined : a.link;
+  // The network title and hint say all the message says, minus the CLI flag.
+  const showMessage = a.kind !== "network" || !heading;
+  return (
+    <div className={`error-box kind-${a.kind}`} role="alert" data-testid={testid ?? "error-box"} data-kind={a.kind}>
+      <div className="error-text">
+        {heading && <strong className="error-title">{heading}</strong>}
+        {showMessage && (
+          <span className="error-message">
+            <RichText text={a.message} />
+          </span>
+        )}
+        {a.hint && <span className="error-hint">{a.hint}</span>}
+      </div>
+      {(link || (a.retry && onRetry)) && (
+        <div className="error-actions">
+          {link && (
+            <a className="btn small" href={link.href} data-testid="error-link">
+              {link.label}
+            </a>
+          )}
+          {a.retry && onRetry && (
+            <button type="button" className="btn small" onClick={onRetry} data-testid="error-retry">
+              Retry
+            </button>
+          )}
+        </div>
       )}
     </div>
   );
@@ -32,7 +82,11 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
 
 export function FieldError({ error }: { error?: string | null }) {
   if (!error) return null;
-  return <div className="field-error">{error}</div>;
+  return (
+    <div className="field-error">
+      <RichText text={error} />
+    </div>
+  );
 }
 
 export function Json({ value, className }: { value: unknown; className?: string }) {
@@ -45,15 +99,61 @@ export function Json({ value, className }: { value: unknown; className?: string 
   return <pre className={"json " + (className ?? "")}>{text}</pre>;
 }
 
+/** Copies text to the clipboard (the desktop WebKit may lack navigator.clipboard). */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard?.writeText) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    /* fall through */
+  }
+  const ta = document.createElement("textarea");
+  ta.value = text;
+  ta.setAttribute("readonly", "");
+  ta.style.position = "fixed";
+  ta.style.opacity = "0";
+  document.body.appendChild(ta);
+  ta.select();
+  let ok = false;
+  try {
+    ok = document.execCommand("copy");
+  } catch {
+    ok = false;
+  }
+  ta.remove();
+  return ok;
+}
+
+/** A small "Copy id" button; the id itself is its tooltip. */
+export function CopyId({ id, label = "Copy id" }: { id: string; label?: string }) {
+  const [state, setState] = useState<"idle" | "done" | "failed">("idle");
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(() => () => {
+    if (timer.current) clearTimeout(timer.current);
+  }, []);
+  return (
+    <button
+      type="button"
+      className="btn link small copy-id"
+      title={id}
+      data-testid="copy-id"
+      onClick={async () => {
+        setState((await copyText(id)) ? "done" : "failed");
+        if (timer.current) clearTimeout(timer.current);
+        timer.current = setTimeout(() => setState("idle"), 1500);
+      }}
+    >
+      {state === "done" ? "Copied" : state === "failed" ? "Copy failed" : label}
+    </button>
+  );
+}
+
 export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(0)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return fmtBytes(n);
 }
 
 export function formatDate(s: string | undefined): string {
-  if (!s) return "";
-  const d = new Date(s);
-  if (Number.isNaN(d.getTime())) return s;
-  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return formatDateTime(s);
 }

@@ -4,7 +4,9 @@ import type { DocumentInfo, DocumentSort, SortOrder, Tag } from "../api/types";
 import { Empty, ErrorBox, formatBytes, formatDate, Spinner } from "../components/common";
 import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
+import { formatCount } from "../lib/format";
 import { useUploads } from "../lib/uploads";
+import { useTitle } from "../lib/useTitle";
 
 const PAGE_SIZE = 25;
 
@@ -24,7 +26,7 @@ export function TagChips({ ids, tags }: { ids: string[]; tags: Tag[] | undefined
       {ids.map((id) => {
         const t = tags?.find((x) => x.id === id);
         return (
-          <a key={id} className="tag-chip" href={href("tags", id)} style={t?.color ? { borderColor: t.color } : undefined}>
+          <a key={id} className="tag-chip" href={href("tags", id)} title={t ? `${t.name} (${id})` : id} style={t?.color ? { borderColor: t.color } : undefined}>
             {t?.color && <span className="dot" style={{ background: t.color }} />}
             {t?.name ?? id}
           </a>
@@ -38,7 +40,7 @@ export function TagChips({ ids, tags }: { ids: string[]; tags: Tag[] | undefined
 export function KindLink({ doc }: { doc: DocumentInfo }) {
   if (!doc.schema_id) return <span className="muted">—</span>;
   return (
-    <a className="kind-link" href={href("data", doc.schema_id)} title={`Open the data of ${doc.kind_name || "this kind"}`} data-testid="doc-kind">
+    <a className="kind-link" href={href("data", doc.schema_id)} title={`Open the data of ${doc.kind_name || "this kind"} (${doc.schema_id})`} data-testid="doc-kind">
       {doc.kind_name || doc.schema_id}
     </a>
   );
@@ -158,6 +160,7 @@ export function DocumentsPage() {
   const [offset, setOffset] = useState(0);
   const [sort, setSort] = useState<DocSort | null>(null);
   const { generation } = useUploads();
+  useTitle("Documents");
   useEffect(() => {
     const t = setTimeout(() => setDebounced(q.trim()), 250);
     return () => clearTimeout(t);
@@ -249,7 +252,7 @@ export function DocumentsPage() {
                   <a href={href("documents", d.id)} className="doc-link">
                     <span className="doc-name">{d.name}</span>
                     <span className="doc-meta muted">
-                      {d.pages ? `${d.pages} page${d.pages === 1 ? "" : "s"} · ` : ""}
+                      {d.pages ? `${formatCount(d.pages)} page${d.pages === 1 ? "" : "s"} · ` : ""}
                       {formatBytes(d.size)} · {formatDate(d.created_at)}
                     </span>
                   </a>
@@ -280,7 +283,7 @@ export function DocumentsPage() {
               Previous
             </button>
             <span className="muted">
-              {offset + 1}–{Math.min(offset + PAGE_SIZE, total)} of {total}
+              {formatCount(offset + 1)}–{formatCount(Math.min(offset + PAGE_SIZE, total))} of {formatCount(total)}
             </span>
             <button type="button" className="btn" disabled={offset + PAGE_SIZE >= total} onClick={() => setOffset(offset + PAGE_SIZE)}>
               Next

@@ -1,10 +1,13 @@
 import { useEffect, useState } from "react";
 import { api } from "../api/routes";
 import type { PromptInput, PromptRevision } from "../api/types";
-import { Empty, ErrorBox, FieldError, formatDate, Spinner } from "../components/common";
+import { SchemaLink, TagRef } from "../components/ArtifactLink";
+import { CopyId, Empty, ErrorBox, FieldError, formatDate, Spinner } from "../components/common";
 import { Markdown } from "../components/Markdown";
+import { invalidateNames } from "../lib/names";
 import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
+import { useTitle } from "../lib/useTitle";
 import { ArtifactLayout, fieldOfError } from "./artifacts";
 
 function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; onSaved(p: PromptRevision): void; onCancel(): void }) {
@@ -33,7 +36,9 @@ function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; 
     if (model) body.model = model;
     setSaving(true);
     try {
-      onSaved(initial ? await api.updatePrompt(initial.prompt_id, body) : await api.createPrompt(body));
+      const saved = initial ? await api.updatePrompt(initial.prompt_id, body) : await api.createPrompt(body);
+      invalidateNames();
+      onSaved(saved);
     } catch (e) {
       const { field, message } = fieldOfError(e, ["name", "schema_version", "schema", "model", "tag"], "content");
       setErrors({ [field === "schema" ? "schema_id" : field === "tag" ? "tag_ids" : field]: message });
@@ -118,16 +123,33 @@ function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; 
 function PromptView({ p }: { p: PromptRevision }) {
   return (
     <>
-      <p className="muted small-text">
-        id {p.prompt_id} · revision {p.prompt_revid} · {formatDate(p.created_at)}
+      <p className="muted small-text id-line">
+        <span title={`prompt ${p.prompt_id} · revision ${p.prompt_revid}`}>Version {p.version}</span>
+        {p.created_at && <span> · saved {formatDate(p.created_at)}</span>} · <CopyId id={p.prompt_id} />
       </p>
       <dl className="props">
         <dt>Schema</dt>
-        <dd>
-          {p.schema_revid ? <a href={href("schema-revisions", p.schema_revid)}>{p.schema_id} v{p.schema_version}</a> : p.schema_id ? <a href={href("schemas", p.schema_id)}>{p.schema_id}</a> : "none"}
+        <dd data-testid="prompt-schema-link">
+          {p.schema_revid ? (
+            <SchemaLink refId={p.schema_revid} version={p.schema_version} />
+          ) : p.schema_id ? (
+            <SchemaLink refId={p.schema_id} version={p.schema_version} />
+          ) : (
+            <span className="muted">none (free-form JSON)</span>
+          )}
         </dd>
         <dt>Model</dt>
         <dd>{p.model || "default"}</dd>
+        {p.tag_ids?.length > 0 && (
+          <>
+            <dt>Tags</dt>
+            <dd className="tag-chips">
+              {p.tag_ids.map((t) => (
+                <TagRef key={t} refId={t} />
+              ))}
+            </dd>
+          </>
+        )}
       </dl>
       <div className="prompt-content">
         <Markdown text={p.content} />
@@ -154,8 +176,9 @@ function Revisions({ promptId, current }: { promptId: string; current: string })
 function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
   const p = useAsync(() => api.getPrompt(id), [id]);
   const [editing, setEditing] = useState(false);
-  const [delError, setDelError] = useState<string | null>(null);
+  const [delError, setDelError] = useState<unknown>(null);
   useEffect(() => setEditing(false), [id]);
+  useTitle(p.data ? `${p.data.name} — Prompts` : null, 2);
   if (p.error) return <ErrorBox error={p.error} onRetry={p.reload} />;
   if (!p.data) return <Spinner />;
   if (editing)
@@ -171,12 +194,12 @@ function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
         <button
           type="button"
           className="btn small danger"
-          onClick={() => api.deletePrompt(id).then(() => { onChanged(); navigate("#/prompts"); }, (e: unknown) => setDelError(e instanceof Error ? e.message : String(e)))}
+          onClick={() => api.deletePrompt(id).then(() => { invalidateNames(); onChanged(); navigate("#/prompts"); }, (e: unknown) => setDelError(e))}
         >
           Delete
         </button>
       </div>
-      {delError && <ErrorBox error={delError} />}
+      {delError !== null && <ErrorBox title="The prompt was not deleted" error={delError} />}
       <PromptView p={p.data} />
       <h3>Versions</h3>
       <Revisions promptId={id} current={p.data.prompt_revid} />
@@ -186,6 +209,7 @@ function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
 
 function RevisionView({ revid }: { revid: string }) {
   const r = useAsync(() => api.getPromptRevision(revid), [revid]);
+  useTitle(r.data ? `${r.data.name} v${r.data.version} — Prompts` : null, 2);
   if (r.error) return <ErrorBox error={r.error} onRetry={r.reload} />;
   if (!r.data) return <Spinner />;
   return (
@@ -202,6 +226,7 @@ function RevisionView({ revid }: { revid: string }) {
 
 export default function PromptsPage({ id, revid }: { id?: string; revid?: string }) {
   const list = useAsync(() => api.listPrompts(), []);
+  useTitle(id === "new" ? "New prompt" : "Prompts");
   const detail = revid ? (
     <RevisionView revid={revid} />
   ) : id === "new" ? (

@@ -1,10 +1,14 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "../api/routes";
 import type { ResponseFormat, SchemaRevision } from "../api/types";
-import { Empty, ErrorBox, FieldError, formatDate, Json, Spinner } from "../components/common";
+import { CopyId, Empty, ErrorBox, FieldError, formatDate, Spinner } from "../components/common";
+import { invalidateNames } from "../lib/names";
 import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
-import { ArtifactLayout, fieldOfError, parseJSONField } from "./artifacts";
+import { useTitle } from "../lib/useTitle";
+import { SchemaEditor, SchemaView } from "../schema/FieldTable";
+import { sanitizeName } from "../schema/fields";
+import { ArtifactLayout, fieldOfError } from "./artifacts";
 
 const TEMPLATE: ResponseFormat = {
   type: "json_schema",
@@ -22,20 +26,26 @@ const TEMPLATE: ResponseFormat = {
 
 function SchemaForm({ initial, onSaved, onCancel }: { initial?: SchemaRevision; onSaved(s: SchemaRevision): void; onCancel(): void }) {
   const [name, setName] = useState(initial?.name ?? "");
-  const [rf, setRf] = useState(JSON.stringify(initial?.response_format ?? TEMPLATE, null, 2));
+  const rf = useRef<{ value: unknown; problems: string[] }>({ value: initial?.response_format ?? TEMPLATE, problems: [] });
+  const [problems, setProblems] = useState<string[]>([]);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saving, setSaving] = useState(false);
   const submit = async () => {
-    const parsed = parseJSONField(rf);
     const errs: Record<string, string> = {};
     if (!name.trim()) errs.name = "A schema needs a name.";
-    if (parsed.error) errs.response_format = parsed.error;
+    if (rf.current.value === undefined || rf.current.problems.length) errs.response_format = rf.current.problems.join(" ") || "The schema is not valid JSON.";
     setErrors(errs);
     if (Object.keys(errs).length) return;
+    let value = rf.current.value as ResponseFormat;
+    // A new schema's response_format is named after it (the server wants [a-zA-Z0-9_-]).
+    if (!initial && value && typeof value === "object" && value.json_schema && typeof value.json_schema === "object") {
+      value = { ...value, json_schema: { ...value.json_schema, name: sanitizeName(name) } };
+    }
     setSaving(true);
     try {
-      const body = { name: name.trim(), response_format: parsed.value as ResponseFormat };
+      const body = { name: name.trim(), response_format: value };
       const s = initial ? await api.updateSchema(initial.schema_id, body) : await api.createSchema(body);
+      invalidateNames();
       onSaved(s);
     } catch (e) {
       const { field, message } = fieldOfError(e, ["name"], "response_format");
@@ -45,20 +55,36 @@ function SchemaForm({ initial, onSaved, onCancel }: { initial?: SchemaRevision; 
     }
   };
   return (
-    <form className="form" onSubmit={(e) => { e.preventDefault(); void submit(); }} data-testid="schema-form">
+    <form className="form wide" onSubmit={(e) => { e.preventDefault(); void submit(); }} data-testid="schema-form">
       <label>
         Name
         <input value={name} onChange={(e) => setName(e.target.value)} data-testid="schema-name" />
       </label>
       <FieldError error={errors.name} />
-      <label>
-        Response format (JSON)
-        <textarea className="mono" rows={18} value={rf} onChange={(e) => setRf(e.target.value)} data-testid="schema-response-format" />
-      </label>
+      <div className="form-label">
+        Fields
+        <span className="muted small-text">
+          What to extract. Strict mode wants every field required; mark a field “can be empty” when a document may not have it.
+        </span>
+      </div>
+      <SchemaEditor
+        initial={initial?.response_format ?? TEMPLATE}
+        onChange={(value, ps) => {
+          rf.current = { value, problems: ps };
+          setProblems(ps);
+        }}
+      />
+      {problems.length > 0 && (
+        <ul className="edit-problems" role="alert">
+          {problems.map((p, i) => (
+            <li key={i}>{p}</li>
+          ))}
+        </ul>
+      )}
       <FieldError error={errors.response_format} />
       <FieldError error={errors._form} />
       <div className="row">
-        <button type="submit" className="btn primary" disabled={saving} data-testid="schema-save">
+        <button type="submit" className="btn primary" disabled={saving || problems.length > 0} data-testid="schema-save">
           {saving ? "Saving…" : initial ? "Save new version" : "Create schema"}
         </button>
         <button type="button" className="btn" onClick={onCancel}>
@@ -87,8 +113,9 @@ function Revisions({ schemaId, current }: { schemaId: string; current: string })
 function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
   const s = useAsync(() => api.getSchema(id), [id]);
   const [editing, setEditing] = useState(false);
-  const [delError, setDelError] = useState<string | null>(null);
+  const [delError, setDelError] = useState<unknown>(null);
   useEffect(() => setEditing(false), [id]);
+  useTitle(s.data ? `${s.data.name} — Schemas` : null, 2);
   if (s.error) return <ErrorBox error={s.error} onRetry={s.reload} />;
   if (!s.data) return <Spinner />;
   if (editing)
@@ -120,29 +147,54 @@ function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
           onClick={() =>
             api.deleteSchema(id).then(
               () => {
+                invalidateNames();
                 onChanged();
                 navigate("#/schemas");
               },
-              (e: unknown) => setDelError(e instanceof Error ? e.message : String(e)),
+              (e: unknown) => setDelError(e),
             )
           }
         >
           Delete
         </button>
       </div>
-      {delError && <ErrorBox error={delError} />}
-      <p className="muted small-text">
-        id {s.data.schema_id} · revision {s.data.schema_revid}
+      {delError !== null && <ErrorBox title="The schema was not deleted" error={delError} />}
+      <p className="muted small-text id-line">
+        <span title={`schema ${s.data.schema_id} · revision ${s.data.schema_revid}`}>Version {s.data.version}</span>
+        {s.data.created_at && <span> · saved {formatDate(s.data.created_at)}</span>} · <CopyId id={s.data.schema_id} />
       </p>
-      <Json value={s.data.response_format} />
+      <SchemaView responseFormat={s.data.response_format} />
+      <UsedBy schemaId={id} />
       <h3>Versions</h3>
       <Revisions schemaId={id} current={s.data.schema_revid} />
     </div>
   );
 }
 
+/** The prompts whose latest version extracts with this schema. */
+function UsedBy({ schemaId }: { schemaId: string }) {
+  const prompts = useAsync(() => api.listPrompts(), [schemaId]);
+  const users = prompts.data?.filter((p) => p.schema_id === schemaId) ?? [];
+  if (!users.length) return null;
+  return (
+    <p className="small-text" data-testid="schema-used-by">
+      Used by{" "}
+      {users.map((p, i) => (
+        <span key={p.prompt_id}>
+          {i > 0 && ", "}
+          <a href={href("prompts", p.prompt_id)} title={p.prompt_id}>
+            {p.name}
+          </a>
+          {p.schema_version ? <span className="muted"> (v{p.schema_version})</span> : null}
+        </span>
+      ))}
+    </p>
+  );
+}
+
 function RevisionView({ revid }: { revid: string }) {
   const r = useAsync(() => api.getSchemaRevision(revid), [revid]);
+  useTitle(r.data ? `${r.data.name} v${r.data.version} — Schemas` : null, 2);
   if (r.error) return <ErrorBox error={r.error} onRetry={r.reload} />;
   if (!r.data) return <Spinner />;
   return (
@@ -152,14 +204,17 @@ function RevisionView({ revid }: { revid: string }) {
         <span className="badge">v{r.data.version}</span>
         <a href={href("schemas", r.data.schema_id)}>Latest version</a>
       </div>
-      <p className="muted small-text">revision {r.data.schema_revid} · {formatDate(r.data.created_at)}</p>
-      <Json value={r.data.response_format} />
+      <p className="muted small-text id-line">
+        <span title={`revision ${r.data.schema_revid}`}>Saved {formatDate(r.data.created_at)}</span> · <CopyId id={r.data.schema_revid} label="Copy revision id" />
+      </p>
+      <SchemaView responseFormat={r.data.response_format} />
     </div>
   );
 }
 
 export default function SchemasPage({ id, revid }: { id?: string; revid?: string }) {
   const list = useAsync(() => api.listSchemas(), []);
+  useTitle(id === "new" ? "New schema" : "Schemas");
   const detail = revid ? (
     <RevisionView revid={revid} />
   ) : id === "new" ? (

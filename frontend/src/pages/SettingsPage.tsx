@@ -2,8 +2,9 @@ import { useEffect, useState } from "react";
 import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
 import type { ProviderCheck, ServerSettings, SettingsPatch } from "../api/types";
-import { ErrorBox, Spinner } from "../components/common";
+import { ErrorBox, RichText, Spinner } from "../components/common";
 import { useSettings, type ApprovalMode } from "../lib/settings";
+import { useTitle } from "../lib/useTitle";
 
 /** The provider fields of the form, as typed; "" = not saved (the default applies). */
 interface ProviderForm {
@@ -41,15 +42,18 @@ export default function SettingsPage() {
   const [test, setTest] = useState<{ loading: boolean; result?: ProviderCheck[]; error?: string }>({ loading: false });
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<{ ok: boolean; text: string } | null>(null);
+  useTitle("Settings");
 
   const loaded = (x: ServerSettings) => {
     setServer({ loading: false, value: x });
     setForm(formOf(x));
   };
 
-  useEffect(() => {
+  const load = () => {
+    setServer({ loading: true });
     api.getSettings().then(loaded, (e) => setServer({ loading: false, error: errorMessage(e) }));
-  }, []);
+  };
+  useEffect(load, []);
 
   const fromEnv = (f: Field) => server.value?.sources[f] === "env";
   const edit = (f: Field, v: string) => {
@@ -144,7 +148,7 @@ export default function SettingsPage() {
           defaults.
         </p>
         {server.loading && <Spinner label="Loading the settings…" />}
-        {server.error && <ErrorBox error={`Could not load the settings: ${server.error}`} />}
+        {server.error && <ErrorBox title="Could not load the settings" error={server.error} onRetry={load} />}
         {v && (
           <form className="form" onSubmit={(e) => { e.preventDefault(); void save(); }}>
             <label>
@@ -210,14 +214,14 @@ export default function SettingsPage() {
               </button>
               {saved && (
                 <span className={saved.ok ? "muted" : "error"} role={saved.ok ? "status" : "alert"} data-testid="settings-saved">
-                  {saved.text}
+                  {saved.ok ? saved.text : <>Not saved: <RichText text={saved.text} /></>}
                 </span>
               )}
             </div>
           </form>
         )}
         {test.loading && <Spinner label="Asking the providers for their models…" />}
-        {test.error && <ErrorBox error={test.error} />}
+        {test.error && <ErrorBox title="The connection test did not run" error={test.error} onRetry={() => void testConnection()} />}
         {test.result && (
           <div className="test-result" data-testid="test-result">
             {test.result.map((c) => (
@@ -232,7 +236,7 @@ export default function SettingsPage() {
                         : `${c.models.length} model${c.models.length === 1 ? "" : "s"} found.`
                       : "failed."}
                 </p>
-                {c.configured && !c.ok && c.error && <ErrorBox error={c.error} />}
+                {c.configured && !c.ok && c.error && <ErrorBox error={c.error} onRetry={() => void testConnection()} />}
                 {c.ok && c.models.length > 0 && (
                   <ul>
                     {c.models.map((m) => (

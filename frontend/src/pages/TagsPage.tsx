@@ -1,9 +1,11 @@
 import { useEffect, useState } from "react";
 import { api } from "../api/routes";
 import type { Tag } from "../api/types";
-import { Empty, ErrorBox, FieldError, Spinner } from "../components/common";
+import { CopyId, Empty, ErrorBox, FieldError, Spinner } from "../components/common";
 import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
+import { invalidateNames } from "../lib/names";
+import { useTitle } from "../lib/useTitle";
 import { ArtifactLayout, fieldOfError } from "./artifacts";
 
 function TagForm({ initial, onSaved, onCancel }: { initial?: Tag; onSaved(t: Tag): void; onCancel(): void }) {
@@ -21,7 +23,9 @@ function TagForm({ initial, onSaved, onCancel }: { initial?: Tag; onSaved(t: Tag
     setErrors({});
     try {
       const body = { name: name.trim(), color, description };
-      onSaved(initial ? await api.updateTag(initial.id, body) : await api.createTag(body));
+      const saved = initial ? await api.updateTag(initial.id, body) : await api.createTag(body);
+      invalidateNames();
+      onSaved(saved);
     } catch (e) {
       const { field, message } = fieldOfError(e, ["color", "description", "name"], "name");
       setErrors({ [field]: message });
@@ -63,28 +67,32 @@ function TagDetail({ id, onChanged }: { id: string; onChanged(): void }) {
   const t = useAsync(() => api.getTag(id), [id]);
   const docs = useAsync(() => api.listDocuments({ tag_id: id, limit: 50 }), [id]);
   const [editing, setEditing] = useState(false);
-  const [delError, setDelError] = useState<string | null>(null);
+  const [delError, setDelError] = useState<unknown>(null);
   useEffect(() => setEditing(false), [id]);
+  useTitle(t.data ? `${t.data.name} — Tags` : null, 2);
   if (t.error) return <ErrorBox error={t.error} onRetry={t.reload} />;
   if (!t.data) return <Spinner />;
   if (editing) return <TagForm initial={t.data} onSaved={(x) => { t.setData(x); setEditing(false); onChanged(); }} onCancel={() => setEditing(false)} />;
   return (
     <div data-testid="tag-detail">
       <div className="detail-head">
-        <span className="dot big" style={{ background: t.data.color || "#ccc" }} />
-        <h2>{t.data.name}</h2>
+        <span className="dot big" style={{ background: t.data.color || "var(--dot-default)" }} />
+        <h2 title={t.data.id}>{t.data.name}</h2>
         <button type="button" className="btn small" onClick={() => setEditing(true)} data-testid="tag-edit">
           Edit
         </button>
         <button
           type="button"
           className="btn small danger"
-          onClick={() => api.deleteTag(id).then(() => { onChanged(); navigate("#/tags"); }, (e: unknown) => setDelError(e instanceof Error ? e.message : String(e)))}
+          onClick={() => api.deleteTag(id).then(() => { invalidateNames(); onChanged(); navigate("#/tags"); }, (e: unknown) => setDelError(e))}
         >
           Delete
         </button>
       </div>
-      {delError && <ErrorBox error={delError} />}
+      {delError !== null && <ErrorBox title="The tag was not deleted" error={delError} />}
+      <p className="muted small-text id-line">
+        <CopyId id={t.data.id} />
+      </p>
       {t.data.description && <p>{t.data.description}</p>}
       <h3>Documents</h3>
       {docs.data?.documents.length === 0 && <p className="muted">No document has this tag.</p>}
@@ -101,6 +109,7 @@ function TagDetail({ id, onChanged }: { id: string; onChanged(): void }) {
 
 export default function TagsPage({ id }: { id?: string }) {
   const list = useAsync(() => api.listTags(), []);
+  useTitle(id === "new" ? "New tag" : "Tags");
   const detail =
     id === "new" ? (
       <TagForm onSaved={(t) => { list.reload(); navigate(href("tags", t.id)); }} onCancel={() => navigate("#/tags")} />
@@ -125,7 +134,7 @@ export default function TagsPage({ id }: { id?: string }) {
             {list.data?.map((t) => (
               <li key={t.id}>
                 <a href={href("tags", t.id)} className={t.id === id ? "active" : ""} data-testid="tag-row">
-                  <span className="dot" style={{ background: t.color || "#ccc" }} /> {t.name}
+                  <span className="dot" style={{ background: t.color || "var(--dot-default)" }} /> {t.name}
                 </a>
               </li>
             ))}

@@ -96,6 +96,16 @@ type NewDocument struct {
 	// page in order while the document is stored, so that a long text costs
 	// the memory of one page. An error it yields stores nothing.
 	PageSource iter.Seq2[string, error]
+	// Words are the words of each page with their boxes, index page-1: a
+	// PDF's text layer, in points (DPI 72). A nil entry is a page without
+	// words; nil is none at all.
+	Words []*PageWords
+	// WordSource, when not nil, stands for Words: it yields the words of
+	// each page in order (nil for a page without) while the document is
+	// stored, so that the words of a long document need not all be held
+	// at once in the store's form (56 bytes a word). An error it yields
+	// stores nothing.
+	WordSource iter.Seq2[*PageWords, error]
 	TagIDs     []string
 	// Metadata must be a JSON object; nil means {}.
 	Metadata json.RawMessage
@@ -225,6 +235,16 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 	if pages == nil {
 		pages = Pages(nd.Pages)
 	}
+	words := nd.WordSource
+	if words == nil {
+		words = func(yield func(*PageWords, error) bool) {
+			for _, pw := range nd.Words {
+				if !yield(pw, nil) {
+					return
+				}
+			}
+		}
+	}
 
 	var doc Document
 	err = db.update(ctx, "create document", func(tx *writeTx) error {
@@ -255,6 +275,9 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET pages = ? WHERE id = ?`, n, id); err != nil {
+			return err
+		}
+		if err := insertWords(ctx, tx, id, name, n, words); err != nil {
 			return err
 		}
 		if err := markOCRPages(ctx, tx, id, nd.OCRPages); err != nil {

@@ -33,11 +33,21 @@ func TestImportWholeCorpus(t *testing.T) {
 		t.Fatalf("%d outcomes for %d files", len(outcomes), len(entries))
 	}
 
-	var ready, needsOCR, failed, duplicates, popplerReads, docentReadsOfThose int
+	var ready, needsOCR, failed, duplicates, popplerReads, docentReadsOfThose, withWords int
 	for i, o := range outcomes {
 		e := entries[i]
 		if e.PdftotextChars > 0 {
 			popplerReads++
+		}
+		if o.Document != nil && !o.Duplicate && o.Err == nil {
+			// Every page with a text layer has its words from the import.
+			missing, err := im.DB.PagesWithoutWords(context.Background(), o.Document.ID)
+			if err != nil || len(missing) > 0 {
+				t.Errorf("%s: pages without words %v, %v; want none", e.File, missing, err)
+			}
+			if d, _ := im.DB.PageDetails(context.Background(), o.Document.ID); len(d) > 0 && d[0].Width > 0 {
+				withWords++
+			}
 		}
 		switch {
 		case o.Duplicate:
@@ -79,7 +89,7 @@ func TestImportWholeCorpus(t *testing.T) {
 	}
 	t.Logf("corpus: %d files: %d ready, %d need OCR, %d failed, %d duplicates",
 		len(entries), ready, needsOCR, failed, duplicates)
-	t.Logf("text read: pdftotext %d files, Docent %d of those (and %d in all)", popplerReads, docentReadsOfThose, ready)
+	t.Logf("text read: pdftotext %d files, Docent %d of those (and %d in all); %d with words on page 1", popplerReads, docentReadsOfThose, ready, withWords)
 }
 
 // categorised reports whether an import error is one of the kinds a user is

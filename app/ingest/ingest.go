@@ -128,7 +128,7 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 	if err == nil && (media == MediaPDF || ocr.IsImage(media)) {
 		// The same bytes failed before as the same type: read them again
 		// (perhaps now with the right password) and keep the one document.
-		content, readErr := im.read(ctx, media, file(), first, opts)
+		content, words, readErr := im.read(ctx, media, file(), first, opts)
 		if stop := abandoned(ctx, readErr); stop != nil {
 			out.Err = stop
 			return out
@@ -139,6 +139,11 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 			return out
 		}
 		out.Document, out.Err = &doc, readErr
+		// The words follow in transactions of their own; should one fail,
+		// EnsureWords reads the missing ones again when they are needed.
+		if err := words.store(ctx, im.DB, doc.ID); err != nil {
+			out.Err = err
+		}
 		return out
 	}
 	if err == nil { // a text file is never stored as failed: nothing to read again
@@ -156,11 +161,13 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 	var readErr error
 	if media == MediaPDF || ocr.IsImage(media) {
 		var content storage.DocumentContent
-		content, readErr = im.read(ctx, media, file(), first, opts)
+		var words *textLayer
+		content, words, readErr = im.read(ctx, media, file(), first, opts)
 		if stop := abandoned(ctx, readErr); stop != nil {
 			out.Err = stop
 			return out
 		}
+		nd.WordSource = words.source()
 		nd.Status, nd.Error, nd.Pages, nd.OCRPages = content.Status, content.Error, content.Pages, content.OCRPages
 	} else {
 		// Decoded while the store writes the document, a page at a time.
@@ -200,12 +207,14 @@ func abandoned(ctx context.Context, readErr error) error {
 	return nil
 }
 
-// read reads a PDF or an image.
-func (im *Importer) read(ctx context.Context, media string, r *io.SectionReader, first firstPass, opts Options) (storage.DocumentContent, error) {
+// read reads a PDF or an image, and the words of a PDF's text layer (nil
+// for none).
+func (im *Importer) read(ctx context.Context, media string, r *io.SectionReader, first firstPass, opts Options) (storage.DocumentContent, *textLayer, error) {
 	if media == MediaPDF {
 		return im.readPDF(ctx, r, first, opts)
 	}
-	return im.readImage(ctx, r, first)
+	content, err := im.readImage(ctx, r, first)
+	return content, nil, err
 }
 
 // readImage checks an image in a reader child (its pages, their size
@@ -232,26 +241,21 @@ func (im *Importer) readImage(ctx context.Context, r *io.SectionReader, first fi
 	return content, nil
 }
 
-// readPDF extracts the text of a PDF. A file whose text cannot be read
-// yields a failed status and the error.
-func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firstPass, opts Options) (storage.DocumentContent, error) {
-	extract := im.Extract
-	if extract == nil {
-		extract = func(ctx context.Context, r io.Reader, size int64, opts pdftext.Options) (pdftext.Result, error) {
-			return pdftext.ExtractIsolatedReader(ctx, r, size, opts, pdftext.Limits{})
-		}
-	}
+// readPDF extracts the text of a PDF and the words of its text layer. A
+// file whose text cannot be read yields a failed status and the error.
+func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firstPass, opts Options) (storage.DocumentContent, *textLayer, error) {
 	checked := newRecheck(r, first.crc)
-	res, err := extract(ctx, checked, r.Size(), pdftext.Options{Password: opts.Password})
+	res, err := orDefault(im.Extract)(ctx, checked, r.Size(), pdftext.Options{Password: opts.Password})
 	if checked.err != nil {
-		return storage.DocumentContent{}, checked.err // the text is of other bytes
+		return storage.DocumentContent{}, nil, checked.err // the text is of other bytes
 	}
 	if err != nil {
 		if errors.Is(err, pdftext.ErrPasswordRequired) && opts.Password == "" {
 			err = fmt.Errorf("%w (import it again with --password)", err)
 		}
-		return storage.DocumentContent{Status: storage.StatusFailed, Error: err.Error()}, fault.Errorf(fault.Invalid, "%w", err)
+		return storage.DocumentContent{Status: storage.StatusFailed, Error: err.Error()}, nil, fault.Errorf(fault.Invalid, "%w", err)
 	}
+	words := newTextLayer(res)
 	content := storage.DocumentContent{Status: storage.StatusReady, Pages: res.Pages, OCRPages: ocrPages(res)}
 	if len(content.OCRPages) > 0 && hasText(res.Pages) {
 		content.Status = storage.StatusNeedsOCR
@@ -271,7 +275,7 @@ func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firs
 			content.OCRPages = nil
 		}
 	}
-	return content, nil
+	return content, words, nil
 }
 
 // Junk text layers: a page whose text layer is short while one image covers

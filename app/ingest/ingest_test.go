@@ -189,6 +189,9 @@ func TestPasswordProtectedPDFFailsThenReadsWithThePassword(t *testing.T) {
 	if err != nil || strings.TrimSpace(text) == "" {
 		t.Fatalf("page 1 = %q, %v; want text", text, err)
 	}
+	if pw, err := im.DB.PageWords(ctx, second.Document.ID, 1); err != nil || len(pw.Words) == 0 {
+		t.Errorf("page 1 words = %+v, %v; want the words of the text read again", pw, err)
+	}
 }
 
 func TestFailedDocumentIsNotRereadAsAnotherType(t *testing.T) {

@@ -128,11 +128,49 @@ func runChild(stdin io.Reader, stdout io.Writer) int {
 	} else {
 		rep.Result = &res
 	}
-	if err := json.NewEncoder(stdout).Encode(rep); err != nil {
+	if err := writeReply(stdout, rep); err != nil {
 		fmt.Fprintf(os.Stderr, "pdf reader: writing reply: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// writeReply writes rep as one line of JSON. The words of a result, most of
+// a long document's reply, are encoded and written a page at a time: encoded
+// whole first, a 4,000-page file's took a buffer as large again as the
+// result itself. The rest of the result is encoded as usual and the words
+// are spliced in as its last field.
+func writeReply(w io.Writer, rep reply) error {
+	if rep.Result == nil || len(rep.Result.Words) == 0 {
+		return json.NewEncoder(w).Encode(rep)
+	}
+	res := *rep.Result
+	words := res.Words
+	res.Words = nil
+	head, err := json.Marshal(reply{Result: &res})
+	if err != nil {
+		return err
+	}
+	// head is {"result":{"pages":[…],…}}: open it again before its two
+	// closing braces (Pages is always there, so a comma follows it).
+	if !bytes.HasSuffix(head, []byte("}}")) {
+		return fmt.Errorf("unexpected reply encoding %.40q", head)
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.Write(head[:len(head)-2])
+	bw.WriteString(`,"words":[`)
+	for i, pw := range words {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		b, err := pw.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+	}
+	bw.WriteString("]}}\n")
+	return bw.Flush()
 }
 
 // applyChildLimits sets the memory limit the parent asked for, and a stack

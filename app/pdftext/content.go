@@ -83,24 +83,19 @@ type pageReader struct {
 	fonts  map[string]*font // shared across the document, keyed by font dict
 	glyphs []glyph
 	info   PageInfo // what the page draws besides text
-	area   float64  // the page's area (its crop box), for PageInfo.ImageCover
+	area   float64  // the page's area (its crop box, see pageFrame), for PageInfo.ImageCover
 	ops    int
 	err    error // why the page stopped early, if it did
 	depth  int
 }
 
-// readPage returns the glyphs of a page. A content stream that breaks
-// halfway (bad filter data, a syntax error the lexer cannot skip) keeps the
-// glyphs drawn before the break; the break is reported as a warning.
-func (pr *pageReader) readPage(page pdf.Value) ([]glyph, error) {
+// readPage returns the glyphs of a page shown in frame f. A content stream
+// that breaks halfway (bad filter data, a syntax error the lexer cannot
+// skip) keeps the glyphs drawn before the break; the break is reported as a
+// warning.
+func (pr *pageReader) readPage(page pdf.Value, f frame) ([]glyph, error) {
 	res := inherited(page, "Resources")
-	box := inherited(page, "CropBox")
-	if box.Len() != 4 {
-		box = inherited(page, "MediaBox")
-	}
-	if box.Len() == 4 {
-		pr.area = math.Abs((box.Index(2).Float64() - box.Index(0).Float64()) * (box.Index(3).Float64() - box.Index(1).Float64()))
-	}
+	pr.area = (f.x1 - f.x0) * (f.y1 - f.y0)
 	pr.run(page.Key("Contents"), res, gstate{ctm: identity, th: 1})
 	pr.annotations(page)
 	return pr.glyphs, pr.err

@@ -43,6 +43,10 @@ type Result struct {
 	// Info says what each page draws besides text, page 1 first (the
 	// importer tells a scan from a blank page by it).
 	Info []PageInfo `json:"info,omitempty"`
+	// Words holds the words of each page with their boxes, page 1 first,
+	// parallel to Pages: joined by single spaces, a page's words are its
+	// text with the whitespace collapsed (see PageWords).
+	Words []PageWords `json:"words,omitempty"`
 	// Warnings say what was odd about the file and what was done about it.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -278,12 +282,16 @@ func readWith(ctx context.Context, data []byte, password string) (a attempt) {
 	fonts := map[string]*font{}
 	a.res.Pages = make([]string, len(pages))
 	a.res.Info = make([]PageInfo, len(pages))
+	a.res.Words = make([]PageWords, len(pages))
 	for i, p := range pages {
 		if err := ctx.Err(); err != nil {
 			return attempt{err: err}
 		}
-		text, info, err := readPageText(ctx, p, fonts)
-		a.res.Pages[i], a.res.Info[i] = text, info
+		text, words, info, err := readPageText(ctx, p, fonts)
+		a.res.Pages[i], a.res.Words[i], a.res.Info[i] = text, words, info
+		if words.Omitted {
+			a.res.Warnings = append(a.res.Warnings, fmt.Sprintf("page %d: more than %d words: their positions are not kept (the text is)", i+1, MaxPageWords))
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return attempt{err: ctx.Err()}
@@ -309,15 +317,20 @@ func readerMessage(err error) string {
 	return msg
 }
 
-// readPageText returns the text of one page, what else it draws, and why
-// it stopped early, if it did.
-func readPageText(ctx context.Context, page pdf.Value, fonts map[string]*font) (text string, info PageInfo, err error) {
+// readPageText returns the text of one page, its words, what else it
+// draws, and why it stopped early, if it did.
+func readPageText(ctx context.Context, page pdf.Value, fonts map[string]*font) (text string, words PageWords, info PageInfo, err error) {
 	pr := &pageReader{ctx: ctx, fonts: fonts}
+	f := defaultFrame
 	defer func() {
 		if r := recover(); r != nil {
-			text, info, err = layoutText(pr.glyphs), pr.info, fmt.Errorf("%v", r)
+			var spans []span
+			text, spans = layoutText(pr.glyphs)
+			words, info, err = pageWords(f, spans), pr.info, fmt.Errorf("%v", r)
 		}
 	}()
-	glyphs, perr := pr.readPage(page)
-	return layoutText(glyphs), pr.info, perr
+	f = pageFrame(page)
+	glyphs, perr := pr.readPage(page, f)
+	text, spans := layoutText(glyphs)
+	return text, pageWords(f, spans), pr.info, perr
 }

@@ -117,9 +117,22 @@ func runIsolated(ctx context.Context, reader string, req request, r io.Reader, s
 	cmd := exec.CommandContext(runCtx, exe)
 	cmd.Env = append(childEnviron(), childEnv+"=1", memoryEnv+"="+strconv.FormatInt(lim.MemoryBytes, 10))
 	cmd.Stdin = io.MultiReader(bytes.NewReader(header), strings.NewReader("\n"), io.LimitReader(r, size))
-	var stdout bytes.Buffer
+	// The reply is decoded while it arrives (see decodeReply). The decoder
+	// reads to the end whatever happens, so that the child can always
+	// finish writing and exit.
+	stdout, stdoutW := io.Pipe()
+	type decoded struct {
+		rep reply
+		err error
+	}
+	replies := make(chan decoded, 1)
+	go func() {
+		rep, err := decodeReply(stdout)
+		_, _ = io.Copy(io.Discard, stdout)
+		replies <- decoded{rep, err}
+	}()
 	stderr := &headBuffer{max: 16 << 10}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	cmd.Stdout, cmd.Stderr = stdoutW, stderr
 	isolate(cmd)
 	// After a kill, stop waiting for the pipes soon even if a grandchild
 	// holds them open.
@@ -128,6 +141,8 @@ func runIsolated(ctx context.Context, reader string, req request, r io.Reader, s
 	start := time.Now()
 	runErr := cmd.Run()
 	elapsed := time.Since(start)
+	stdoutW.Close() // the end of the reply, wherever the child stopped
+	got := <-replies
 
 	if err := ctx.Err(); err != nil {
 		return reply{}, fmt.Errorf("%s: %w", reader, err)
@@ -135,9 +150,9 @@ func runIsolated(ctx context.Context, reader string, req request, r io.Reader, s
 	if runCtx.Err() != nil {
 		return reply{}, &remoteError{kind: ErrTimeout, msg: reader + " timed out after " + formatDuration(lim.Timeout)}
 	}
-	var rep reply
 	if runErr == nil {
-		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil || (rep.Result == nil && rep.Output == nil && rep.Error == nil) {
+		rep, err := got.rep, got.err
+		if err != nil || (rep.Result == nil && rep.Output == nil && rep.Error == nil) {
 			return reply{}, malformed("%s gave no answer (%v); stderr: %s", reader, err, stderr.summary())
 		}
 		if rep.Error != nil {
@@ -146,6 +161,111 @@ func runIsolated(ctx context.Context, reader string, req request, r io.Reader, s
 		return rep, nil
 	}
 	return reply{}, childDied(reader, runErr, stderr.String(), lim, elapsed)
+}
+
+// decodeReply reads a child's one-line reply as it arrives. A result's
+// words, most of a long document's reply, are decoded a page at a time:
+// read whole first and then decoded, a 4,000-page file's reply held a
+// buffer of twice its size (128 MB) beside what it decoded to. The other
+// fields are gathered and decoded as usual.
+func decodeReply(r io.Reader) (reply, error) {
+	dec := json.NewDecoder(r)
+	var res *Result
+	rest, err := decodeObject(dec, map[string]func() error{
+		"result": func() error {
+			var words []PageWords
+			fields, err := decodeObject(dec, map[string]func() error{
+				"words": func() error {
+					return decodeArray(dec, func() error {
+						var pw PageWords
+						err := dec.Decode(&pw)
+						words = append(words, pw)
+						return err
+					})
+				},
+			})
+			if err != nil {
+				return err
+			}
+			res = &Result{}
+			if err := json.Unmarshal(fields, res); err != nil {
+				return err
+			}
+			res.Words = words
+			return nil
+		},
+	})
+	if err != nil {
+		return reply{}, err
+	}
+	var rep reply
+	if err := json.Unmarshal(rest, &rep); err != nil {
+		return reply{}, err
+	}
+	rep.Result = res
+	return rep, nil
+}
+
+// decodeObject reads a JSON object from dec: the value of a key in stream
+// is read by its function, the other members are returned as an object.
+func decodeObject(dec *json.Decoder, stream map[string]func() error) ([]byte, error) {
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, err
+	}
+	out := []byte{'{'}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := t.(string)
+		if !ok {
+			return nil, fmt.Errorf("want an object key, got %v", t)
+		}
+		if read := stream[key]; read != nil {
+			if err := read(); err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			continue
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		name, _ := json.Marshal(key)
+		out = append(append(append(out, name...), ':'), value...)
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return nil, err
+	}
+	return append(out, '}'), nil
+}
+
+// decodeArray reads a JSON array from dec, each element with each.
+func decodeArray(dec *json.Decoder, each func() error) error {
+	if err := expectDelim(dec, '['); err != nil {
+		return err
+	}
+	for dec.More() {
+		if err := each(); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, ']')
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t != want {
+		return fmt.Errorf("want %v, got %v", want, t)
+	}
+	return nil
 }
 
 // childDied explains a child that exited without a reply.

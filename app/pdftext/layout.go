@@ -2,6 +2,7 @@ package pdftext
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -26,14 +27,16 @@ type placed struct {
 	x, y, w, size float64
 	text          string
 	space         bool
+	g             *glyph // the glyph in user space, for the box of its word
 }
 
-// layoutText turns the glyphs of a page into lines of text in reading order.
-// Glyphs are grouped by the direction of their baseline (a quarter turn at a
-// time): the direction most text runs in comes first, turned to run left to
-// right, and text set sideways (a margin note, a rotated stamp) follows as
-// its own lines instead of one letter per line.
-func layoutText(glyphs []glyph) string {
+// layoutText turns the glyphs of a page into lines of text in reading order,
+// and gives the words of that text in the same order with their boxes in
+// user space. Glyphs are grouped by the direction of their baseline (a
+// quarter turn at a time): the direction most text runs in comes first,
+// turned to run left to right, and text set sideways (a margin note, a
+// rotated stamp) follows as its own lines instead of one letter per line.
+func layoutText(glyphs []glyph) (string, []span) {
 	var groups [4][]glyph
 	for _, g := range glyphs {
 		q := quadrant(g)
@@ -42,12 +45,14 @@ func layoutText(glyphs []glyph) string {
 	order := []int{0, 1, 2, 3}
 	sort.SliceStable(order, func(i, j int) bool { return len(groups[order[i]]) > len(groups[order[j]]) })
 	var parts []string
+	var words []span
 	for _, q := range order {
-		if t := layoutDirection(groups[q], float64(q)*math.Pi/2); t != "" {
+		if t, ws := layoutDirection(groups[q], float64(q)*math.Pi/2); t != "" {
 			parts = append(parts, t)
+			words = append(words, ws...)
 		}
 	}
-	return strings.Join(parts, "\n\n")
+	return strings.Join(parts, "\n\n"), words
 }
 
 // quadrant is the direction of a glyph's baseline in quarter turns
@@ -57,15 +62,16 @@ func quadrant(g glyph) int {
 }
 
 // layoutDirection lays out glyphs whose baselines run at angle.
-func layoutDirection(glyphs []glyph, angle float64) string {
+func layoutDirection(glyphs []glyph, angle float64) (string, []span) {
 	if len(glyphs) == 0 {
-		return ""
+		return "", nil
 	}
 	sin, cos := math.Sincos(-angle)
 	rot := func(x, y float64) (float64, float64) { return x*cos - y*sin, x*sin + y*cos }
 
 	ps := make([]placed, 0, len(glyphs))
-	for _, g := range glyphs {
+	for i := range glyphs {
+		g := &glyphs[i]
 		x, y := rot(g.x, g.y)
 		dx, _ := rot(g.dx, g.dy)
 		size := math.Hypot(g.ux, g.uy)
@@ -75,10 +81,10 @@ func layoutDirection(glyphs []glyph, angle float64) string {
 		if size < 0.1 || math.IsNaN(size) || math.IsInf(size, 0) {
 			size = 1
 		}
-		ps = append(ps, placed{x: x, y: y, w: math.Max(dx, 0), size: size, text: g.text, space: g.space || strings.TrimSpace(g.text) == ""})
+		ps = append(ps, placed{x: x, y: y, w: math.Max(dx, 0), size: size, text: g.text, space: g.space || strings.TrimSpace(g.text) == "", g: g})
 	}
 	if len(ps) == 0 {
-		return ""
+		return "", nil
 	}
 
 	// Top to bottom, then left to right.
@@ -117,6 +123,7 @@ func layoutDirection(glyphs []glyph, angle float64) string {
 	}
 
 	var b strings.Builder
+	var words []span
 	for i, r := range rows {
 		if i > 0 {
 			b.WriteByte('\n')
@@ -125,14 +132,16 @@ func layoutDirection(glyphs []glyph, angle float64) string {
 			}
 		}
 		b.WriteString(r.text())
+		words = r.appendWords(words)
 	}
-	return b.String()
+	return b.String(), words
 }
 
 // cell is a run of text on one line with no column gap inside it.
 type cell struct {
 	x0, x1 float64
 	text   string
+	words  []span // the words of text, in its (visual) order
 }
 
 // row is one line of output: its cells left to right.
@@ -149,7 +158,7 @@ func newRow(line []placed) row {
 	start := 0
 	end := line[0].x + line[0].w
 	flush := func(to int) {
-		if t := lineText(line[start:to]); t != "" {
+		if t, words := lineText(line[start:to]); t != "" {
 			x0 := line[start].x
 			for _, p := range line[start:to] {
 				if !p.space {
@@ -157,7 +166,7 @@ func newRow(line []placed) row {
 					break
 				}
 			}
-			r.cells = append(r.cells, cell{x0: x0, x1: end, text: strings.TrimLeft(t, " ")})
+			r.cells = append(r.cells, cell{x0: x0, x1: end, text: strings.TrimLeft(t, " "), words: words})
 		}
 	}
 	for i := 1; i < len(line); i++ {
@@ -235,6 +244,7 @@ func (r *row) join(next row) {
 	for _, c := range next.cells {
 		if i := r.cellAbove(c); i >= 0 {
 			r.cells[i].text += " " + c.text
+			r.cells[i].words = append(r.cells[i].words, c.words...)
 			r.cells[i].x1 = math.Max(r.cells[i].x1, c.x1)
 			continue
 		}
@@ -273,10 +283,46 @@ func (r row) text() string {
 	return b.String()
 }
 
+// appendWords appends the words of r in the order text writes them: each
+// cell's words turned to logical order as logicalOrder turns its text, the
+// cells from the right in a right-to-left row.
+func (r row) appendWords(words []span) []span {
+	all := ""
+	for _, c := range r.cells {
+		all += c.text
+	}
+	rtl := rtlDominant(all)
+	for i := range r.cells {
+		c := r.cells[i]
+		if rtl {
+			c = r.cells[len(r.cells)-1-i]
+		}
+		if !hasRTL(c.text) {
+			words = append(words, c.words...)
+			continue
+		}
+		n := len(words)
+		for _, w := range c.words {
+			if hasRTL(w.text) {
+				w.text = reverseWord(w.text)
+			}
+			words = append(words, w)
+		}
+		if rtlDominant(c.text) {
+			slices.Reverse(words[n:])
+		}
+	}
+	return words
+}
+
 // lineText joins a run of glyphs on one line, inserting spaces where the
-// gaps between them say a word ends.
-func lineText(line []placed) string {
+// gaps between them say a word ends, and gives the words it wrote: each a
+// run of text between those spaces, with the box of the glyphs that drew
+// it.
+func lineText(line []placed) (string, []span) {
 	var b strings.Builder
+	var words []span
+	var wb wordBuilder
 	var last *placed // last glyph written that is not a space
 	pendingSpace := false
 	for i := range line {
@@ -298,13 +344,21 @@ func lineText(line []placed) string {
 			size := math.Max(math.Max(p.size, last.size), 1)
 			if gap > wordGap*size || pendingSpace {
 				b.WriteByte(' ')
+				words = wb.finish(words)
 			}
 		}
-		b.WriteString(cleanText(p.text))
+		t := cleanText(p.text)
+		words = wb.add(words, p.g, t, b.Len())
+		b.WriteString(t)
 		last = p
 		pendingSpace = false
 	}
-	return strings.TrimRight(b.String(), " ")
+	words = wb.finish(words)
+	text := b.String()
+	for i := range words {
+		words[i].text = text[words[i].from:words[i].to]
+	}
+	return strings.TrimRight(text, " "), words
 }
 
 // cleanText expands ligatures (so that "office" is found when it was set

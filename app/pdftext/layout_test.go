@@ -25,7 +25,7 @@ func TestLayoutSpacesWordsAndKeepsRowsTogether(t *testing.T) {
 	gs = append(gs, word("42", 400, 700.5, 5, 0)...)      // far right, baseline a hair off: same row
 	gs = append(gs, word("Total", 100, 680, 5, 0)...)
 	gs = append(gs, word("9.50", 400, 680, 5, 0)...)
-	got := layoutText(gs)
+	got, _ := layoutText(gs)
 	lines := strings.Split(got, "\n")
 	if len(lines) != 2 {
 		t.Fatalf("got %d lines, want 2:\n%s", len(lines), got)
@@ -44,7 +44,7 @@ func TestLayoutTurnsRotatedTextUpright(t *testing.T) {
 	var gs []glyph
 	gs = append(gs, word("second line", 100, 100, 0, 5)...)
 	gs = append(gs, word("first line", 80, 100, 0, 5)...)
-	got := layoutText(gs)
+	got, _ := layoutText(gs)
 	if got != "first line\nsecond line" {
 		t.Errorf("got %q, want %q", got, "first line\nsecond line")
 	}
@@ -53,7 +53,7 @@ func TestLayoutTurnsRotatedTextUpright(t *testing.T) {
 func TestLayoutIgnoresFakeBoldDoubles(t *testing.T) {
 	gs := word("Bold", 100, 700, 5, 0)
 	gs = append(gs, word("Bold", 100.3, 700, 5, 0)...)
-	if got := layoutText(gs); got != "Bold" {
+	if got, _ := layoutText(gs); got != "Bold" {
 		t.Errorf("got %q, want %q", got, "Bold")
 	}
 }

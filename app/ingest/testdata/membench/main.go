@@ -5,12 +5,16 @@
 //	go run ./app/ingest/testdata/membench gen-text latin1 64 /tmp/latin1-64m.txt
 //	go run ./app/ingest/testdata/membench gen-text ascii 256 /tmp/ascii-256m.txt
 //	go run ./app/ingest/testdata/membench gen-bomb 1024 /tmp/bomb-1.pdf
+//	go run ./app/ingest/testdata/membench gen-pdf 4000 /tmp/text-4000.pdf
 //	go run ./app/ingest/testdata/membench upload ./docent FILE...
 //
 // gen-text writes SIZE MiB of words in lines, without a form feed, in
 // Latin-1 (not UTF-8) or ASCII. gen-bomb writes a one-page PDF whose content
 // stream inflates to SIZE MiB of zeros from about a thousandth of that: the
 // reader stops such a stream at 256 MiB, but only after holding that much.
+// gen-pdf writes a text PDF of PAGES pages, each 48 lines of 10 words in
+// Helvetica (480 words a page), compressed: the file is small, its text and
+// its words are large.
 // upload starts `DOCENT --serve` on a new data directory, uploads every
 // FILE at once (one request each), and prints the peak resident memory of
 // the server alone (VmHWM) and of the server with its reader children
@@ -36,7 +40,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: membench gen-text latin1|ascii MIB PATH | gen-bomb MIB PATH | upload DOCENT FILE...")
+		fmt.Fprintln(os.Stderr, "usage: membench gen-text latin1|ascii MIB PATH | gen-bomb MIB PATH | gen-pdf PAGES PATH | upload DOCENT FILE...")
 		os.Exit(2)
 	}
 	var err error
@@ -45,6 +49,11 @@ func main() {
 		err = genText(os.Args[2], mib(os.Args[3]), os.Args[4])
 	case "gen-bomb":
 		err = genBomb(mib(os.Args[2]), os.Args[3])
+	case "gen-pdf":
+		var pages int
+		if pages, err = strconv.Atoi(os.Args[2]); err == nil {
+			err = genPDF(pages, os.Args[3])
+		}
 	case "upload":
 		err = upload(os.Args[2], os.Args[3:])
 	default:
@@ -110,6 +119,48 @@ func genBomb(decoded int64, path string) error {
 	var b bytes.Buffer
 	// The name goes into a comment so that bombs of the same size are
 	// different files (the same bytes twice would be one document).
+	fmt.Fprintf(&b, "%%PDF-1.4\n%% %s\n", filepath.Base(path))
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<</Size %d /Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+func genPDF(pages int, path string) error {
+	words := []string{"invoice", "total", "amount", "due", "date", "customer", "payment", "receipt", "order", "number"}
+	objs := []string{"<</Type /Catalog /Pages 2 0 R>>", "", "<</Type /Font /Subtype /Type1 /BaseFont /Helvetica>>"}
+	var kids []string
+	x := uint32(1)
+	for page := range pages {
+		var content bytes.Buffer
+		content.WriteString("BT /F1 10 Tf 12 TL 50 760 Td\n")
+		for line := range 48 {
+			content.WriteByte('(')
+			for range 9 {
+				x = x*1664525 + 1013904223 // a fixed sequence: the same file every time
+				content.WriteString(words[x>>24%10] + " ")
+			}
+			fmt.Fprintf(&content, "p%dl%d) '\n", page+1, line+1)
+		}
+		content.WriteString("ET")
+		var stream bytes.Buffer
+		zw := zlib.NewWriter(&stream)
+		zw.Write(content.Bytes())
+		zw.Close()
+		objs = append(objs, fmt.Sprintf("<</Length %d /Filter /FlateDecode>>\nstream\n%s\nendstream", stream.Len(), stream.Bytes()))
+		objs = append(objs, fmt.Sprintf("<</Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R /Resources <</Font <</F1 3 0 R>>>>>>", len(objs)))
+		kids = append(kids, fmt.Sprintf("%d 0 R", len(objs)))
+	}
+	objs[1] = fmt.Sprintf("<</Type /Pages /Kids [%s] /Count %d>>", strings.Join(kids, " "), len(kids))
+	var b bytes.Buffer
 	fmt.Fprintf(&b, "%%PDF-1.4\n%% %s\n", filepath.Base(path))
 	offsets := make([]int, len(objs))
 	for i, o := range objs {

@@ -16,7 +16,7 @@ import (
 
 // AutoCreateMessage is the fixed first message of a headless auto-create
 // run.
-const AutoCreateMessage = "Analyze this document. Create a schema that captures the key, repeatable fields for documents like this — focus on fields that would be uniform across similar documents, not every detail. Then create a prompt for extracting those fields, and run the extraction."
+const AutoCreateMessage = "Analyze this document. Create a schema that captures the key, repeatable fields for documents like this — focus on fields that would be uniform across similar documents, not every detail. Then create a prompt for extracting those fields, and run the extraction. If the extraction is invalid, or names values that are not found in the document, check them against the text and refine the prompt or the schema."
 
 // Defaults of an AutoCreator.
 const (
@@ -98,6 +98,9 @@ type AutoCreateResult struct {
 	PromptRevID  string              `json:"prompt_revid,omitempty"`
 	ExtractionID string              `json:"extraction_id,omitempty"`
 	Extraction   *storage.Extraction `json:"-"`
+	// Ungrounded counts the proposed extraction's values that were not
+	// found in the document, for a person to check first.
+	Ungrounded int `json:"ungrounded"`
 	// Usage sums the tokens of the agent's rounds and of the run's
 	// extractions.
 	Usage    Usage         `json:"usage"`
@@ -304,6 +307,8 @@ func (c *AutoCreator) proposal(ctx context.Context, threadID, extractionID strin
 		return storage.AutoCreateLinks{}, fault.Errorf(fault.Invalid, "prompt %q of the last extraction links no schema", p.Name)
 	}
 	res.SchemaRevID, res.PromptRevID, res.Extraction = p.SchemaRevID, p.PromptRevID, &x
+	_, counts := evidenceCounts(x)
+	res.Ungrounded = counts.Ungrounded
 	return storage.AutoCreateLinks{ThreadID: threadID, SchemaID: p.SchemaID, PromptID: p.PromptID, ExtractionID: x.ID}, nil
 }
 

@@ -31,6 +31,10 @@ type Extractor struct {
 	// user asked for this run (--model), which a call's own Model still
 	// overrides.
 	Model string
+	// EnsureWords, when set, stores the positioned words of a document
+	// imported before words were (the importer reads them again), so that
+	// its values get boxes; grounding goes on without them if it fails.
+	EnsureWords func(ctx context.Context, documentID string) error
 }
 
 // ExtractRequest names what to run on what.
@@ -50,9 +54,20 @@ type ExtractRequest struct {
 // errors set); only failures to get any answer from the model, or missing
 // inputs, are errors.
 func (x *Extractor) Run(ctx context.Context, req ExtractRequest) (storage.Extraction, error) {
-	job, err := x.prepare(ctx, req)
+	ne, err := x.Try(ctx, req)
 	if err != nil {
 		return storage.Extraction{}, err
+	}
+	return x.DB.CreateExtraction(ctx, ne)
+}
+
+// Try does what Run does without storing anything: it returns the
+// extraction Run would store. An evaluation runs prompts this way, so that
+// measuring a prompt or a model never replaces a document's data.
+func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExtraction, error) {
+	job, err := x.prepare(ctx, req)
+	if err != nil {
+		return storage.NewExtraction{}, err
 	}
 
 	messages := []provider.Message{
@@ -61,7 +76,7 @@ func (x *Extractor) Run(ctx context.Context, req ExtractRequest) (storage.Extrac
 	}
 	resp, err := job.provider.Chat(ctx, provider.Request{Model: job.model, Messages: messages, Format: job.format}, nil)
 	if err != nil {
-		return storage.Extraction{}, job.callError(err)
+		return storage.NewExtraction{}, job.callError(err)
 	}
 	usage := resp.Usage
 	raw := resp.Text
@@ -76,7 +91,7 @@ func (x *Extractor) Run(ctx context.Context, req ExtractRequest) (storage.Extrac
 		resp, err := job.provider.Chat(ctx, provider.Request{Model: job.model, Messages: messages, Format: job.format}, nil)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return storage.Extraction{}, job.callError(err)
+			return storage.NewExtraction{}, job.callError(err)
 		case err != nil:
 			// The first answer is still an answer: store it as it is
 			// rather than lose it to a failed second attempt.
@@ -97,7 +112,7 @@ func (x *Extractor) Run(ctx context.Context, req ExtractRequest) (storage.Extrac
 	if problems == nil {
 		problems = []schema.Problem{}
 	}
-	return x.DB.CreateExtraction(ctx, storage.NewExtraction{
+	return storage.NewExtraction{
 		DocumentID:       job.doc.ID,
 		PromptRevID:      job.prompt.PromptRevID,
 		Model:            job.modelID,
@@ -105,9 +120,24 @@ func (x *Extractor) Run(ctx context.Context, req ExtractRequest) (storage.Extrac
 		Value:            value,
 		ValidationStatus: status,
 		ValidationErrors: mustJSON(problems),
+		Evidence:         x.ground(ctx, job, value),
 		PromptTokens:     usage.PromptTokens,
 		CompletionTokens: usage.CompletionTokens,
-	})
+	}, nil
+}
+
+// ground returns the evidence of an answer in its document, reading the
+// document's words first when it has none stored yet.
+func (x *Extractor) ground(ctx context.Context, job *extractJob, value json.RawMessage) json.RawMessage {
+	if value == nil {
+		return nil
+	}
+	if x.EnsureWords != nil {
+		if err := x.EnsureWords(ctx, job.doc.ID); err != nil {
+			slog.WarnContext(ctx, "grounding without word boxes", "document", job.doc.ID, "err", err)
+		}
+	}
+	return groundValue(ctx, x.DB, job.doc.ID, job.texts, value)
 }
 
 // extractJob is everything a run needs, gathered and checked before the
@@ -116,7 +146,8 @@ type extractJob struct {
 	doc      storage.Document
 	prompt   storage.PromptRevision
 	pages    int
-	text     string // the user message: the document with page markers
+	texts    []string // each page's text, for grounding the answer
+	text     string   // the user message: the document with page markers
 	format   json.RawMessage
 	compiled *schema.Compiled
 	modelID  string // full id, "ollama/qwen3:8b"
@@ -174,7 +205,7 @@ func (x *Extractor) prepare(ctx context.Context, req ExtractRequest) (*extractJo
 		return nil, fault.Errorf(fault.Invalid, "%v", err)
 	}
 	return &extractJob{
-		doc: doc, prompt: prompt, pages: len(pages), text: text,
+		doc: doc, prompt: prompt, pages: len(pages), texts: pages, text: text,
 		format: rf.JSONSchema.Schema, compiled: compiled,
 		modelID: modelID, model: model, provider: p,
 	}, nil

@@ -36,10 +36,11 @@ func extractionTools() []Tool {
 		},
 		{
 			Name:        "update_extraction_field",
-			Description: "Set one field of the current extraction and store it as edited (the model's original output is kept); the value is validated again against the schema.",
+			Description: "Set one field of the current extraction and store it as edited (the model's original output is kept); the value is validated again against the schema. Say why in reason: the person approving reads it.",
 			Parameters: params([]string{"path", "value"}, map[string]string{
-				"path":  `{"type":"string","minLength":1,"description":"Dot-separated path; numbers index arrays, e.g. line_items.0.amount."}`,
-				"value": `{"description":"The new value: any JSON (string, number, object, array, boolean or null)."}`,
+				"path":   `{"type":"string","minLength":1,"description":"Dot-separated path; numbers index arrays, e.g. line_items.0.amount."}`,
+				"value":  `{"description":"The new value: any JSON (string, number, object, array, boolean or null)."}`,
+				"reason": `{"type":"string","description":"Why the value changes, e.g. what the document shows on which page (the old value was not found in it)."}`,
 			}),
 			Access:            ReadWrite,
 			Changes:           extractionEdit,
@@ -138,8 +139,9 @@ func (env *ToolEnv) currentExtraction(ctx context.Context) (storage.Extraction, 
 }
 
 func updateExtractionField(ctx context.Context, env *ToolEnv, a struct {
-	Path  string          `json:"path"`
-	Value json.RawMessage `json:"value"`
+	Path   string          `json:"path"`
+	Value  json.RawMessage `json:"value"`
+	Reason string          `json:"reason"` // shown with the call for approval; not stored
 }) (any, error) {
 	cur, err := env.currentExtraction(ctx)
 	if err != nil {

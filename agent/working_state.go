@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/docent/docent/agent/evidence"
 	"github.com/docent/docent/storage"
 )
 
@@ -61,6 +62,9 @@ func (s *WorkingState) Describe() string {
 			errs, _ := capText(string(x.ValidationErrors), TextCap/4, "")
 			fmt.Fprintf(&b, "Validation errors: %s\n", errs)
 		}
+		if note := evidenceNote(*x); note != "" {
+			b.WriteString(note + "\n")
+		}
 	}
 	return b.String()
 }
@@ -77,8 +81,13 @@ type extractionView struct {
 	ValidationStatus string          `json:"validation_status"`
 	ValidationErrors json.RawMessage `json:"validation_errors"`
 	RawOutput        string          `json:"raw_output,omitempty"`
-	CreatedAt        string          `json:"created_at"`
-	UpdatedAt        string          `json:"updated_at"`
+	// Ungrounded and Ambiguous are the paths of values the document does
+	// not show, or shows in several places; Check says what to do.
+	Ungrounded []string `json:"ungrounded,omitempty"`
+	Ambiguous  []string `json:"ambiguous,omitempty"`
+	Check      string   `json:"check,omitempty"`
+	CreatedAt  string   `json:"created_at"`
+	UpdatedAt  string   `json:"updated_at"`
 }
 
 func viewExtraction(x storage.Extraction) extractionView {
@@ -93,6 +102,10 @@ func viewExtraction(x storage.Extraction) extractionView {
 	}
 	if len(v.ValidationErrors) == 0 {
 		v.ValidationErrors = json.RawMessage("[]")
+	}
+	if m, c := evidenceCounts(x); c.Ungrounded+c.Ambiguous > 0 {
+		v.Ungrounded, v.Ambiguous = m.Paths(evidence.Ungrounded), m.Paths(evidence.Ambiguous)
+		v.Check = evidenceNote(x) + " Compare them with the document's text; fix a wrong value with update_extraction_field (give the reason), or improve the prompt."
 	}
 	return v
 }

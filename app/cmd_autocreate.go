@@ -373,6 +373,9 @@ func resultWord(r batchResult) string {
 	case r.Status == storage.AutoCreateProposed && len(r.Refused) > 0:
 		return fmt.Sprintf("proposed (%s, %d/%d fields) in %s; REVIEW: %d calls outside the run's scope were refused (first: %s: %s)",
 			r.SchemaName, r.FieldsFilled, r.FieldsTotal, shortDuration(r.Duration), len(r.Refused), r.Refused[0].Tool, r.Refused[0].Reason)
+	case r.Status == storage.AutoCreateProposed && r.Ungrounded > 0:
+		return fmt.Sprintf("proposed (%s, %d/%d fields, %d not found in the document) in %s",
+			r.SchemaName, r.FieldsFilled, r.FieldsTotal, r.Ungrounded, shortDuration(r.Duration))
 	case r.Status == storage.AutoCreateProposed:
 		return fmt.Sprintf("proposed (%s, %d/%d fields) in %s", r.SchemaName, r.FieldsFilled, r.FieldsTotal, shortDuration(r.Duration))
 	case r.Error != "":
@@ -462,6 +465,9 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 			status := r.Status
 			if !r.Skipped && len(r.Refused) > 0 {
 				status += fmt.Sprintf(" (%d refused)", len(r.Refused))
+			}
+			if !r.Skipped && r.Ungrounded > 0 {
+				status += fmt.Sprintf(" (%d not found)", r.Ungrounded)
 			}
 			if r.NotStarted {
 				status = "not started"

@@ -2,10 +2,15 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
+	"text/tabwriter"
 
+	"github.com/docent/docent/agent/evidence"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -79,8 +84,18 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The document's newest extraction, with where each value stands.
+	var latest *storage.Extraction
+	if x, err := db.LatestExtraction(ctx, doc.ID, ""); err == nil {
+		latest = &x
+	} else if !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
 	if *asJSON {
-		return writeJSON(env.IO, doc)
+		return writeJSON(env.IO, struct {
+			storage.Document
+			Extraction *storage.Extraction `json:"extraction,omitempty"`
+		}{doc, latest})
 	}
 	tagNames := make([]string, 0, len(doc.TagIDs))
 	for _, id := range doc.TagIDs {
@@ -107,7 +122,41 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 	if m := string(doc.Metadata); m != "" && m != "{}" {
 		fmt.Fprintf(w, "  metadata  %s\n", m)
 	}
+	if latest != nil {
+		printExtractionEvidence(w, *latest)
+	}
 	return nil
+}
+
+// printExtractionEvidence prints an extraction's values one per line, each
+// with the page and text it was found as, or why it was not.
+func printExtractionEvidence(w io.Writer, x storage.Extraction) {
+	fmt.Fprintf(w, "\nextraction %s (%s, by %s)\n", x.ID, x.ValidationStatus, x.Model)
+	leaves, err := evidence.Leaves(x.Value)
+	if err != nil || len(leaves) == 0 {
+		fmt.Fprintf(w, "  no value\n")
+		return
+	}
+	var m evidence.Map
+	_ = json.Unmarshal(x.Evidence, &m)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, l := range leaves {
+		b, _ := json.Marshal(l.Value)
+		where := ""
+		switch e, ok := m[l.Path]; {
+		case !ok:
+		case e.Status == evidence.Grounded:
+			where = fmt.Sprintf("page %d: %q", e.Page, previewText(e.Quote, 40))
+		case e.Status == evidence.Ambiguous:
+			where = fmt.Sprintf("page %d: %q (and %d other places)", e.Page, previewText(e.Quote, 40), max(len(e.Candidates)-1, 1))
+		case e.Status == evidence.Ungrounded:
+			where = "NOT FOUND in the document"
+		case e.Status == evidence.Edited:
+			where = "edited by hand"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Path, previewText(string(b), 50), where)
+	}
+	tw.Flush()
 }
 
 func runText(ctx context.Context, env *Env, args []string) error {

@@ -31,6 +31,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	// CSV cells that begin like a formula get a leading ' unless --raw
 	// (package export says why).
 	raw := fs.Bool("raw", false, "")
+	evidence := fs.Bool("evidence", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := export.Options{Format: f, Explode: *explode, Raw: *raw}
+	opts := export.Options{Format: f, Explode: *explode, Raw: *raw, Evidence: *evidence}
 	if toStdout {
 		w := bufio.NewWriter(env.IO.Out)
 		if err := export.Write(w, data, opts); err != nil {

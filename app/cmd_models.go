@@ -153,6 +153,9 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 			if err := writeIndented(env, ext.Value); err != nil {
 				return err
 			}
+			if line := evidenceLine(ext); line != "" {
+				fmt.Fprintln(env.IO.Out, line)
+			}
 		}
 	}
 	bar.finish()

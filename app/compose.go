@@ -5,6 +5,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/frontend"
@@ -59,9 +60,12 @@ func (e *Env) Agent(ctx context.Context) (*agent.Agent, error) {
 // call it again whenever they change).
 func agentOn(db *storage.DB, setup settings.Setup) *agent.Agent {
 	reg := provider.NewRegistry(setup.Config)
+	ensureWords := func(ctx context.Context, documentID string) error {
+		return ingest.EnsureWords(ctx, db, documentID, nil)
+	}
 	return &agent.Agent{
 		DB: db, Providers: reg, DefaultModel: setup.DefaultModel,
-		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: setup.DefaultModel},
+		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: setup.DefaultModel, EnsureWords: ensureWords},
 	}
 }
 

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/docent/docent/agent/evidence"
+	"github.com/docent/docent/storage"
 )
 
 // writeJSON is the one encoder behind every --json output: indented on a
@@ -66,3 +69,25 @@ func truncate(s string, n int) string {
 }
 
 func formatTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
+
+// evidenceLine says how many of an extraction's values were found in its
+// document and names those that were not: "" for an extraction without
+// evidence.
+func evidenceLine(x storage.Extraction) string {
+	var m evidence.Map
+	if json.Unmarshal(x.Evidence, &m) != nil || len(m) == 0 {
+		return ""
+	}
+	c := m.Counts()
+	line := fmt.Sprintf("evidence: %d found in the document", c.Grounded)
+	if c.Ambiguous > 0 {
+		line += fmt.Sprintf(", %d found in several places (%s)", c.Ambiguous, strings.Join(m.Paths(evidence.Ambiguous), ", "))
+	}
+	if c.Ungrounded > 0 {
+		line += fmt.Sprintf(", %d NOT FOUND (%s)", c.Ungrounded, strings.Join(m.Paths(evidence.Ungrounded), ", "))
+	}
+	if c.Edited > 0 {
+		line += fmt.Sprintf(", %d edited", c.Edited)
+	}
+	return line
+}

@@ -37,6 +37,10 @@ type Extraction struct {
 	ValidationStatus string `json:"validation_status"`
 	// ValidationErrors is a JSON array of {path, message}.
 	ValidationErrors json.RawMessage `json:"validation_errors"`
+	// Evidence says where each value stands in the document: a JSON
+	// object keyed by field path, {status, page, quote, bbox, candidates}
+	// (agent/evidence). {} until the extraction is grounded.
+	Evidence         json.RawMessage `json:"evidence"`
 	PromptTokens     int             `json:"prompt_tokens"`
 	CompletionTokens int             `json:"completion_tokens"`
 	CreatedAt        time.Time       `json:"created_at"`
@@ -53,25 +57,28 @@ type NewExtraction struct {
 	// unvalidated.
 	ValidationStatus string
 	// ValidationErrors must be a JSON array; nil means [].
-	ValidationErrors               json.RawMessage
+	ValidationErrors json.RawMessage
+	// Evidence must be a JSON object keyed by field path; nil means {}.
+	Evidence                       json.RawMessage
 	PromptTokens, CompletionTokens int
 }
 
 const extractionColumns = `e.id, e.document_id, coalesce(e.prompt_revid, ''), e.model, e.raw_output,
 	e.original_value, e.value, e.edited, e.validation_status, e.validation_errors,
-	e.prompt_tokens, e.completion_tokens, e.created_at, e.updated_at`
+	e.evidence, e.prompt_tokens, e.completion_tokens, e.created_at, e.updated_at`
 
 func scanExtraction(s scanner) (Extraction, error) {
 	var e Extraction
 	var orig, value sql.NullString
-	var verrs, created, updated string
+	var verrs, evidence, created, updated string
 	err := s.Scan(&e.ID, &e.DocumentID, &e.PromptRevID, &e.Model, &e.RawOutput, &orig, &value, &e.Edited,
-		&e.ValidationStatus, &verrs, &e.PromptTokens, &e.CompletionTokens, &created, &updated)
+		&e.ValidationStatus, &verrs, &evidence, &e.PromptTokens, &e.CompletionTokens, &created, &updated)
 	if err != nil {
 		return Extraction{}, err
 	}
 	e.OriginalValue, e.Value = nullJSON(orig), nullJSON(value)
 	e.ValidationErrors = json.RawMessage(verrs)
+	e.Evidence = json.RawMessage(evidence)
 	var errC, errU error
 	e.CreatedAt, errC = parseTime(created)
 	e.UpdatedAt, errU = parseTime(updated)
@@ -142,6 +149,10 @@ func (db *DB) CreateExtraction(ctx context.Context, ne NewExtraction) (Extractio
 		}
 		verrs = string(c)
 	}
+	evidence, err := evidenceObject(ne.Evidence)
+	if err != nil {
+		return Extraction{}, err
+	}
 	if ne.PromptTokens < 0 || ne.CompletionTokens < 0 {
 		return Extraction{}, Errorf(ErrInvalid, "token counts cannot be negative")
 	}
@@ -164,10 +175,10 @@ func (db *DB) CreateExtraction(ctx context.Context, ne NewExtraction) (Extractio
 		id, now := newID(prefixExtraction), tx.nowText()
 		_, err := tx.ExecContext(ctx, `INSERT INTO extractions
 			(id, document_id, prompt_revid, model, raw_output, original_value, value, edited,
-			 validation_status, validation_errors, prompt_tokens, completion_tokens, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+			 validation_status, validation_errors, evidence, prompt_tokens, completion_tokens, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
 			id, ne.DocumentID, promptRevID, strings.TrimSpace(ne.Model), ne.RawOutput, value, value,
-			status, verrs, ne.PromptTokens, ne.CompletionTokens, now, now)
+			status, verrs, evidence, ne.PromptTokens, ne.CompletionTokens, now, now)
 		if err != nil {
 			return err
 		}
@@ -247,7 +258,8 @@ func (db *DB) ListExtractionsByPrompt(ctx context.Context, promptID string) ([]E
 
 // PatchExtractionField sets the field at path (dot-separated, numeric
 // segments index arrays: "line_items.0.amount") in the extraction's current
-// value to value, and marks it edited; the original value stays. The
+// value to value, and marks it edited; the original value stays, and the
+// evidence of the path and of every path below it becomes "edited". The
 // validation status goes back to unvalidated, since the value it described
 // changed. A path the value does not have is invalid, naming where it
 // stopped.
@@ -269,9 +281,13 @@ func (db *DB) PatchExtractionField(ctx context.Context, extractionID, path strin
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE extractions SET value = ?, edited = 1,
+		evidence, err := markEdited(cur.Evidence, path)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE extractions SET value = ?, edited = 1, evidence = ?,
 			validation_status = ?, validation_errors = '[]', updated_at = ? WHERE id = ?`,
-			string(next), ValidationUnvalidated, tx.nowText(), extractionID); err != nil {
+			string(next), string(evidence), ValidationUnvalidated, tx.nowText(), extractionID); err != nil {
 			return err
 		}
 		ext, err = getExtraction(ctx, tx, extractionID)

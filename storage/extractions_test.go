@@ -36,7 +36,7 @@ func TestCreateAndGetExtraction(t *testing.T) {
 	want := Extraction{ID: e.ID, DocumentID: doc.ID, PromptRevID: p.PromptRevID, Model: "ollama/qwen3:8b",
 		RawOutput: "{ \"total\": 1.50 }", OriginalValue: json.RawMessage(`{"total":1.50}`), Value: json.RawMessage(`{"total":1.50}`),
 		ValidationStatus: ValidationInvalid, ValidationErrors: json.RawMessage(`[{"path":"/total","message":"want string"}]`),
-		PromptTokens: 120, CompletionTokens: 8, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt}
+		Evidence: json.RawMessage(`{}`), PromptTokens: 120, CompletionTokens: 8, CreatedAt: e.CreatedAt, UpdatedAt: e.CreatedAt}
 	if !strings.HasPrefix(e.ID, "ext_") || !reflect.DeepEqual(e, want) {
 		t.Errorf("created\n%+v\nwant\n%+v", e, want)
 	}

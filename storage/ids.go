@@ -18,6 +18,7 @@ const (
 	prefixExtraction     = "ext"
 	prefixThread         = "thr"
 	prefixTurn           = "turn"
+	prefixEvaluation     = "evl"
 )
 
 // crockford is the Crockford base32 alphabet used by ULIDs: no I, L, O or U,

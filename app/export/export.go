@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/docent/docent/storage"
@@ -56,6 +57,14 @@ var Formats = []string{CSV, JSON, JSONL, XLSX}
 // EditedColumn lists the edited paths of a row.
 const EditedColumn = "_edited"
 
+// NotFoundColumn lists, with Options.Evidence, the paths of a row's values
+// that were not found in its document.
+const NotFoundColumn = "_not_found"
+
+// PageColumn names the column that, with Options.Evidence, follows a
+// field's column with the page its value was found on.
+func PageColumn(field string) string { return field + " (page)" }
+
 // Fixed columns, before the fields.
 var fixedColumns = []string{"document_id", "document_name", "extraction_id"}
 
@@ -65,6 +74,8 @@ type Row struct {
 	// Value is the current value; OriginalValue what the model produced.
 	Value, OriginalValue json.RawMessage
 	Edited               bool
+	// Evidence is the extraction's evidence, keyed by field path.
+	Evidence json.RawMessage
 }
 
 // Data is what an export reads: the schema (a response_format or a bare
@@ -94,6 +105,10 @@ type Options struct {
 	// programs rather than spreadsheets (`docent export --raw`, raw=1 over
 	// HTTP). JSON and JSONL are the same either way.
 	Raw bool
+	// Evidence adds after each field's column the page its value stands
+	// on (empty when it was not found) and, last, the paths of the values
+	// not found in the document.
+	Evidence bool
 }
 
 // Load reads what an export of a prompt (id, revision id or name) holds:
@@ -139,7 +154,7 @@ func LoadPrompt(ctx context.Context, db *storage.DB, prompt string, tags []strin
 		if !hasTags(doc, tagIDs) {
 			continue
 		}
-		d.Rows = append(d.Rows, Row{DocumentID: doc.ID, DocumentName: doc.Name, ExtractionID: x.ID,
+		d.Rows = append(d.Rows, Row{DocumentID: doc.ID, DocumentName: doc.Name, ExtractionID: x.ID, Evidence: x.Evidence,
 			Value: x.Value, OriginalValue: x.OriginalValue, Edited: x.Edited})
 	}
 	return d, nil
@@ -212,7 +227,7 @@ func LoadSchema(ctx context.Context, db *storage.DB, sel Selection) (Data, error
 	}
 	for _, r := range rows {
 		x := r.Extraction
-		d.Rows = append(d.Rows, Row{DocumentID: x.DocumentID, DocumentName: r.DocumentName, ExtractionID: x.ID,
+		d.Rows = append(d.Rows, Row{DocumentID: x.DocumentID, DocumentName: r.DocumentName, ExtractionID: x.ID, Evidence: x.Evidence,
 			Value: x.Value, OriginalValue: x.OriginalValue, Edited: x.Edited})
 	}
 	return d, nil
@@ -250,7 +265,7 @@ func hasTags(doc storage.Document, ids []string) bool {
 
 // Write writes d in the format opts ask for.
 func Write(w io.Writer, d Data, opts Options) error {
-	t, err := Build(d, opts.Explode)
+	t, err := build(d, opts.Explode, opts.Evidence)
 	if err != nil {
 		return err
 	}
@@ -278,6 +293,11 @@ type Table struct {
 // Build lays out d, with one row per item of the array at explode when it
 // is not "".
 func Build(d Data, explode string) (Table, error) {
+	return build(d, explode, false)
+}
+
+// build is Build, with evidence columns when withEvidence.
+func build(d Data, explode string, withEvidence bool) (Table, error) {
 	fields := FieldsOf(append([]json.RawMessage{d.Schema}, d.Older...)...)
 	values := make([]any, len(d.Rows))
 	originals := make([]any, len(d.Rows))
@@ -331,31 +351,89 @@ func Build(d Data, explode string) (Table, error) {
 		fields = append(out, fields[at+1:]...)
 	}
 
-	t := Table{Columns: append(append(append([]string{}, fixedColumns...), fields...), EditedColumn)}
+	t := Table{Columns: append([]string{}, fixedColumns...)}
+	for _, f := range fields {
+		t.Columns = append(t.Columns, f)
+		if withEvidence {
+			t.Columns = append(t.Columns, PageColumn(f))
+		}
+	}
+	t.Columns = append(t.Columns, EditedColumn)
+	if withEvidence {
+		t.Columns = append(t.Columns, NotFoundColumn)
+	}
 	for i, r := range d.Rows {
 		edited := []string{}
 		if r.Edited {
 			edited = editedPaths(originals[i], values[i])
 		}
+		ev := readEvidence(r.Evidence)
 		items := []any{nil}
 		if explode != "" {
 			if arr, ok := Lookup(values[i], explode).([]any); ok && len(arr) > 0 {
 				items = arr
 			}
 		}
-		for _, item := range items {
+		for n, item := range items {
 			row := []any{r.DocumentID, r.DocumentName, r.ExtractionID}
 			for _, f := range fields {
+				path := f
 				if explode != "" && (f == explode || strings.HasPrefix(f, explode+".")) {
-					row = append(row, Lookup(item, strings.TrimPrefix(strings.TrimPrefix(f, explode), ".")))
-					continue
+					sub := strings.TrimPrefix(strings.TrimPrefix(f, explode), ".")
+					row = append(row, Lookup(item, sub))
+					path = joinPath(fmt.Sprintf("%s.%d", explode, n), sub)
+				} else {
+					row = append(row, Lookup(values[i], f))
 				}
-				row = append(row, Lookup(values[i], f))
+				if withEvidence {
+					row = append(row, ev.page(path))
+				}
 			}
-			t.Rows = append(t.Rows, append(row, edited))
+			row = append(row, edited)
+			if withEvidence {
+				row = append(row, ev.notFound())
+			}
+			t.Rows = append(t.Rows, row)
 		}
 	}
 	return t, nil
+}
+
+// fieldEvidence is what an export reads of a value's evidence.
+type fieldEvidence struct {
+	Page   int    `json:"page"`
+	Status string `json:"status"`
+}
+
+type rowEvidence map[string]fieldEvidence
+
+// readEvidence decodes an extraction's evidence; none (an extraction made
+// before evidence existed) reads as empty.
+func readEvidence(raw json.RawMessage) rowEvidence {
+	var ev rowEvidence
+	_ = json.Unmarshal(raw, &ev)
+	return ev
+}
+
+// page is the page a value stands on, as a JSON number, or nil when it
+// was not found there (or edited by hand).
+func (ev rowEvidence) page(path string) any {
+	if e, ok := ev[path]; ok && e.Page > 0 && (e.Status == "grounded" || e.Status == "ambiguous") {
+		return json.Number(strconv.Itoa(e.Page))
+	}
+	return nil
+}
+
+// notFound lists the paths of values not found in the document.
+func (ev rowEvidence) notFound() []string {
+	out := []string{}
+	for path, e := range ev {
+		if e.Status == "ungrounded" {
+			out = append(out, path)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func joinPath(a, b string) string {

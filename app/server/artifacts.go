@@ -361,3 +361,24 @@ func (s *Server) deleteTag(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, tag)
 }
+
+// evaluationList answers GET /api/prompts/{prompt_id}/evaluations: the
+// prompt's evaluations (`docent eval`), newest first, each with its whole
+// report.
+type evaluationList struct {
+	Evaluations []storage.Evaluation `json:"evaluations"`
+}
+
+func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request) {
+	p, err := s.cfg.DB.FindPrompt(r.Context(), r.PathValue("prompt_id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	evals, err := s.cfg.DB.ListEvaluations(r.Context(), p.PromptID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, evaluationList{Evaluations: evals})
+}

@@ -126,30 +126,32 @@ var exportContentTypes = map[string]string{
 	export.XLSX:  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
 
-// exportFormat reads an export's format (default CSV), its content type,
-// and raw (whether CSV cells are written as extracted), as both export
-// routes take them.
-func exportFormat(r *http.Request) (format, ctype string, raw bool, err error) {
+// exportOptions reads an export's format (default CSV) and its content
+// type, explode, raw (whether CSV cells are written as extracted) and
+// evidence (page columns), as both export routes take them.
+func exportOptions(r *http.Request) (opts export.Options, ctype string, err error) {
 	q := r.URL.Query()
-	format = cmp.Or(q.Get("format"), export.CSV)
-	ctype, ok := exportContentTypes[format]
+	opts.Format, opts.Explode = cmp.Or(q.Get("format"), export.CSV), q.Get("explode")
+	ctype, ok := exportContentTypes[opts.Format]
 	if !ok {
-		return "", "", false, fault.Errorf(fault.Invalid, "format %q: want csv, json, jsonl or xlsx", format)
+		return opts, "", fault.Errorf(fault.Invalid, "format %q: want csv, json, jsonl or xlsx", opts.Format)
 	}
-	if v := q.Get("raw"); v != "" {
-		if raw, err = strconv.ParseBool(v); err != nil {
-			return "", "", false, fault.Errorf(fault.Invalid, "raw %q: want 1 or 0", v)
+	for name, flag := range map[string]*bool{"raw": &opts.Raw, "evidence": &opts.Evidence} {
+		if v := q.Get(name); v != "" {
+			if *flag, err = strconv.ParseBool(v); err != nil {
+				return opts, "", fault.Errorf(fault.Invalid, "%s %q: want 1 or 0", name, v)
+			}
 		}
 	}
-	return format, ctype, raw, nil
+	return opts, ctype, nil
 }
 
-// exportPrompt answers GET /api/prompts/{prompt_id}/export?format=&explode=&raw=:
+// exportPrompt answers GET /api/prompts/{prompt_id}/export?format=&explode=&raw=&evidence=:
 // the prompt's latest extraction of each document, as `docent export`
 // writes it, as a download. CSV cells that a spreadsheet would run as
 // formulas are neutralised unless raw=1 (see package export).
 func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
-	format, ctype, raw, err := exportFormat(r)
+	opts, ctype, err := exportOptions(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -162,7 +164,7 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 	// Built in memory first, so a bad explode path is a clean 400 rather
 	// than a half-written download.
 	var buf strings.Builder
-	if err := export.Write(&buf, data, export.Options{Format: format, Explode: r.URL.Query().Get("explode"), Raw: raw}); err != nil {
+	if err := export.Write(&buf, data, opts); err != nil {
 		var fe *fault.Error
 		if !errors.As(err, &fe) {
 			err = fault.Errorf(fault.Invalid, "%v", err)
@@ -171,7 +173,7 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", exportFileName(data.Prompt.Name, format)))
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", exportFileName(data.Prompt.Name, opts.Format)))
 	_, _ = w.Write([]byte(buf.String()))
 }
 

@@ -59,6 +59,10 @@ type schemaRow struct {
 	// ValidationErrors are the extraction's problems, [{path, message}]
 	// (paths as JSON pointers, "/total"), for marking cells.
 	ValidationErrors json.RawMessage `json:"validation_errors"`
+	// Evidence says where each value stands in the document, by path
+	// ({status, page, quote, bbox}), for marking cells and linking them
+	// to their page.
+	Evidence json.RawMessage `json:"evidence"`
 }
 
 // schemaColumns finds a schema (id, revision id or name) and returns its
@@ -136,7 +140,7 @@ func (s *Server) listSchemaRows(w http.ResponseWriter, r *http.Request) {
 		out.Rows = append(out.Rows, schemaRow{
 			DocumentID: x.DocumentID, DocumentName: row.DocumentName, ExtractionID: x.ID,
 			ValidationStatus: x.ValidationStatus, AutoCreateStatus: row.AutoCreateStatus,
-			Edited: edited, Values: values, ValidationErrors: x.ValidationErrors,
+			Edited: edited, Values: values, ValidationErrors: x.ValidationErrors, Evidence: x.Evidence,
 		})
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -181,7 +185,7 @@ func rowSelection(r *http.Request, fields []string, q *storage.SchemaRowsQuery) 
 // view exports what it shows.
 func (s *Server) exportSchema(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	format, ctype, raw, err := exportFormat(r)
+	opts, ctype, err := exportOptions(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -201,7 +205,7 @@ func (s *Server) exportSchema(w http.ResponseWriter, r *http.Request) {
 	// Built in memory first, so that a bad explode path is a clean 400
 	// rather than half a download.
 	var buf bytes.Buffer
-	if err := export.Write(&buf, data, export.Options{Format: format, Explode: q.Get("explode"), Raw: raw}); err != nil {
+	if err := export.Write(&buf, data, opts); err != nil {
 		var fe *fault.Error
 		if !errors.As(err, &fe) {
 			err = fault.Errorf(fault.Invalid, "%v", err)
@@ -210,7 +214,7 @@ func (s *Server) exportSchema(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", exportFileName(data.Name, format)))
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", exportFileName(data.Name, opts.Format)))
 	_, _ = w.Write(buf.Bytes())
 }
 

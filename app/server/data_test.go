@@ -89,7 +89,7 @@ func TestSchemaRowsAnswerTheDataViewsContract(t *testing.T) {
 	if len(rows) != 3 || string(raw["total"]) != "3" {
 		t.Fatalf("rows %d, total %s", len(rows), raw["total"])
 	}
-	if keys := sortedKeys(rows[0]); !reflect.DeepEqual(keys, []string{"auto_create_status", "document_id", "document_name", "edited", "extraction_id", "validation_errors", "validation_status", "values"}) {
+	if keys := sortedKeys(rows[0]); !reflect.DeepEqual(keys, []string{"auto_create_status", "document_id", "document_name", "edited", "evidence", "extraction_id", "validation_errors", "validation_status", "values"}) {
 		t.Errorf("row keys %q", keys)
 	}
 	var page struct {

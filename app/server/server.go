@@ -174,6 +174,7 @@ func (s *Server) routeTable() []route {
 		{"GET /api/prompts/{prompt_id}/revisions", s.listPromptRevisions},
 		{"GET /api/prompt-revisions/{prompt_revid}", s.getPromptRevision},
 		{"GET /api/prompts/{prompt_id}/export", s.exportPrompt},
+		{"GET /api/prompts/{prompt_id}/evaluations", s.listEvaluations},
 
 		{"GET /api/tags", s.listTags},
 		{"POST /api/tags", s.createTag},

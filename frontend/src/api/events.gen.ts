@@ -377,6 +377,12 @@ export interface Extraction {
   validation_status: string;
   /** ValidationErrors is a JSON array of {path, message}. */
   validation_errors: unknown;
+  /**
+   * Evidence says where each value stands in the document: a JSON
+   * object keyed by field path, {status, page, quote, bbox, candidates}
+   * (agent/evidence). {} until the extraction is grounded.
+   */
+  evidence: unknown;
   prompt_tokens: number;
   completion_tokens: number;
   created_at: string;

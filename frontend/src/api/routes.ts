@@ -12,6 +12,7 @@ import type {
   DocumentList,
   DocumentText,
   Extraction,
+  KindChanged,
   ModelList,
   PromptInput,
   PromptRevision,
@@ -68,6 +69,9 @@ export const api = {
   documentFileURL: (id: string) => `/api/documents/${enc(id)}/file`,
   documentText: (id: string, page?: number) =>
     request<DocumentText>(`/api/documents/${enc(id)}/text`, { query: { page } }),
+  /** Moves a document to another kind (a schema id; "" clears it); the server extracts it again with the kind's newest prompt. */
+  setDocumentKind: (id: string, schema_id: string) =>
+    request<KindChanged>(`/api/documents/${enc(id)}/kind`, { method: "PUT", body: { schema_id } }),
 
   // schemas
   listSchemas: async () => listOf<SchemaRevision>(await request<unknown>("/api/schemas"), "schemas"),

@@ -8,7 +8,7 @@
 // into ./events.gen.ts and re-exported here; change them in Go (agent/) and
 // regenerate (see the top of that file), never here.
 
-import type { Mention, MessageData, ToolCall, WorkingState } from "./events.gen";
+import type { Extraction, Mention, MessageData, ToolCall, WorkingState } from "./events.gen";
 
 export type * from "./events.gen";
 
@@ -265,6 +265,8 @@ export interface DataRow {
   values: Record<string, unknown>;
   /** Optional: the extraction's problems, `{path, message}` with JSON-pointer or dotted paths. */
   validation_errors?: { path?: string; message?: string }[];
+  /** Where each leaf's value stands in the document, by dotted path (absent or {} for older extractions). */
+  evidence?: EvidenceMap;
 }
 
 /** GET /api/schemas/{schema_id}/rows. */
@@ -284,4 +286,53 @@ export interface DataQuery {
   /** Column path → text; empty texts are left out. */
   filters?: Record<string, string>;
   status?: DataStatus;
+}
+
+// ---- evidence: where each extracted value stands in the document --------
+
+/**
+ * How a field's value was found: once in the document (grounded), in
+ * several places (ambiguous: see candidates), nowhere (ungrounded), or set
+ * by a person since (edited).
+ */
+export type EvidenceStatus = "grounded" | "ambiguous" | "ungrounded" | "edited";
+
+/** x0, y0, x1, y1 as fractions (0..1) of the page's width and height, from the top left of the page as displayed. */
+export type EvidenceBox = [number, number, number, number];
+
+/** One place an ambiguous value was found. */
+export interface EvidenceCandidate {
+  /** 1-based. */
+  page: number;
+  quote: string;
+  bbox?: EvidenceBox;
+}
+
+/** The evidence of one leaf of an extraction's value. */
+export interface FieldEvidence {
+  status: EvidenceStatus;
+  /** 1-based. */
+  page?: number;
+  /** The text as it stands in the document. */
+  quote?: string;
+  bbox?: EvidenceBox;
+  /** Only when ambiguous, best first. */
+  candidates?: EvidenceCandidate[];
+}
+
+/**
+ * An extraction's (or a data row's) evidence by field path: dotted, array
+ * indexes as numbers ("total", "seller.name", "lines.0.amount"). Leaves
+ * whose value is null or a boolean have no entry; older extractions have
+ * none at all. The extraction routes answer it as `evidence` beside the
+ * fields of Extraction (read it with evidenceOf in src/evidence/).
+ */
+export type EvidenceMap = Record<string, FieldEvidence>;
+
+/** PUT /api/documents/{id}/kind answers the document and the extraction made with the new kind's prompt. */
+export interface KindChanged {
+  document: DocumentInfo;
+  /** null when the kind was cleared or no extraction ran (extraction_error says why). */
+  extraction: Extraction | null;
+  extraction_error?: string;
 }

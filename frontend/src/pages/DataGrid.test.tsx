@@ -4,7 +4,7 @@ import { dataQueryString } from "../api/routes";
 import type { DataColumn, DataRow, DataRows, Extraction } from "../api/types";
 import { DataGrid } from "./DataGrid";
 import { rowFromExtraction } from "./DataPage";
-import { cellProblems, parseCellInput, RowStore, ROW_HEIGHT, windowOf, type FetchPage } from "./dataRows";
+import { cellProblems, parseCellInput, reviewPager, RowStore, ROW_HEIGHT, windowOf, type FetchPage } from "./dataRows";
 
 const columns: DataColumn[] = [
   { path: "invoice_number", type: "string", title: "invoice_number" },
@@ -216,5 +216,131 @@ describe("cells", () => {
   it("builds the rows and export query with one filter parameter per column", () => {
     const q = dataQueryString({ sort: "total", order: "desc", filters: { "seller.name": "ACME", total: " " }, status: "edited" }, { offset: 0, limit: 100 });
     expect(q).toBe("offset=0&limit=100&sort=total&order=desc&filter=seller.name%3AACME&status=edited");
+  });
+});
+
+describe("evidence in the data view", () => {
+  /** Row i with evidence: every third has a total not found in the document, every fifth an ambiguous line amount. */
+  function evRow(i: number): DataRow {
+    const r = row(i);
+    return {
+      ...r,
+      evidence: {
+        invoice_number: { status: "grounded", page: 1, quote: `INV-${i}`, bbox: [0.1, 0.1, 0.3, 0.12] },
+        total: i % 3 === 0 ? { status: "ungrounded" } : { status: "grounded", page: 2, quote: String(i * 1.5), bbox: [0.7, 0.8, 0.9, 0.82] },
+        "seller.name": { status: "edited" },
+        "lines.0.qty": i % 5 === 0 ? { status: "ambiguous", candidates: [{ page: 3, quote: "1" }, { page: 1, quote: "1" }] } : { status: "grounded", page: 1, quote: "1" },
+      },
+    };
+  }
+
+  function evServer(n: number) {
+    const all = Array.from({ length: n }, (_, i) => evRow(i));
+    const asked: [number, number][] = [];
+    const fetchPage: FetchPage = async (offset, limit) => {
+      asked.push([offset, limit]);
+      return { columns, rows: all.slice(offset, offset + limit), total: n };
+    };
+    return { fetchPage, asked };
+  }
+
+  const cells = (html: string) => [...html.matchAll(/<div[^>]*data-testid="data-cell"[^>]*>/g)].map((m) => m[0]);
+  const attr = (tag: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(tag)?.[1];
+
+  it("marks each cell with its status and links the mark to the field in its document", async () => {
+    const srv = evServer(6);
+    const store = new RowStore(srv.fetchPage);
+    store.ensure(0, 6);
+    await settle();
+    const html = render(store, { height: 800, scrollTop: 0 });
+    const marks = [...html.matchAll(/<a[^>]*data-testid="evidence-mark"[^>]*>/g)].map((m) => m[0]);
+    // Four columns with evidence in each of six rows.
+    expect(marks).toHaveLength(24);
+    // Row 0: total not found: a red mark, linking to the field (no page), named for screen readers.
+    const total0 = marks.find((m) => m.includes("doc_0") && m.includes("field=total"))!;
+    expect(attr(total0, "data-status")).toBe("ungrounded");
+    expect(attr(total0, "href")).toBe("#/documents/doc_0?field=total");
+    expect(attr(total0, "aria-label")).toContain("total: not found in the document");
+    // Row 1: total found on page 2: the link opens that page.
+    const total1 = marks.find((m) => m.includes("doc_1") && m.includes("field=total"))!;
+    expect(attr(total1, "data-status")).toBe("grounded");
+    expect(attr(total1, "href")).toBe("#/documents/doc_1?page=2&amp;field=total");
+    // The array column shows its items' worst: row 0's ambiguous quantity, at its likeliest page.
+    const lines0 = marks.find((m) => m.includes("doc_0") && m.includes("field=lines.0.qty"))!;
+    expect(attr(lines0, "data-status")).toBe("ambiguous");
+    expect(attr(lines0, "href")).toBe("#/documents/doc_0?page=3&amp;field=lines.0.qty");
+    // The cells say it too, and the marks add no text to them.
+    const statuses = cells(html).map((c) => `${attr(c, "data-path")}=${attr(c, "data-evidence")}`);
+    expect(statuses.slice(0, 4)).toEqual(["invoice_number=grounded", "total=ungrounded", "seller.name=edited", "lines=ambiguous"]);
+    expect(html).not.toMatch(/data-testid="evidence-mark"[^>]*>[^<]/);
+    // Rows with something to review carry a count.
+    expect([...html.matchAll(/data-testid="row-review" data-count="(\d+)"/g)].map((m) => m[1])).toEqual(["2", "1", "1"]);
+  });
+
+  it("shows no marks for rows without evidence", async () => {
+    const srv = syntheticServer(3);
+    const store = new RowStore(srv.fetchPage);
+    store.ensure(0, 3);
+    await settle();
+    const html = render(store, { height: 800, scrollTop: 0 });
+    expect(html).not.toContain("evidence-mark");
+    expect(html).not.toContain("row-review");
+    expect(html).not.toContain("data-evidence");
+  });
+
+  it("filters the rows that need review, paging through them", async () => {
+    // 2,500 rows: those with i % 3 == 0 or i % 5 == 0 need review.
+    const srv = evServer(2_500);
+    const pager = reviewPager(srv.fetchPage);
+    const store = new RowStore(pager.fetchPage, 100);
+    store.ensure(0, 1);
+    await settle();
+    const want = Array.from({ length: 2_500 }, (_, i) => i).filter((i) => i % 3 === 0 || i % 5 === 0);
+    expect(store.total).toBe(want.length);
+    expect(srv.asked).toEqual([
+      [0, 1000],
+      [1000, 1000],
+      [2000, 1000],
+    ]);
+    expect(store.row(0)?.document_id).toBe("doc_0");
+    expect(store.row(1)?.document_id).toBe("doc_3");
+    expect(store.row(2)?.document_id).toBe("doc_5");
+    // Another page is cut from the same rows: no new request.
+    store.ensure(500, 600);
+    await settle();
+    expect(srv.asked).toHaveLength(3);
+    expect(store.row(550)?.document_id).toBe(`doc_${want[550]}`);
+    // Select all gives exactly the rows to review.
+    expect((await store.loadAll()).map((r) => r.document_id)).toEqual(want.map((i) => `doc_${i}`));
+    // After an edit or a re-run the rows are fetched again.
+    pager.invalidate();
+    store.refresh();
+    store.ensure(0, 1);
+    await settle();
+    expect(srv.asked).toHaveLength(6);
+  });
+
+  it("tries again after a failed fetch of the rows to review", async () => {
+    let fail = true;
+    const srv = evServer(10);
+    const pager = reviewPager(async (o, l, s) => {
+      if (fail) throw new Error("offline");
+      return srv.fetchPage(o, l, s);
+    });
+    await expect(pager.fetchPage(0, 100, new AbortController().signal)).rejects.toThrow("offline");
+    fail = false;
+    const ans = await pager.fetchPage(0, 100, new AbortController().signal);
+    expect(ans.rows.map((r) => r.document_id)).toEqual(["doc_0", "doc_3", "doc_5", "doc_6", "doc_9"]);
+    expect(ans.total).toBe(5);
+  });
+
+  it("keeps a row's evidence after an edit, the edited field marked edited", () => {
+    const x = { extraction_id: "ext_1", value: { invoice_number: "INV-1", total: 99, seller: { name: "Z" }, lines: [] }, validation_status: "valid", validation_errors: [] } as unknown as Extraction;
+    const r = rowFromExtraction(evRow(3), columns, "total", x);
+    expect(r.evidence?.total.status).toBe("edited");
+    expect(r.evidence?.invoice_number.status).toBe("grounded");
+    // The server's evidence wins when the answer has some.
+    const withEv = { ...x, evidence: { total: { status: "edited", page: 2 } } } as unknown as Extraction;
+    expect(rowFromExtraction(evRow(3), columns, "total", withEv).evidence).toEqual({ total: { status: "edited", page: 2 } });
   });
 });

@@ -5,7 +5,9 @@
 
 import { Fragment, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from "react";
 import { errorMessage } from "../api/http";
-import type { DataColumn, DataRow, SortOrder } from "../api/types";
+import type { DataColumn, DataRow, EvidenceMap, SortOrder } from "../api/types";
+import { cellEvidence, countStatuses, evidenceOf, evidenceTitle, fieldHref, needsReview, targetOf } from "../evidence/evidence";
+import { EvidenceMark } from "../evidence/EvidenceMark";
 import { href } from "../lib/router";
 import { cellProblems, cellText, editText, isArrayType, itemsLabel, parseCellInput, ROW_HEIGHT, windowOf, type RowStore } from "./dataRows";
 
@@ -44,7 +46,7 @@ const ENSURE_EVERY_MS = 80;
 
 const SELECT_WIDTH = 36;
 const NAME_WIDTH = 220;
-const STATUS_WIDTH = 150;
+const STATUS_WIDTH = 170;
 
 function colWidth(c: DataColumn): number {
   const t = c.type.split("|");
@@ -57,6 +59,24 @@ function colWidth(c: DataColumn): number {
 function isNumeric(c: DataColumn): boolean {
   const t = c.type.split("|");
   return t.includes("number") || t.includes("integer");
+}
+
+/** Each row's evidence, read once per row object (rows are replaced, not changed, when they change). */
+const rowEvidence = new WeakMap<DataRow, EvidenceMap>();
+function evidenceOfRow(row: DataRow): EvidenceMap {
+  let m = rowEvidence.get(row);
+  if (!m) {
+    m = evidenceOf(row);
+    rowEvidence.set(row, m);
+  }
+  return m;
+}
+
+/** "2 not found, 1 in several places" for a row's review badge. */
+function reviewSummary(ev: EvidenceMap): { count: number; text: string } {
+  const c = countStatuses(ev);
+  const parts = [c.ungrounded ? `${c.ungrounded} not found in the document` : "", c.ambiguous ? `${c.ambiguous} found in several places` : ""].filter(Boolean);
+  return { count: c.ungrounded + c.ambiguous, text: parts.join(", ") };
 }
 
 interface EditState {
@@ -259,17 +279,30 @@ export function DataGrid(props: DataGridProps) {
   const template = [`${SELECT_WIDTH}px`, `${NAME_WIDTH}px`, `${STATUS_WIDTH}px`, ...columns.map((c) => `${colWidth(c)}px`)].join(" ");
   const width = SELECT_WIDTH + NAME_WIDTH + STATUS_WIDTH + columns.reduce((n, c) => n + colWidth(c), 0);
 
-  const valueCell = (row: DataRow, col: DataColumn) => {
+  const valueCell = (row: DataRow, col: DataColumn, ev: EvidenceMap) => {
     const v = row.values[col.path];
+    const evc = cellEvidence(ev, col.path);
     const problems = cellProblems(row, col.path);
     const edited = (row.edited ?? []).some((p) => p === col.path || p.startsWith(col.path + "."));
     const status = problems.length ? "invalid" : row.validation_status === "valid" || row.validation_errors ? "valid" : row.validation_status || "";
     const editing = edit && edit.docId === row.document_id && edit.path === col.path ? edit : null;
     const isOpen = open?.docId === row.document_id && open.path === col.path;
-    const cls = ["dg-cell", "dg-value", isNumeric(col) ? "num" : "", `s-${status || "none"}`, edited ? "edited" : "", editing ? "editing" : ""]
+    const evStatus = evc?.evidence.status;
+    const cls = [
+      "dg-cell",
+      "dg-value",
+      isNumeric(col) ? "num" : "",
+      `s-${status || "none"}`,
+      edited ? "edited" : "",
+      editing ? "editing" : "",
+      evc && !editing ? "has-ev" : "",
+      needsReview(evStatus) && !editing ? `ev-cell-${evStatus}` : "",
+    ]
       .filter(Boolean)
       .join(" ");
-    const title = [problems.join("\n"), edited ? "Edited by hand" : ""].filter(Boolean).join("\n") || undefined;
+    const title =
+      [problems.join("\n"), edited ? "Edited by hand" : "", evc && needsReview(evStatus) ? `${evc.path}: ${evidenceTitle(evc.evidence)}` : ""].filter(Boolean).join("\n") ||
+      undefined;
     if (editing) {
       return (
         <div key={col.path} role="gridcell" className={cls} data-testid="data-cell" data-path={col.path} data-status={status} data-edited={edited ? "true" : undefined}>
@@ -334,6 +367,7 @@ export function DataGrid(props: DataGridProps) {
         data-path={col.path}
         data-status={status}
         data-edited={edited ? "true" : undefined}
+        data-evidence={evStatus}
         onDoubleClick={() => startEdit(row, col)}
         onKeyDown={(e: KeyboardEvent) => {
           if ((e.key === "Enter" || e.key === "F2") && e.target === e.currentTarget) {
@@ -342,6 +376,7 @@ export function DataGrid(props: DataGridProps) {
           }
         }}
       >
+        {evc && <EvidenceMark evidence={evc.evidence} path={evc.path} compact href={fieldHref(row.document_id, evc.path, targetOf(evc.evidence)?.page)} />}
         {content}
         {edited && <span className="dg-edited" aria-label="edited" title="Edited by hand" />}
         {isOpen && Array.isArray(v) && (
@@ -372,6 +407,8 @@ export function DataGrid(props: DataGridProps) {
       continue;
     }
     const isSel = selected.has(row.document_id);
+    const ev = evidenceOfRow(row);
+    const review = reviewSummary(ev);
     const raised = (edit && edit.docId === row.document_id) || open?.docId === row.document_id;
     rows.push(
       <div
@@ -403,8 +440,13 @@ export function DataGrid(props: DataGridProps) {
               proposal
             </span>
           )}
+          {review.count > 0 && (
+            <span className="badge ev-review" title={`To review: ${review.text}`} aria-label={`To review: ${review.text}`} data-testid="row-review" data-count={review.count}>
+              ⚑ {review.count}
+            </span>
+          )}
         </div>
-        {columns.map((c) => valueCell(row, c))}
+        {columns.map((c) => valueCell(row, c, ev))}
       </div>,
     );
   }

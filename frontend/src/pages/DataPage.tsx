@@ -1,18 +1,22 @@
 // The data view of one schema (#/data/SCHEMA_ID): a row per document whose
 // latest extraction used the schema, a column per field. Sort, filter and
-// the status filter go to the server; cells are edited through the
-// extraction's field patch; selected rows can be re-run or their proposals
-// accepted; the export links carry the same filters.
+// the status filter go to the server; "needs review" (a field not found in
+// the document or found in several places) is picked out here. All of it
+// lives in the URL (dataUrl.ts). Cells are edited through the extraction's
+// field patch; selected rows can be re-run or their proposals accepted; the
+// export links carry the same filters.
 
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
-import type { DataColumn, DataQuery, DataRow, DataStatus, Extraction } from "../api/types";
+import type { DataColumn, DataQuery, DataRow, DataStatus, EvidenceMap, Extraction } from "../api/types";
 import { Empty, ErrorBox, Spinner } from "../components/common";
-import { href } from "../lib/router";
+import { evidenceOf } from "../evidence/evidence";
+import { href, navigate, parseHash, useRoute } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { DataGrid, type SelectAllState, type SortState } from "./DataGrid";
-import { RowStore, valueAt } from "./dataRows";
+import { reviewPager, RowStore, valueAt, type FetchPage, type ReviewPager } from "./dataRows";
+import { dataStateFromQuery, dataViewHash, sameDataView, type DataViewState } from "./dataUrl";
 
 const STATUSES: [DataStatus, string][] = [
   ["", "All rows"],
@@ -49,12 +53,23 @@ function bulkErrors(errors: { document_id: string; error: string }[], names: Map
   return `${errors.length} could not: ${shown.join("; ")}${errors.length > 5 ? "; …" : ""}`;
 }
 
-/** The row after a field patch answered with the extraction. */
+/**
+ * The row after a field patch answered with the extraction. The evidence
+ * is the extraction's when it has some; else the row's, with the edited
+ * field's marked edited.
+ */
 export function rowFromExtraction(row: DataRow, columns: DataColumn[], path: string, x: Extraction): DataRow {
   const values: Record<string, unknown> = { ...row.values };
   for (const c of columns) values[c.path] = valueAt(x.value, c.path);
+  let evidence: EvidenceMap | undefined = row.evidence;
+  if ((x as { evidence?: unknown }).evidence !== undefined) evidence = evidenceOf(x);
+  else if (row.evidence) {
+    evidence = { ...row.evidence };
+    for (const p of Object.keys(evidence)) if (p === path || p.startsWith(path + ".")) evidence[p] = { ...evidence[p], status: "edited" };
+  }
   return {
     ...row,
+    evidence,
     extraction_id: x.extraction_id || row.extraction_id,
     validation_status: x.validation_status || row.validation_status,
     validation_errors: Array.isArray(x.validation_errors) ? (x.validation_errors as DataRow["validation_errors"]) : row.validation_errors,
@@ -65,10 +80,16 @@ export function rowFromExtraction(row: DataRow, columns: DataColumn[], path: str
 
 export default function DataPage({ schemaId }: { schemaId: string }) {
   const schema = useAsync(() => api.getSchema(schemaId), [schemaId]);
-  const [sort, setSort] = useState<SortState | null>(null);
-  const [filterText, setFilterText] = useState<Record<string, string>>({});
-  const [filters, setFilters] = useState<Record<string, string>>({});
-  const [status, setStatus] = useState<DataStatus>("");
+  const schemas = useAsync(() => api.listSchemas(), []);
+  // Sort, filters, status and review start as the URL says (a reload, the
+  // back button, a link) and are written back to it as they change.
+  const route = useRoute();
+  const [initial] = useState(() => dataStateFromQuery(route.query));
+  const [sort, setSort] = useState<SortState | null>(initial.sort);
+  const [filterText, setFilterText] = useState<Record<string, string>>(initial.filters);
+  const [filters, setFilters] = useState<Record<string, string>>(initial.filters);
+  const [status, setStatus] = useState<DataStatus>(initial.status);
+  const [review, setReview] = useState(initial.review);
   const [selected, setSelected] = useState<Map<string, DataRow>>(() => new Map());
   const [busy, setBusy] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -81,9 +102,40 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
   }, [filterText]);
 
   const query: DataQuery = useMemo(() => ({ sort: sort?.path, order: sort?.order, filters, status }), [sort, filters, status]);
-  const queryKey = JSON.stringify([schemaId, query]);
+  const queryKey = JSON.stringify([schemaId, query, review]);
 
-  const store = useMemo(() => new RowStore((offset, limit, signal) => api.schemaRows(schemaId, query, offset, limit, signal)), []); // eslint-disable-line react-hooks/exhaustive-deps
+  // The state in the URL: replaced, not pushed, so that back leaves the view.
+  const view: DataViewState = useMemo(() => ({ sort, filters, status, review }), [sort, filters, status, review]);
+  const viewRef = useRef(view);
+  viewRef.current = view;
+  useEffect(() => {
+    const here = parseHash(window.location.hash);
+    if (here.parts[0] !== "data" || here.parts[1] !== schemaId) return;
+    const want = dataViewHash(schemaId, view);
+    if (window.location.hash !== want) window.history.replaceState(window.history.state, "", want);
+  }, [schemaId, view]);
+  // A link to this view with other settings (the address changed, not by us).
+  const routeQuery = route.query.toString();
+  useEffect(() => {
+    if (route.parts[0] !== "data" || route.parts[1] !== schemaId) return;
+    const s = dataStateFromQuery(routeQuery);
+    if (sameDataView(s, viewRef.current)) return;
+    setSort(s.sort);
+    setFilterText(s.filters);
+    setFilters(s.filters);
+    setStatus(s.status);
+    setReview(s.review);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [routeQuery]);
+
+  // The rows of the query; with "needs review", those of them that need it.
+  const pager = useRef<ReviewPager | null>(null);
+  const fetcher = (): FetchPage => {
+    const all: FetchPage = (offset, limit, signal) => api.schemaRows(schemaId, query, offset, limit, signal);
+    pager.current = review ? reviewPager(all) : null;
+    return pager.current ? pager.current.fetchPage : all;
+  };
+  const store = useMemo(() => new RowStore(fetcher()), []); // eslint-disable-line react-hooks/exhaustive-deps
   const version = useSyncExternalStore(store.subscribe, store.getVersion, store.getVersion);
   const firstQuery = useRef(true);
   useEffect(() => {
@@ -91,18 +143,23 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
       firstQuery.current = false;
       return;
     }
-    store.setQuery((offset, limit, signal) => api.schemaRows(schemaId, query, offset, limit, signal));
+    store.setQuery(fetcher());
     setSelected(new Map());
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [queryKey]);
+  /** The same query again (after an edit or a re-run): rows stay until the new ones come. */
+  const refresh = useCallback(() => {
+    pager.current?.invalidate();
+    store.refresh();
+  }, [store]);
 
   // While a re-run is under way (the server answers when every run has
   // ended), fetch the table now and then so that rows change as runs end.
   useEffect(() => {
     if (!rerunning) return;
-    const t = setInterval(() => store.refresh(), RERUN_POLL_MS);
+    const t = setInterval(refresh, RERUN_POLL_MS);
     return () => clearInterval(t);
-  }, [rerunning, store]);
+  }, [rerunning, refresh]);
 
   const onSort = useCallback((path: string) => {
     setSort((s) => (s?.path !== path ? { path, order: "asc" } : s.order === "asc" ? { path, order: "desc" } : null));
@@ -176,7 +233,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
       .finally(() => {
         setRerunning(false);
         setBusy(null);
-        store.refresh();
+        refresh();
       });
   };
 
@@ -196,12 +253,13 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
       )
       .finally(() => {
         setBusy(null);
-        store.refresh();
+        refresh();
       });
   };
 
   const name = schema.data?.name ?? schemaId;
-  const filtered = Object.keys(filters).length > 0 || !!status;
+  const filtered = Object.keys(filters).length > 0 || !!status || review;
+  const otherSchemas = (schemas.data ?? []).filter((s) => s.schema_id !== schemaId);
   const loaded = store.total !== null;
 
   return (
@@ -214,11 +272,32 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
           <span className="muted" data-testid="data-total" data-total={loaded ? total : ""}>
             {loaded ? `${total.toLocaleString("en-US")} document${total === 1 ? "" : "s"}${filtered ? " match" : ""}` : "…"}
           </span>
-          <a href={href("schemas", schemaId)} className="small-text">
+          <a href={href("schemas", schemaId)} className="small-text" title={schemaId}>
             schema
           </a>
+          {otherSchemas.length > 0 && (
+            <select
+              value=""
+              onChange={(e) => e.target.value && navigate(href("data", e.target.value))}
+              aria-label="Show the data of another schema"
+              title="Show the data of another schema"
+              data-testid="data-schema-select"
+              className="small-text"
+            >
+              <option value="">Other kinds…</option>
+              {otherSchemas.map((s) => (
+                <option key={s.schema_id} value={s.schema_id} title={s.schema_id}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          )}
         </div>
         <div className="data-tools">
+          <label className="review-toggle" title="Only rows with a value not found in the document, or found in several places">
+            <input type="checkbox" checked={review} onChange={(e) => setReview(e.target.checked)} data-testid="review-filter" />
+            Needs review
+          </label>
           <select value={status} onChange={(e) => setStatus(e.target.value as DataStatus)} aria-label="Show rows" data-testid="status-filter">
             {STATUSES.map(([v, label]) => (
               <option key={v} value={v}>
@@ -226,7 +305,9 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
               </option>
             ))}
           </select>
-          <span className="muted small-text">Export what is shown:</span>
+          <span className="muted small-text" title={review ? "The export does not pick out the rows that need review" : undefined}>
+            {review ? "Export (all rows, other filters applied):" : "Export what is shown:"}
+          </span>
           <a className="btn small" href={api.schemaExportURL(schemaId, "csv", query)} download data-testid="data-export-csv">
             CSV
           </a>
@@ -262,10 +343,12 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
       )}
       {actionError && <ErrorBox error={actionError} />}
       {schema.error && <ErrorBox error={schema.error} onRetry={schema.reload} />}
-      {store.error && <ErrorBox error={store.error} onRetry={() => store.refresh()} />}
+      {store.error && <ErrorBox error={store.error} onRetry={refresh} />}
       {loaded && total === 0 && !store.loading ? (
-        filtered ? (
-          <Empty title="No row matches">Clear a column filter or the status filter to see more.</Empty>
+        review && !Object.keys(filters).length && !status ? (
+          <Empty title="Nothing to review">Every value of these rows was found in the document, in one place.</Empty>
+        ) : filtered ? (
+          <Empty title="No row matches">Clear a column filter, the status filter or “Needs review” to see more.</Empty>
         ) : (
           <Empty title="No data yet">
             No document's latest extraction used this schema. Run its prompt on documents, or let auto-create propose one.

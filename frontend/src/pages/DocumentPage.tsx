@@ -1,9 +1,13 @@
-import { lazy, Suspense, useCallback, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { useTitle } from "../lib/useTitle";
+import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
-import type { DocumentInfo, WorkingState } from "../api/types";
+import type { DocumentInfo, Extraction, WorkingState } from "../api/types";
 import { AgentPanel } from "../agent/AgentPanel";
 import { ErrorBox, Spinner } from "../components/common";
-import { navigate } from "../lib/router";
+import { evidenceOf, placeText, reviewList, targetOf, type FieldSelection } from "../evidence/evidence";
+import type { HighlightRequest } from "../evidence/PageHighlight";
+import { navigate, useRoute } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { TextViewer } from "../viewer/TextViewer";
 import { OcrStatus } from "../viewer/OcrStatus";
@@ -20,7 +24,65 @@ type Tab = "document" | "extraction" | "agent";
  * Auto-create on this document: a button to start it, its progress, and the
  * review of a proposal (accept, reject, or refine it in chat).
  */
-function AutoCreateBar({ doc, onChanged, onRefine }: { doc: DocumentInfo; onChanged(): void; onRefine(threadId: string): void }) {
+/** Whether the page is laid out for a narrow screen (one pane at a time). */
+const isNarrow = () => !!window.matchMedia?.("(max-width: 820px)").matches;
+
+/**
+ * The fields of a proposal's extraction that were not found in the
+ * document, for a person to check before accepting it. The proposal's
+ * extraction is the one the Extraction tab shows when it is that one
+ * (edits included), else fetched.
+ */
+function ProposalReview({ doc, current, onPick }: { doc: DocumentInfo; current: Extraction | null; onPick(path: string): void }) {
+  const id = doc.auto_create_extraction_id;
+  const own = current && (!id || current.extraction_id === id) ? current : null;
+  const fetched = useAsync(
+    () => (own || !id ? Promise.resolve(null) : api.listExtractions(doc.id).then((xs) => xs.find((x) => x.extraction_id === id) ?? null)),
+    [doc.id, id, !!own],
+  );
+  const x = own ?? fetched.data ?? null;
+  const evidence = useMemo(() => evidenceOf(x), [x]);
+  const items = useMemo(() => (x ? reviewList(x.value, evidence) : []), [x, evidence]);
+  if (!x || Object.keys(evidence).length === 0) return null;
+  const unfound = items.filter((i) => i.evidence.status === "ungrounded");
+  const several = items.length - unfound.length;
+  const fields = (n: number) => (n === 1 ? "1 field" : `${n} fields`);
+  return (
+    <div className="proposal-review" data-testid="proposal-review" data-unfound={unfound.length} data-ambiguous={several}>
+      {unfound.length > 0 ? (
+        <>
+          <strong className="error">{fields(unfound.length)} not found in the document</strong>: check {unfound.length === 1 ? "it" : "them"} before accepting.
+          <ul>
+            {unfound.map((i) => (
+              <li key={i.path}>
+                <button type="button" className="evidence-field" data-testid="proposal-unfound-field" data-path={i.path} onClick={() => onPick(i.path)} title="Show this field in the Extraction tab">
+                  <code>{i.path}</code>: {i.value === null ? "null" : typeof i.value === "string" ? i.value : JSON.stringify(i.value)}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : (
+        <>Every proposed value was found in the document.</>
+      )}
+      {several > 0 && <> {fields(several)} found in several places: see “To review” in the Extraction tab.</>}
+    </div>
+  );
+}
+
+function AutoCreateBar({
+  doc,
+  current,
+  onChanged,
+  onRefine,
+  onPick,
+}: {
+  doc: DocumentInfo;
+  current: Extraction | null;
+  onChanged(): void;
+  onRefine(threadId: string): void;
+  onPick(path: string): void;
+}) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const status = doc.auto_create_status || "none";
@@ -64,6 +126,7 @@ function AutoCreateBar({ doc, onChanged, onRefine }: { doc: DocumentInfo; onChan
               Refine in chat
             </button>
           )}
+          <ProposalReview doc={doc} current={current} onPick={onPick} />
           {doc.auto_create_refused && doc.auto_create_refused.length > 0 && (
             <div className="field-error" data-testid="auto-create-refused">
               Review with care: the run tried {doc.auto_create_refused.length === 1 ? "one change" : `${doc.auto_create_refused.length} changes`} outside
@@ -104,8 +167,76 @@ function KindBadge({ doc }: { doc: DocumentInfo }) {
   );
 }
 
+/** A value of the kind picker that clears the kind (a schema id is never empty). */
+const NO_KIND = "-";
+
+/**
+ * Moves the document to another kind: the kinds by schema name (ids in
+ * tooltips). The server extracts the document again with the new kind's
+ * newest prompt, which takes a while with a local model.
+ */
+function KindPicker({ doc, onMoved }: { doc: DocumentInfo; onMoved(): void }) {
+  const schemas = useAsync(() => api.listSchemas(), []);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const others = (schemas.data ?? []).filter((s) => s.schema_id !== doc.schema_id);
+  if (!doc.schema_id && others.length === 0) return null;
+  const move = (value: string) => {
+    if (!value) return;
+    const id = value === NO_KIND ? "" : value;
+    const name = id ? (others.find((s) => s.schema_id === id)?.name ?? id) : "";
+    setBusy(id ? `Moving to ${name} and extracting it again…` : "Clearing the kind…");
+    setError(null);
+    api
+      .setDocumentKind(doc.id, id)
+      .then(
+        (ans) => {
+          if (ans.extraction_error) setError(`Moved to ${name}, but no extraction ran: ${ans.extraction_error}`);
+          onMoved();
+        },
+        (e: unknown) => setError(errorMessage(e)),
+      )
+      .finally(() => setBusy(null));
+  };
+  return (
+    <span className="kind-picker">
+      <select
+        className="kind-select"
+        value=""
+        disabled={!!busy || !schemas.data}
+        onChange={(e) => move(e.target.value)}
+        aria-label="Move this document to another kind"
+        title={doc.schema_id ? `Its kind now: ${doc.kind_name || "a schema"} (${doc.schema_id}). Moving it extracts it again with the new kind's prompt.` : "Give this document a kind: it is extracted with that kind's prompt."}
+        data-testid="doc-kind-select"
+      >
+        <option value="">{doc.schema_id ? "Move to kind…" : "Set kind…"}</option>
+        {others.map((s) => (
+          <option key={s.schema_id} value={s.schema_id} title={s.schema_id}>
+            {s.name}
+          </option>
+        ))}
+        {doc.schema_id && <option value={NO_KIND}>No kind</option>}
+      </select>
+      {busy && (
+        <span className="muted small-text" role="status" data-testid="doc-kind-busy">
+          {" "}
+          {busy}
+        </span>
+      )}
+      {error && (
+        <span className="field-error" role="alert" data-testid="doc-kind-error">
+          {" "}
+          {error}
+        </span>
+      )}
+      {schemas.error && <span className="field-error"> {schemas.error}</span>}
+    </span>
+  );
+}
+
 export default function DocumentPage({ docId, page: initialPage }: { docId: string; page?: number }) {
   const doc = useAsync(() => api.getDocument(docId), [docId]);
+  useTitle(doc.data?.name);
   const tags = useAsync(() => api.listTags(), []);
   const [page, setPage] = useState(initialPage ?? 1);
   const [pages, setPages] = useState(0);
@@ -114,6 +245,43 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
   const [ws, setWs] = useState<{ state: WorkingState | null; revision: number }>({ state: null, revision: 0 });
   // A thread the agent panel is asked to open (a new object each time).
   const [chatThread, setChatThread] = useState<{ id: string } | null>(null);
+  // The extraction the Extraction tab shows, whose evidence the viewer highlights.
+  const [current, setCurrent] = useState<Extraction | null>(null);
+  // The selected field (from the Extraction tab, or ?field=PATH), and a
+  // number that changes with each selection (the viewer scrolls to it).
+  const route = useRoute();
+  const fieldParam = route.parts[0] === "documents" && route.parts[1] === docId ? route.query.get("field") : null;
+  const [sel, setSel] = useState<{ field: FieldSelection; key: number } | null>(() => (fieldParam ? { field: { path: fieldParam }, key: 1 } : null));
+  // Bumped when the document moves to another kind: the extractions are fetched again.
+  const [kindRev, setKindRev] = useState(0);
+
+  const evidence = useMemo(() => evidenceOf(current), [current]);
+  const selected = sel?.field ?? null;
+  const selectedEv = selected ? evidence[selected.path] : undefined;
+  const target = selected ? targetOf(selectedEv, selected.candidate) : null;
+  const highlight: HighlightRequest | null = target && sel ? { ...target, key: sel.key } : null;
+
+  const select = useCallback(
+    (field: FieldSelection | null) => {
+      setSel((s) => (field ? { field, key: (s?.key ?? 0) + 1 } : null));
+      const t = field ? targetOf(evidence[field.path], field.candidate) : null;
+      if (t && isNarrow()) setTab("document");
+    },
+    [evidence],
+  );
+
+  // A link to a field (#/documents/ID?page=N&field=PATH) selects it and shows the extraction beside the page.
+  useEffect(() => {
+    if (!fieldParam) return;
+    setSel((s) => (s?.field.path === fieldParam ? s : { field: { path: fieldParam }, key: (s?.key ?? 0) + 1 }));
+    setTab(isNarrow() ? "document" : "extraction");
+  }, [fieldParam]);
+
+  // A selection goes to its page (once its evidence is known).
+  const targetPage = target?.page;
+  useEffect(() => {
+    if (targetPage) setPage(targetPage);
+  }, [sel?.key, targetPage]);
 
   useEffect(() => {
     if (initialPage) setPage(initialPage);
@@ -150,16 +318,29 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
         <h1 title={d.name}>{d.name}</h1>
         <StatusBadge doc={d} />
         <KindBadge doc={d} />
+        <KindPicker
+          doc={d}
+          onMoved={() => {
+            doc.reload();
+            setKindRev((n) => n + 1);
+            setSel(null);
+          }}
+        />
         <TagChips ids={d.tag_ids} tags={tags.data} />
       </div>
       {d.error && (d.status === "needs_ocr" || d.status === "failed") && <div className={`doc-error status-${d.status}`}>{d.error}</div>}
       <OcrStatus doc={d} onChanged={doc.reload} />
       <AutoCreateBar
         doc={d}
+        current={current}
         onChanged={doc.reload}
         onRefine={(id) => {
           setChatThread({ id });
           setTab("agent");
+        }}
+        onPick={(path) => {
+          select({ path });
+          setTab("extraction");
         }}
       />
       <div className="doc-tabs narrow-only" role="tablist">
@@ -206,18 +387,37 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
             <a className="btn small link" href={api.documentFileURL(d.id)} target="_blank" rel="noreferrer">
               Original
             </a>
+            {selected && (
+              <span className={`evidence-note${selectedEv?.status === "ungrounded" ? " ungrounded" : ""}`} role="status" data-testid="evidence-note" data-path={selected.path}>
+                <code>{selected.path}</code>
+                <span className="en-text">
+                  {!selectedEv
+                    ? current
+                      ? ": no evidence for this field"
+                      : "…"
+                    : selectedEv.status === "ungrounded"
+                      ? ": not found in the document"
+                      : target
+                        ? `: ${placeText(target)}`
+                        : ": no place in the document"}
+                </span>
+                <button type="button" className="btn link small" onClick={() => select(null)} aria-label="Clear the selected field" title="Clear the selected field">
+                  ✕
+                </button>
+              </span>
+            )}
           </div>
           <div className="viewer-scroll">
             {isPdf ? (
               <Suspense fallback={<Spinner label="Loading the PDF viewer…" />}>
-                <PdfViewer url={api.documentFileURL(d.id)} page={page} zoom={zoom} onPages={setPages} />
+                <PdfViewer url={api.documentFileURL(d.id)} page={page} zoom={zoom} onPages={setPages} highlight={highlight} />
               </Suspense>
             ) : isImage ? (
               <Suspense fallback={<Spinner label="Loading the image viewer…" />}>
-                <ImageViewer docId={d.id} fileUrl={api.documentFileURL(d.id)} mediaType={d.media_type} pages={d.pages} page={page} zoom={zoom} onPages={setPages} />
+                <ImageViewer docId={d.id} fileUrl={api.documentFileURL(d.id)} mediaType={d.media_type} pages={d.pages} page={page} zoom={zoom} onPages={setPages} highlight={highlight} />
               </Suspense>
             ) : (
-              <TextViewer docId={d.id} page={page} onPages={setPages} />
+              <TextViewer docId={d.id} page={page} onPages={setPages} highlight={highlight} />
             )}
           </div>
         </section>
@@ -231,7 +431,14 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
             </button>
           </div>
           <div className="side-content extraction-pane" hidden={tab !== "extraction"}>
-            <ExtractionPanel docId={d.id} workingState={ws.state} revision={ws.revision} />
+            <ExtractionPanel
+              docId={d.id}
+              workingState={ws.state}
+              revision={ws.revision + kindRev}
+              selection={selected}
+              onSelect={select}
+              onCurrent={setCurrent}
+            />
           </div>
           <div className="side-content agent-pane" hidden={tab === "extraction"}>
             <AgentPanel docId={d.id} onDocLink={onDocLink} onWorkingState={onWorkingState} openThread={chatThread} />

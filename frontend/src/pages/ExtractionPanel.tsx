@@ -1,20 +1,92 @@
 // The Extraction tab: the document's current extraction, live while the
 // agent works (working_state.extraction from done results; a refetch after
 // run_extraction / update_extraction_field results), with field edits and a
-// way to run a prompt.
+// way to run a prompt. Each value carries its evidence: a mark of whether it
+// was found in the document, a "To review" list of those that were not or
+// were found in several places, and a click on a field selects it, which
+// the document page highlights in the viewer.
 
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
-import type { Extraction, WorkingState } from "../api/types";
+import type { EvidenceMap, Extraction, FieldEvidence, WorkingState } from "../api/types";
 import { Empty, ErrorBox, formatDate, Json, Spinner } from "../components/common";
-import { href } from "../lib/router";
+import { countStatuses, evidenceOf, evidenceTitle, placeText, reviewList, reviewReason, type FieldSelection } from "../evidence/evidence";
+import { EvidenceMark } from "../evidence/EvidenceMark";
+import { PromptLink } from "../components/ArtifactLink";
+import { useArtifactNames } from "../lib/names";
 import { useAsync } from "../lib/useAsync";
 
-function Leaf({ path, value, onSave }: { path: string; value: unknown; onSave(path: string, v: unknown): Promise<void> }) {
+/** A leaf's value as text. */
+function valueText(value: unknown): string {
+  return value === null ? "null" : typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** What the fields of a tree share: their evidence, which one is selected, and how to select one or save one. */
+interface TreeContext {
+  evidence: EvidenceMap;
+  selection: FieldSelection | null;
+  /** Selects a field (or one of its candidate places); the same field again unselects it. */
+  onPick(path: string, candidate?: number): void;
+  onSave(path: string, v: unknown): Promise<void>;
+}
+
+/** Where a selected field stands: nowhere, its one place, or its candidate places to choose from. */
+function EvidenceDetail({ path, ev, candidate, onPick }: { path: string; ev: FieldEvidence; candidate?: number; onPick: TreeContext["onPick"] }) {
+  if (ev.status === "ungrounded") {
+    return (
+      <div className="evidence-detail ungrounded" role="status" data-testid="evidence-detail" data-status={ev.status}>
+        Not found in the document: check this value by hand.
+      </div>
+    );
+  }
+  const candidates = ev.candidates ?? [];
+  if (ev.status === "ambiguous" && candidates.length > 0) {
+    const chosen = candidate ?? 0;
+    return (
+      <div className="evidence-detail ambiguous" role="status" data-testid="evidence-detail" data-status={ev.status}>
+        Found in {candidates.length === 1 ? "one place, not surely this one" : `${candidates.length} places`}; the likeliest first:
+        <ol>
+          {candidates.map((c, i) => (
+            <li key={i}>
+              <button
+                type="button"
+                className="evidence-candidate"
+                aria-pressed={chosen === i}
+                data-testid="evidence-candidate"
+                data-path={path}
+                data-index={i}
+                data-page={c.page}
+                onClick={() => onPick(path, i)}
+              >
+                {placeText(c)}
+              </button>
+            </li>
+          ))}
+        </ol>
+      </div>
+    );
+  }
+  const at = placeText(ev);
+  return (
+    <div className={`evidence-detail ${ev.status}`} role="status" data-testid="evidence-detail" data-status={ev.status}>
+      {ev.status === "edited" ? "Edited by you" : "Found"}
+      {at ? ` on ${at}` : ev.status === "edited" ? "; it has no place in the document." : "."}
+      {at && !ev.bbox && <span className="muted"> (no box to draw on this page)</span>}
+    </div>
+  );
+}
+
+function Leaf({ path, value, ctx }: { path: string; value: unknown; ctx: TreeContext }) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState("");
   const [err, setErr] = useState<string | null>(null);
+  const ev = ctx.evidence[path];
+  const selected = !!ev && ctx.selection?.path === path;
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (selected) button.current?.scrollIntoView?.({ block: "nearest" });
+  }, [selected]);
   if (editing) {
     return (
       <form
@@ -27,7 +99,7 @@ function Leaf({ path, value, onSave }: { path: string; value: unknown; onSave(pa
           } catch {
             v = text; // plain text is a string value
           }
-          onSave(path, v).then(() => setEditing(false), (x: unknown) => setErr(errorMessage(x)));
+          ctx.onSave(path, v).then(() => setEditing(false), (x: unknown) => setErr(errorMessage(x)));
         }}
       >
         <input value={text} onChange={(e) => setText(e.target.value)} autoFocus aria-label={`Value of ${path}`} data-testid="extraction-edit-input" />
@@ -41,9 +113,27 @@ function Leaf({ path, value, onSave }: { path: string; value: unknown; onSave(pa
       </form>
     );
   }
+  const shown = <span className={`leaf-value t-${value === null ? "null" : typeof value}`}>{valueText(value)}</span>;
   return (
-    <span className="leaf">
-      <span className={`leaf-value t-${value === null ? "null" : typeof value}`}>{value === null ? "null" : typeof value === "string" ? value : JSON.stringify(value)}</span>
+    <span className={"leaf" + (selected ? " selected" : "")}>
+      {ev ? (
+        <button
+          ref={button}
+          type="button"
+          className="evidence-field"
+          aria-pressed={selected}
+          title={`${evidenceTitle(ev)}. Click to show it in the document.`}
+          data-testid="evidence-field"
+          data-path={path}
+          data-status={ev.status}
+          onClick={() => ctx.onPick(path)}
+        >
+          {shown}
+        </button>
+      ) : (
+        shown
+      )}
+      {ev && <EvidenceMark evidence={ev} path={path} />}
       <button
         type="button"
         className="btn link small leaf-edit-btn"
@@ -56,11 +146,12 @@ function Leaf({ path, value, onSave }: { path: string; value: unknown; onSave(pa
       >
         edit
       </button>
+      {selected && <EvidenceDetail path={path} ev={ev} candidate={ctx.selection?.candidate} onPick={ctx.onPick} />}
     </span>
   );
 }
 
-function Tree({ value, path, onSave }: { value: unknown; path: string; onSave(path: string, v: unknown): Promise<void> }) {
+function Tree({ value, path, ctx }: { value: unknown; path: string; ctx: TreeContext }) {
   if (value !== null && typeof value === "object") {
     const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value as Record<string, unknown>);
     if (entries.length === 0) return <span className="muted">{Array.isArray(value) ? "[]" : "{}"}</span>;
@@ -68,11 +159,15 @@ function Tree({ value, path, onSave }: { value: unknown; path: string; onSave(pa
       <dl className="tree">
         {entries.map(([k, v]) => {
           const p = path ? `${path}.${k}` : k;
+          // A leaf's label selects it too (by mouse; its value is the button).
+          const pick = ctx.evidence[p] && (v === null || typeof v !== "object") ? () => ctx.onPick(p) : undefined;
           return (
             <div key={k} className="tree-row">
-              <dt>{k}</dt>
+              <dt className={pick ? "clickable" : undefined} onClick={pick} data-path={pick ? p : undefined}>
+                {k}
+              </dt>
               <dd>
-                <Tree value={v} path={p} onSave={onSave} />
+                <Tree value={v} path={p} ctx={ctx} />
               </dd>
             </div>
           );
@@ -80,13 +175,66 @@ function Tree({ value, path, onSave }: { value: unknown; path: string; onSave(pa
       </dl>
     );
   }
-  return <Leaf path={path} value={value} onSave={onSave} />;
+  return <Leaf path={path} value={value} ctx={ctx} />;
 }
 
-export function ExtractionPanel({ docId, workingState, revision }: { docId: string; workingState: WorkingState | null; revision: number }) {
+/** The fields to check first: not found in the document, then found in several places. */
+function ReviewList({ value, evidence, selection, onPick }: { value: unknown; evidence: EvidenceMap; selection: FieldSelection | null; onPick: TreeContext["onPick"] }) {
+  const items = useMemo(() => reviewList(value, evidence), [value, evidence]);
+  const n = Object.keys(evidence).length;
+  if (n === 0) return null;
+  if (items.length === 0) {
+    const c = countStatuses(evidence);
+    return (
+      <div className="evidence-summary" data-testid="evidence-summary">
+        ✓ Every value was found in the document{c.edited ? ` (${c.edited} edited by you)` : ""}.
+      </div>
+    );
+  }
+  return (
+    <div className="evidence-review" data-testid="evidence-review" data-count={items.length}>
+      <div className="evidence-review-head">To review ({items.length})</div>
+      <ul>
+        {items.map((x) => (
+          <li key={x.path}>
+            <button
+              type="button"
+              className="evidence-review-item"
+              aria-pressed={selection?.path === x.path}
+              data-testid="evidence-review-item"
+              data-path={x.path}
+              data-status={x.evidence.status}
+              onClick={() => onPick(x.path)}
+            >
+              <EvidenceMark evidence={x.evidence} path={x.path} compact />
+              <code>{x.path}</code>
+              <span className="rv-value">{valueText(x.value)}</span>
+              <span className="rv-why">{reviewReason(x.evidence)}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+export interface ExtractionPanelProps {
+  docId: string;
+  workingState: WorkingState | null;
+  revision: number;
+  /** The field selected on the document page (the viewer highlights it). */
+  selection?: FieldSelection | null;
+  /** Selects a field (null: none). */
+  onSelect?(selection: FieldSelection | null): void;
+  /** Told the extraction shown whenever it changes: its evidence is what the page highlights. */
+  onCurrent?(x: Extraction | null): void;
+}
+
+export function ExtractionPanel({ docId, workingState, revision, selection = null, onSelect, onCurrent }: ExtractionPanelProps) {
   const list = useAsync(() => api.listExtractions(docId), [docId, revision]);
   const prompts = useAsync(() => api.listPrompts(), []);
   const [selected, setSelected] = useState<string | null>(null);
+  const names = useArtifactNames();
   const [override, setOverride] = useState<Extraction | null>(null);
   const [promptRev, setPromptRev] = useState("");
   const [running, setRunning] = useState(false);
@@ -112,6 +260,11 @@ export function ExtractionPanel({ docId, workingState, revision }: { docId: stri
   }, [list.data, workingState, docId, override]);
 
   const current = all.find((x) => x.extraction_id === selected) ?? all[0] ?? null;
+  const evidence = useMemo(() => evidenceOf(current), [current]);
+
+  useEffect(() => {
+    onCurrent?.(current);
+  }, [current, onCurrent]);
 
   const save = async (path: string, value: unknown) => {
     if (!current) return;
@@ -134,6 +287,13 @@ export function ExtractionPanel({ docId, workingState, revision }: { docId: stri
       setRunning(false);
     }
   };
+
+  const onPick = (path: string, candidate?: number) => {
+    if (!onSelect) return;
+    if (selection?.path === path && candidate === undefined) onSelect(null);
+    else onSelect({ path, candidate });
+  };
+  const ctx: TreeContext = { evidence, selection, onPick, onSave: save };
 
   const errors = Array.isArray(current?.validation_errors) ? (current!.validation_errors as { path?: string; message?: string }[]) : [];
 
@@ -168,7 +328,9 @@ export function ExtractionPanel({ docId, workingState, revision }: { docId: stri
               {current.validation_status || "unvalidated"}
             </span>
             {current.edited && <span className="badge">edited</span>}
-            <a href={href("prompt-revisions", current.prompt_revid)}>prompt {current.prompt_revid}</a>
+            <span>
+              prompt <PromptLink refId={current.prompt_revid} fallback="deleted" />
+            </span>
             <span className="muted">{current.model}</span>
             <span className="muted">{formatDate(current.updated_at || current.created_at)}</span>
           </div>
@@ -176,12 +338,13 @@ export function ExtractionPanel({ docId, workingState, revision }: { docId: stri
             <select value={current.extraction_id} onChange={(e) => setSelected(e.target.value)} aria-label="Extraction">
               {all.map((x) => (
                 <option key={x.extraction_id} value={x.extraction_id}>
-                  {formatDate(x.updated_at || x.created_at)} · {x.prompt_revid}
+                  {formatDate(x.updated_at || x.created_at)} · {names.prompt(x.prompt_revid)?.label ?? "prompt"}
                   {x.edited ? " · edited" : ""}
                 </option>
               ))}
             </select>
           )}
+          <ReviewList value={current.value} evidence={evidence} selection={selection} onPick={onPick} />
           {errors.length > 0 && (
             <ul className="validation-errors">
               {errors.map((e, i) => (
@@ -192,7 +355,7 @@ export function ExtractionPanel({ docId, workingState, revision }: { docId: stri
             </ul>
           )}
           <div className="extraction-value" data-testid="extraction-value">
-            <Tree value={current.value} path="" onSave={save} />
+            <Tree value={current.value} path="" ctx={ctx} />
           </div>
           <div className="export-row">
             <button type="button" className="btn link small" onClick={() => setShowRaw(!showRaw)}>

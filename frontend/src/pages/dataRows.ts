@@ -4,6 +4,7 @@
 
 import { errorMessage } from "../api/http";
 import type { DataColumn, DataRow, DataRows } from "../api/types";
+import { rowNeedsReview } from "../evidence/evidence";
 
 /** Fetches rows [offset, offset+limit) of the current query. */
 export type FetchPage = (offset: number, limit: number, signal: AbortSignal) => Promise<DataRows>;
@@ -196,6 +197,57 @@ export class RowStore {
     this.emit();
     return this.loadedRows();
   }
+}
+
+// ---- the rows that need review ------------------------------------------
+
+/** Pages of the rows that need review; invalidate() has the next request fetch them again. */
+export interface ReviewPager {
+  fetchPage: FetchPage;
+  invalidate(): void;
+}
+
+/**
+ * The rows of a query that need review (a field not found in the document
+ * or found in several places), paged. The server does not select them, so
+ * the first request fetches every row of the query, `chunk` rows a request
+ * (the server allows 1,000), keeps those, and every page is cut from them
+ * until invalidate() (after an edit or a re-run).
+ */
+export function reviewPager(fetchAll: FetchPage, chunk = 1000): ReviewPager {
+  let cached: Promise<DataRows> | null = null;
+  const load = async (): Promise<DataRows> => {
+    // Not one page's request: these rows serve every page, so one page's
+    // abort does not stop them.
+    const ctl = new AbortController();
+    const rows: DataRow[] = [];
+    let columns: DataColumn[] = [];
+    for (let offset = 0, total = 1; offset < total; offset += chunk) {
+      const ans = await fetchAll(offset, chunk, ctl.signal);
+      total = ans.total ?? 0;
+      if (ans.columns?.length) columns = ans.columns;
+      const got = ans.rows ?? [];
+      rows.push(...got.filter(rowNeedsReview));
+      if (got.length === 0) break;
+    }
+    return { columns, rows, total: rows.length };
+  };
+  return {
+    fetchPage: async (offset, limit) => {
+      if (!cached) {
+        const p = load();
+        cached = p;
+        p.catch(() => {
+          if (cached === p) cached = null; // the next request tries again
+        });
+      }
+      const all = await cached;
+      return { columns: all.columns, rows: all.rows.slice(offset, offset + limit), total: all.total };
+    },
+    invalidate: () => {
+      cached = null;
+    },
+  };
 }
 
 // ---- values ----------------------------------------------------------

@@ -5,6 +5,7 @@
 
 import { useEffect, useRef, useState, type CSSProperties } from "react";
 import { ErrorBox, Spinner } from "../components/common";
+import { PageHighlight, type HighlightRequest } from "../evidence/PageHighlight";
 
 export interface ImageViewerProps {
   docId: string;
@@ -16,6 +17,8 @@ export interface ImageViewerProps {
   /** 0 = fit the width of the viewer. */
   zoom: number;
   onPages: (n: number) => void;
+  /** A field's place to draw over its page (shown when that page is the one loaded). */
+  highlight?: HighlightRequest | null;
 }
 
 /** Formats every browser Docent runs in (Chromium, WebKitGTK) shows. */
@@ -25,12 +28,16 @@ export function pageImageURL(docId: string, page: number): string {
   return `/api/documents/${encodeURIComponent(docId)}/pages/${page}/image`;
 }
 
-export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zoom, onPages }: ImageViewerProps) {
-  const [loaded, setLoaded] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zoom, onPages, highlight }: ImageViewerProps) {
+  // Which source loaded or failed: a new page's image is not loaded until
+  // its own load event, however soon that comes (no reset in an effect,
+  // which a fast load could beat).
+  const [loadedSrc, setLoadedSrc] = useState<string | null>(null);
+  const [failedSrc, setFailedSrc] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
   const [natural, setNatural] = useState<{ w: number; h: number } | null>(null);
   const box = useRef<HTMLDivElement>(null);
+  const surface = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(0);
 
   useEffect(() => {
@@ -50,10 +57,8 @@ export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zo
   const native = shownByBrowsers.has(mediaType) && pages <= 1;
   const src = (native ? fileUrl : pageImageURL(docId, n)) + (attempt ? `?retry=${attempt}` : "");
 
-  useEffect(() => {
-    setLoaded(false);
-    setError(null);
-  }, [src]);
+  const loaded = loadedSrc === src;
+  const error = failedSrc === src ? `Cannot show page ${n} of this image.` : null;
 
   let style: CSSProperties = { maxWidth: "none" };
   if (natural) {
@@ -65,22 +70,24 @@ export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zo
     <div className="pdf-viewer image-viewer" ref={box} data-testid="image-viewer">
       {error && <ErrorBox error={error} onRetry={() => setAttempt((a) => a + 1)} />}
       {!loaded && !error && <Spinner label="Opening image…" />}
-      <img
-        key={src}
-        src={src}
-        alt={`Page ${n}`}
-        className="pdf-canvas"
-        data-testid="image-page"
-        data-page={n}
-        style={style}
-        hidden={!loaded}
-        onLoad={(e) => {
-          const img = e.currentTarget;
-          setNatural({ w: img.naturalWidth, h: img.naturalHeight });
-          setLoaded(true);
-        }}
-        onError={() => setError(`Cannot show page ${n} of this image.`)}
-      />
+      <div className="page-surface" ref={surface} data-testid="page-surface" data-page={n} hidden={!loaded}>
+        <img
+          key={src}
+          src={src}
+          alt={`Page ${n}`}
+          className="pdf-canvas"
+          data-testid="image-page"
+          data-page={n}
+          style={style}
+          onLoad={(e) => {
+            const img = e.currentTarget;
+            setNatural({ w: img.naturalWidth, h: img.naturalHeight });
+            setLoadedSrc(src);
+          }}
+          onError={() => setFailedSrc(src)}
+        />
+        <PageHighlight surface={surface} highlight={highlight} page={loaded ? n : 0} />
+      </div>
     </div>
   );
 }

@@ -1,4 +1,5 @@
-// pdf.js rendering of one page at a time onto a canvas. This module is
+// pdf.js rendering of one page at a time onto a canvas, inside the page's
+// surface (exactly the canvas's box) where a selected field's box is drawn. This module is
 // lazy-loaded, so pdf.js (and its worker, bundled through Vite's ?url import,
 // never fetched from a CDN) only loads when a PDF is opened.
 
@@ -8,6 +9,7 @@ import workerUrl from "pdfjs-dist/build/pdf.worker.min.mjs?url";
 import type { PDFDocumentProxy, RenderTask } from "pdfjs-dist";
 import { errorFromResponse } from "../api/http";
 import { ErrorBox, Spinner } from "../components/common";
+import { PageHighlight, type HighlightRequest } from "../evidence/PageHighlight";
 
 pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
 
@@ -17,15 +19,21 @@ export interface PdfViewerProps {
   /** 0 = fit the width of the viewer. */
   zoom: number;
   onPages: (n: number) => void;
+  /** A field's place to draw over its page (shown when that page is the one rendered). */
+  highlight?: HighlightRequest | null;
 }
 
-export default function PdfViewer({ url, page, zoom, onPages }: PdfViewerProps) {
+export default function PdfViewer({ url, page, zoom, onPages, highlight }: PdfViewerProps) {
   const [doc, setDoc] = useState<PDFDocumentProxy | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [attempt, setAttempt] = useState(0);
   const canvas = useRef<HTMLCanvasElement>(null);
   const box = useRef<HTMLDivElement>(null);
+  const surface = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(0);
+  // The page on the canvas (0 before the first), so that a highlight is
+  // never drawn over the page before the one asked for.
+  const [shown, setShown] = useState(0);
 
   useEffect(() => {
     let cancelled = false;
@@ -79,6 +87,7 @@ export default function PdfViewer({ url, page, zoom, onPages }: PdfViewerProps) 
       c.height = Math.floor(viewport.height * dpr);
       c.style.width = `${Math.floor(viewport.width)}px`;
       c.style.height = `${Math.floor(viewport.height)}px`;
+      setShown(n);
       task = p.render({ canvas: c, viewport, transform: dpr !== 1 ? [dpr, 0, 0, dpr, 0, 0] : undefined });
       task.promise.catch(() => {
         /* cancelled by a newer render */
@@ -94,7 +103,10 @@ export default function PdfViewer({ url, page, zoom, onPages }: PdfViewerProps) 
     <div className="pdf-viewer" ref={box} data-testid="pdf-viewer">
       {error && <ErrorBox error={error} onRetry={() => setAttempt((a) => a + 1)} />}
       {!doc && !error && <Spinner label="Opening PDF…" />}
-      <canvas ref={canvas} className="pdf-canvas" data-testid="pdf-canvas" hidden={!doc} />
+      <div className="page-surface" ref={surface} data-testid="page-surface" data-page={shown || undefined} hidden={!doc}>
+        <canvas ref={canvas} className="pdf-canvas" data-testid="pdf-canvas" data-page={shown || undefined} />
+        <PageHighlight surface={surface} highlight={highlight} page={shown} />
+      </div>
     </div>
   );
 }

@@ -10,8 +10,10 @@ import "encoding/json"
 // fields a message has depends on its role:
 //
 //   - user: mentions, when the message had any;
-//   - assistant: round_index and usage; a paused round's also turn_id and
-//     needs_approval;
+//   - assistant: round_index, usage, and how the round's model call went
+//     (model, thinking_ms, first_token_ms, tokens_per_second), so that a
+//     reopened thread shows what the live turn showed; a paused round's
+//     also turn_id and needs_approval;
 //   - tool: round_index, proposed_arguments, success, and arguments when
 //     the call ran (edited when they differ from the proposed ones) or
 //     rejected when it did not.
@@ -21,6 +23,14 @@ type MessageData struct {
 	RoundIndex *int `json:"round_index,omitempty"`
 	// Usage is `usage`: the tokens of the round's model call.
 	Usage *Usage `json:"usage,omitempty"`
+	// Model is `model`: the provider-prefixed model of the round.
+	Model string `json:"model,omitempty"`
+	// ThinkingMS is `thinking_ms`: how long the round's model thought,
+	// from its first thinking token to its last.
+	ThinkingMS int64 `json:"thinking_ms,omitempty"`
+	// Speed is `first_token_ms` and `tokens_per_second`, when the round's
+	// model call streamed.
+	Speed
 	// TurnID is `turn_id`: the paused turn that approve continues, on the
 	// assistant message whose calls wait for approval.
 	TurnID string `json:"turn_id,omitempty"`

@@ -25,8 +25,16 @@ type roundStream struct {
 	streamed   bool // something reached the client
 
 	// start is when the model call began (zero for a scripted round),
-	// first when its first delta came.
-	start, first time.Time
+	// first when its first delta came; thinkStart and thinkEnd bound its
+	// thinking.
+	start, first, thinkStart, thinkEnd time.Time
+}
+
+// roundFacts are how a round's model call went, stored with its assistant
+// message (MessageData) so that a reopened thread shows them.
+type roundFacts struct {
+	speed      Speed
+	thinkingMS int64
 }
 
 func (s *roundStream) onDelta(d provider.Delta) error {
@@ -34,6 +42,9 @@ func (s *roundStream) onDelta(d provider.Delta) error {
 		s.first = time.Now()
 	}
 	if d.Thinking != "" && !s.done {
+		if s.thinkStart.IsZero() {
+			s.thinkStart = time.Now()
+		}
 		s.thinking.WriteString(d.Thinking)
 		s.streamed = true
 		return s.t.send(ThinkingChunk(s.round, d.Thinking))
@@ -55,6 +66,7 @@ func (s *roundStream) endThinking(full string) error {
 		return nil
 	}
 	s.done = true
+	s.thinkEnd = time.Now()
 	if full == "" {
 		full = s.thinking.String()
 	}
@@ -77,7 +89,12 @@ func (s *roundStream) finish(resp provider.Response) error {
 	}
 	s.t.Usage.PromptTokens += resp.Usage.PromptTokens
 	s.t.Usage.CompletionTokens += resp.Usage.CompletionTokens
-	return s.t.send(TimedUsageEvent(s.round, resp.Usage, s.speed(resp.Usage, time.Now())))
+	sp := s.speed(resp.Usage, time.Now())
+	s.t.lastRound = roundFacts{speed: sp}
+	if !s.thinkStart.IsZero() && !s.thinkEnd.IsZero() {
+		s.t.lastRound.thinkingMS = max(s.thinkEnd.Sub(s.thinkStart).Milliseconds(), 1)
+	}
+	return s.t.send(TimedUsageEvent(s.round, resp.Usage, sp))
 }
 
 // speed is how fast the round's model call answered, once it is done; zero

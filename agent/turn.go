@@ -199,6 +199,13 @@ type turn struct {
 	env        *ToolEnv
 	limits     provider.Limits
 	script     func(round int, ws WorkingState) (provider.Response, bool)
+	lastRound  roundFacts // how the latest model call went
+}
+
+// assistantData is the metadata of a round's assistant message.
+func (t *turn) assistantData(round int, u provider.Usage) MessageData {
+	return MessageData{RoundIndex: new(round), Usage: new(u), Model: t.Model,
+		ThinkingMS: t.lastRound.thinkingMS, Speed: t.lastRound.speed}
 }
 
 func (a *Agent) maxRounds() int {
@@ -566,7 +573,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		if len(resp.ToolCalls) == 0 {
 			if err := t.persist(ctx, storage.ThreadMessage{
 				Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
-				Data: mustJSON(MessageData{RoundIndex: new(round), Usage: new(resp.Usage)}),
+				Data: mustJSON(t.assistantData(round, resp.Usage)),
 			}); err != nil {
 				return t.fail(err)
 			}
@@ -590,7 +597,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		assistant := storage.ThreadMessage{
 			Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
 			ToolCalls: mustJSON(calls),
-			Data:      mustJSON(MessageData{RoundIndex: new(round), Usage: new(resp.Usage)}),
+			Data:      mustJSON(t.assistantData(round, resp.Usage)),
 		}
 		if len(needs) > 0 {
 			return t.pause(ctx, assistant, calls, needs, resp)
@@ -672,7 +679,9 @@ func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls
 	if err != nil {
 		return t.fail(err)
 	}
-	assistant.Data = mustJSON(MessageData{RoundIndex: new(t.Round), Usage: new(resp.Usage), TurnID: ts.ID, NeedsApproval: needs})
+	data := t.assistantData(t.Round, resp.Usage)
+	data.TurnID, data.NeedsApproval = ts.ID, needs
+	assistant.Data = mustJSON(data)
 	if err := t.persist(ctx, assistant); err != nil {
 		return t.fail(err)
 	}

@@ -271,8 +271,10 @@ export interface TurnResult {
  * fields a message has depends on its role:
  *
  *   - user: mentions, when the message had any;
- *   - assistant: round_index and usage; a paused round's also turn_id and
- *     needs_approval;
+ *   - assistant: round_index, usage, and how the round's model call went
+ *     (model, thinking_ms, first_token_ms, tokens_per_second), so that a
+ *     reopened thread shows what the live turn showed; a paused round's
+ *     also turn_id and needs_approval;
  *   - tool: round_index, proposed_arguments, success, and arguments when
  *     the call ran (edited when they differ from the proposed ones) or
  *     rejected when it did not.
@@ -285,6 +287,23 @@ export interface MessageData {
   round_index?: number;
   /** Usage is `usage`: the tokens of the round's model call. */
   usage?: Usage;
+  /** Model is `model`: the provider-prefixed model of the round. */
+  model?: string;
+  /**
+   * ThinkingMS is `thinking_ms`: how long the round's model thought,
+   * from its first thinking token to its last.
+   */
+  thinking_ms?: number;
+  /**
+   * FirstTokenMS is `first_token_ms`: milliseconds from the call to its
+   * first streamed token (thinking or text), the wait a person sees.
+   */
+  first_token_ms?: number;
+  /**
+   * TokensPerSecond is `tokens_per_second`: completion tokens over the
+   * time from the first token to the end.
+   */
+  tokens_per_second?: number;
   /**
    * TurnID is `turn_id`: the paused turn that approve continues, on the
    * assistant message whose calls wait for approval.

@@ -76,8 +76,9 @@ func isOneOf(s string, set []string) bool {
 // QueueAutoCreate marks documents pending (the upload option auto_create,
 // POST .../auto-create, `docent import --auto-create`), to run with model
 // ("" is the default model of whoever runs them; see
-// Document.AutoCreateModel). Only ready documents whose status is none,
-// failed or rejected are queued; the others are left as they are, except
+// Document.AutoCreateModel). Only documents that are ready, or waiting for
+// OCR (they run once it has read them), and whose status is none, failed
+// or rejected are queued; the others are left as they are, except
 // that a document pending already takes model when one is given. It
 // returns the documents queued. An unknown id is not found, and then none
 // is queued.
@@ -96,7 +97,8 @@ func (db *DB) QueueAutoCreate(ctx context.Context, model string, documentIDs ...
 				}
 				continue
 			}
-			if d.Status != StatusReady || !isOneOf(d.AutoCreateStatus, []string{AutoCreateNone, AutoCreateFailed, AutoCreateRejected}) {
+			canRun := d.Status == StatusReady || d.Status == StatusNeedsOCR || d.Status == StatusOCR
+			if !canRun || !isOneOf(d.AutoCreateStatus, []string{AutoCreateNone, AutoCreateFailed, AutoCreateRejected}) {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = '',

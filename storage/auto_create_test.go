@@ -289,9 +289,11 @@ func TestQueueAutoCreate(t *testing.T) {
 	a := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"a"}})
 	b := mustCreateDocument(t, db, NewDocument{Name: "b.txt", Pages: []string{"b"}, Status: StatusNeedsOCR})
 	c := mustCreateDocument(t, db, NewDocument{Name: "c.txt", Pages: []string{"c"}})
+	f := mustCreateDocument(t, db, NewDocument{Name: "f.pdf", Pages: []string{""}, Status: StatusFailed, Error: "broken"})
 	mustClaim(t, db, c.ID)
-	q, err := db.QueueAutoCreate(ctx, "", a.ID, b.ID, c.ID)
-	if err != nil || len(q) != 1 || q[0].ID != a.ID || q[0].AutoCreateStatus != AutoCreatePending {
+	// A document waiting for OCR is queued too: it runs once OCR read it.
+	q, err := db.QueueAutoCreate(ctx, "", a.ID, b.ID, c.ID, f.ID)
+	if err != nil || len(q) != 2 || q[0].ID != a.ID || q[1].ID != b.ID || q[1].AutoCreateStatus != AutoCreatePending {
 		t.Fatalf("queue: %+v %v", q, err)
 	}
 	if _, err := db.QueueAutoCreate(ctx, "", "doc_nope"); fault.ErrorCode(err) != "not_found" {
@@ -301,6 +303,7 @@ func TestQueueAutoCreate(t *testing.T) {
 	if err != nil || len(cands) != 2 {
 		t.Errorf("candidates %+v %v", cands, err)
 	}
+	// Only ready documents are taken from the queue: b waits for OCR.
 	if pending, err := db.PendingAutoCreates(ctx); err != nil || len(pending) != 1 || pending[0].ID != a.ID {
 		t.Errorf("queue %+v %v, want a alone", pending, err)
 	}

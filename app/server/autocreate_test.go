@@ -5,6 +5,9 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -13,6 +16,7 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/app/internal/testcorpus"
 	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage"
 )
@@ -184,5 +188,38 @@ func TestCloseInterruptsTheQueuedRunAndWaits(t *testing.T) {
 	d, err := f.db.GetDocument(context.Background(), f.doc.ID)
 	if err != nil || d.AutoCreateStatus != storage.AutoCreatePending || d.AutoCreateThreadID != "" {
 		t.Errorf("after Close: %q, thread %q, %v; want pending with nothing left of the run", d.AutoCreateStatus, d.AutoCreateThreadID, err)
+	}
+}
+
+// A photo uploaded with auto_create waits for OCR, then runs: the OCR
+// worker's end wakes the auto-create queue.
+func TestAutoCreateOfAnUploadedPhotoRunsAfterOCR(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("tesseract is required in CI: %v", err)
+		}
+		t.Skip("skipping: tesseract is not installed (sudo apt-get install tesseract-ocr)")
+	}
+	photo, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "sroie", "000.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t)
+	scriptAutoCreate(f.model, "Receipt")
+	status, body := f.upload(map[string]string{"receipt.jpg": string(photo)}, map[string][]string{"auto_create": {"true"}})
+	if status != http.StatusOK {
+		t.Fatalf("upload: %d %s", status, body)
+	}
+	var up struct{ Documents []storage.Document }
+	if err := json.Unmarshal(body, &up); err != nil || len(up.Documents) != 1 {
+		t.Fatalf("upload answer %s: %v", body, err)
+	}
+	doc := up.Documents[0]
+	if doc.Status == storage.StatusReady || doc.AutoCreateStatus != storage.AutoCreatePending {
+		t.Fatalf("the photo was answered %s with auto-create %q, want waiting for OCR and pending", doc.Status, doc.AutoCreateStatus)
+	}
+	d := f.waitAutoCreate(doc.ID, storage.AutoCreateProposed)
+	if d.Status != storage.StatusReady || d.AutoCreateExtractionID == "" {
+		t.Errorf("after OCR and auto-create: %s, extraction %q", d.Status, d.AutoCreateExtractionID)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/docent/docent/app/ocr"
+	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -112,3 +113,12 @@ func (s *Server) pageImage(w http.ResponseWriter, r *http.Request) {
 // (files imported outside the upload route, such as the desktop window's
 // drops); without it the worker finds them at its next poll.
 func (s *Server) WakeOCR() { s.ocr.Wake() }
+
+// afterOCR is told of each document the OCR worker changes: one that OCR
+// made ready while it was queued for auto-create (an uploaded photo with
+// auto_create) wakes the auto-create queue, which runs only ready ones.
+func (s *Server) afterOCR(d storage.Document) {
+	if d.Status == storage.StatusReady && d.AutoCreateStatus == storage.AutoCreatePending {
+		s.autoCreate.Wake()
+	}
+}

@@ -132,6 +132,7 @@ func New(cfg Config) *Server {
 	}
 	s.autoCreate = s.newAutoCreateScheduler()
 	s.ocr = ocr.NewWorker(cfg.DB, cfg.Logger)
+	s.ocr.OnDocument = s.afterOCR
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.HandleFunc(rt.pattern, rt.handle)

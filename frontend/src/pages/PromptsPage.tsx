@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { LastEvaluation } from "../evidence/LastEvaluation";
 import { api } from "../api/routes";
 import type { PromptInput, PromptRevision } from "../api/types";
 import { SchemaLink, TagRef } from "../components/ArtifactLink";
@@ -201,6 +202,7 @@ function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
       </div>
       {delError !== null && <ErrorBox title="The prompt was not deleted" error={delError} />}
       <PromptView p={p.data} />
+      <LastEvaluation promptId={p.data.prompt_id} />
       <h3>Versions</h3>
       <Revisions promptId={id} current={p.data.prompt_revid} />
     </div>

@@ -17,8 +17,8 @@ import (
 	"github.com/docent/docent/agent"
 )
 
-// Limits of the arguments shown with an approval question; [e]dit shows
-// them in full.
+// Limits of the summary (and, with --verbose, of the arguments) shown with
+// an approval question; [e]dit shows the arguments in full.
 const (
 	promptArgsLines   = 40
 	promptArgsLineLen = 200
@@ -60,21 +60,24 @@ func editorCommand(editor, path string) *exec.Cmd {
 // approver asks the person at the terminal about the calls a paused turn
 // waits for.
 type approver struct {
-	ios *IOStreams
-	in  *bufio.Reader
+	ios     *IOStreams
+	in      *bufio.Reader
+	style   styler
+	verbose bool // --verbose: show the arguments as JSON under the summary
 	// always are the tools the person chose to always approve in this turn.
 	always []string
 }
 
-func newApprover(ios *IOStreams) *approver {
-	return &approver{ios: ios, in: bufio.NewReader(ios.In)}
+func newApprover(ios *IOStreams, style styler, verbose bool) *approver {
+	return &approver{ios: ios, in: bufio.NewReader(ios.In), style: style, verbose: verbose}
 }
 
 // decide asks about each call of the batch that needs approval and returns
-// the approvals. Calls of a tool already approved with "always" are
-// approved without a question. It returns errStopAsking at the end of
-// stdin and the context's error on Ctrl-C; nothing is decided then.
-func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []string) ([]agent.Approval, error) {
+// the approvals; lk names what the calls change, for their summaries.
+// Calls of a tool already approved with "always" are approved without a
+// question. It returns errStopAsking at the end of stdin and the context's
+// error on Ctrl-C; nothing is decided then.
+func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []string, lk summaryLookup) ([]agent.Approval, error) {
 	var pending []agent.ToolCall
 	for _, c := range calls {
 		if slices.Contains(needs, c.ID) {
@@ -90,9 +93,9 @@ func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []s
 		}
 		counter := ""
 		if len(pending) > 1 {
-			counter = fmt.Sprintf(" (%d of %d)", i+1, len(pending))
+			counter = fmt.Sprintf(", %d of %d", i+1, len(pending))
 		}
-		fmt.Fprintf(p.ios.Err, "\n%s wants to run%s, call %s, with:\n%s\n", c.Name, counter, c.ID, prettyArgs(c.Arguments, promptArgsLines, promptArgsLineLen))
+		p.show(c, counter, lk)
 		ap, err := p.ask(ctx, c)
 		if err != nil {
 			return nil, err
@@ -102,11 +105,61 @@ func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []s
 	return approvals, nil
 }
 
+// show writes what a call will do: its summary's title (in bold, red for a
+// delete), which call it is, the summary's lines, and with --verbose the
+// arguments as JSON.
+func (p *approver) show(c agent.ToolCall, counter string, lk summaryLookup) {
+	s := summarizeCall(c.Name, c.Arguments, lk)
+	title := p.style.bold(s.Title)
+	if s.Danger {
+		title = p.style.boldRed(s.Title)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s %s\n", title, p.style.dim(fmt.Sprintf("(%s, call %s%s)", c.Name, c.ID, counter)))
+	lines := s.Lines
+	if why, ok := str(argsObject(c.Arguments).val("reason")); ok {
+		lines = append(lines, "Reason: "+why) // update_extraction_field says why for this question
+	}
+	for i, l := range lines {
+		if i == promptArgsLines && len(lines) > promptArgsLines+1 {
+			fmt.Fprintf(&b, "  … %d more lines ([e]dit shows the arguments)\n", len(lines)-i)
+			break
+		}
+		b.WriteString("  " + p.diffColour(truncate(l, promptArgsLineLen)) + "\n")
+	}
+	if p.verbose {
+		fmt.Fprintf(&b, "%s\n%s\n", p.style.dim("arguments:"), prettyArgs(c.Arguments, promptArgsLines, promptArgsLineLen))
+	}
+	fmt.Fprint(p.ios.Err, b.String())
+}
+
+// diffColour colours a diff line of a summary: added green, removed red,
+// changed yellow.
+func (p *approver) diffColour(l string) string {
+	switch {
+	case strings.HasPrefix(l, "  + "):
+		return p.style.green(l)
+	case strings.HasPrefix(l, "  - "):
+		return p.style.red(l)
+	case strings.HasPrefix(l, "  ~ "):
+		return p.style.yellow(l)
+	}
+	return l
+}
+
+// question is the approval question about a call, its action letters in
+// colour on a terminal.
+func (p *approver) question(tool string) string {
+	k := func(code, letter string) string { return p.style.wrap(code, letter) }
+	return fmt.Sprintf("[%s]pprove, [%s]eject, a[%s]ways approve %s, [%s]dit arguments? ",
+		k("1;32", "a"), k("1;31", "r"), k("1;33", "l"), tool, k("1;36", "e"))
+}
+
 // ask asks about one call until it gets a decision.
 func (p *approver) ask(ctx context.Context, c agent.ToolCall) (agent.Approval, error) {
 	text := prettyArgs(c.Arguments, 0, 0) // what the editor starts from
 	for {
-		fmt.Fprintf(p.ios.Err, "[a]pprove, [r]eject, a[l]ways approve %s, [e]dit arguments? ", c.Name)
+		fmt.Fprint(p.ios.Err, p.question(c.Name))
 		line, err := p.readLine(ctx)
 		if err != nil {
 			fmt.Fprintln(p.ios.Err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -191,8 +192,13 @@ func TestChatForPeople(t *testing.T) {
 		t.Errorf("stdout %q", out.String())
 	}
 	se := errOut.String()
-	if !strings.Contains(se, "→ create_tag {") || !strings.Contains(se, "approve with: docent approve turn_") || strings.Contains(se, "\033[") {
+	if !strings.Contains(se, "→ create_tag \"aws\"\n") || !strings.Contains(se, "  t1  Create tag “aws” (create_tag)\n") ||
+		!strings.Contains(se, "approve with: docent approve turn_") || strings.Contains(se, "\033[") {
 		t.Errorf("stderr %q", se)
+	}
+	// The paused turn ends with its thread too.
+	if !regexp.MustCompile(`\n— thread thr_\w+ "tag this please" · 1 round · [\d,]+ tokens · \d+\.\d s\n$`).MatchString(se) {
+		t.Errorf("stderr does not end with the closing line:\n%s", se)
 	}
 	turnID := se[strings.Index(se, "docent approve ")+len("docent approve "):]
 	turnID = strings.Fields(turnID)[0]
@@ -315,9 +321,13 @@ func TestChatOnTerminalApproves(t *testing.T) {
 	if out != "I will make a schema.\nThe schema invoice is saved.\n" {
 		t.Errorf("stdout %q", out)
 	}
-	if questions(errOut) != 1 || !strings.Contains(errOut, "create_schema wants to run, call c1, with:\n{\n  \"name\": \"invoice\",") ||
-		!strings.Contains(errOut, "a[l]ways approve create_schema, [e]dit arguments?") || !strings.Contains(errOut, "✓ create_schema") ||
-		strings.Contains(errOut, "docent approve") {
+	summary := "\nCreate schema “invoice” with 2 fields (create_schema, call c1)\n" +
+		"  Fields:\n" +
+		"    invoice_number: string, required\n" +
+		"    total: number, required\n" +
+		"[a]pprove, [r]eject, a[l]ways approve create_schema, [e]dit arguments? "
+	if questions(errOut) != 1 || !strings.Contains(errOut, summary) || strings.Contains(errOut, `"response_format"`) ||
+		!strings.Contains(errOut, "✓ create_schema: created schema invoice v1 (srv_") || strings.Contains(errOut, "docent approve") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	if _, err := c.db().FindSchema(context.Background(), "invoice"); err != nil {
@@ -361,7 +371,7 @@ func TestChatOnTerminalAlwaysApprovesTheTool(t *testing.T) {
 	if out != "Tagging.\nThree tags made.\n" || questions(errOut) != 1 || strings.Count(errOut, "✓ create_tag") != 3 {
 		t.Errorf("stdout %q\nstderr:\n%s", out, errOut)
 	}
-	if !strings.Contains(errOut, "create_tag wants to run (1 of 2)") {
+	if !strings.Contains(errOut, "Create tag “aws” (create_tag, call t1, 1 of 2)") {
 		t.Errorf("stderr does not number the calls:\n%s", errOut)
 	}
 	for _, name := range []string{"aws", "cloud", "invoices"} {
@@ -540,6 +550,128 @@ func TestChatMentions(t *testing.T) {
 	want := []agent.Mention{{Type: "schema", ID: "sch_1"}, {Type: "document", ID: "doc_2"}, {Type: "tag", ID: "a:b"}}
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("parseMentions: %+v %v", got, err)
+	}
+}
+
+// TestChatPrintsOneLinePerCallAndResult runs a turn that reads a page,
+// fails to read another, makes a schema and a prompt and runs an
+// extraction (all auto-approved), and checks what a person reads on
+// stderr: each call and result on one line, no JSON, and a closing line
+// with the thread, rounds, tokens and time.
+func TestChatPrintsOneLinePerCallAndResult(t *testing.T) {
+	c := newInteractiveChat(t)
+	var schema bytes.Buffer
+	if err := json.Compact(&schema, []byte(invoiceSchemaJSON)); err != nil {
+		t.Fatal(err)
+	}
+	script := func() {
+		c.srv.Enqueue(
+			modeltest.Reply{PromptTokens: 1000, CompletionTokens: 12, ToolCalls: []modeltest.ToolCall{
+				{ID: "c1", Name: "get_ocr_text", Arguments: `{"page_num":1}`},
+				{ID: "c2", Name: "get_ocr_text", Arguments: `{"page_num":9}`},
+				{ID: "c3", Name: "create_schema", Arguments: `{"name":"invoice","response_format":` + schema.String() + `}`},
+			}},
+			modeltest.Reply{PromptTokens: 1500, CompletionTokens: 30, ToolCalls: []modeltest.ToolCall{{
+				ID: "c4", Name: "create_prompt", Arguments: `{"name":"Invoice prompt","content":"Extract the invoice number and the total.","schema_id":"invoice"}`,
+			}}},
+			modeltest.Reply{PromptTokens: 2000, CompletionTokens: 8, ToolCalls: []modeltest.ToolCall{{ID: "c5", Name: "run_extraction", Arguments: `{}`}}},
+			// The extraction: the total is not in the document.
+			modeltest.Reply{Text: `{"invoice_number": "42183017", "total": 999.99}`},
+			modeltest.Reply{PromptTokens: 2200, CompletionTokens: 62, Text: "Extracted."},
+		)
+	}
+	script()
+	code, out, errOut := c.chat(context.Background(), "", "--auto-approve")
+	if code != ExitOK || out != "Extracted.\n" {
+		t.Fatalf("chat: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	want := []string{
+		`^→ get_ocr_text page 1$`,
+		`^→ get_ocr_text page 9$`,
+		`^→ create_schema "invoice" \(2 fields\)$`,
+		`^✓ get_ocr_text: page 1 of 1, [\d,]+ characters$`,
+		`^✗ get_ocr_text: page 9 out of range: document AmazonWebServices.pdf has pages 1-1$`,
+		`^✓ create_schema: created schema invoice v1 \(srv_\w+\)$`,
+		`^→ create_prompt "Invoice prompt" \(schema "invoice"\)$`,
+		`^✓ create_prompt: created prompt Invoice prompt v1 \(prv_\w+\)$`,
+		`^→ run_extraction with the conversation's prompt "Invoice prompt" v1$`,
+		`^✓ run_extraction: valid, 1 value not found in the document \(total\)$`,
+		`^— thread thr_\w+ "please act" · 4 rounds · 6,812 tokens · \d+\.\d s$`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines on stderr, want %d:\n%s", len(lines), len(want), errOut)
+	}
+	for i, re := range want {
+		if !regexp.MustCompile(re).MatchString(lines[i]) {
+			t.Errorf("line %d is %q, want %s", i+1, lines[i], re)
+		}
+	}
+
+	// --verbose adds each call's arguments as JSON, whole.
+	c = newInteractiveChat(t)
+	script()
+	code, _, errOut = c.chat(context.Background(), "", "--auto-approve", "--verbose")
+	if code != ExitOK || !strings.Contains(errOut, "→ create_schema \"invoice\" (2 fields)\n  {\"name\":\"invoice\",\"response_format\":"+schema.String()+"}\n") ||
+		!strings.Contains(errOut, "→ get_ocr_text page 1\n  {\"page_num\":1}\n") {
+		t.Errorf("--verbose: exit %d\nstderr:\n%s", code, errOut)
+	}
+}
+
+// The lines of calls and results, without a store: references are named
+// as the model gave them, and nothing ends in a dangling colon.
+func TestCallAndResultLines(t *testing.T) {
+	for _, c := range []struct{ tool, args, want string }{
+		{"get_ocr_text", `{}`, "get_ocr_text all pages"},
+		{"get_document", `{}`, "get_document"},
+		{"list_documents", `{"name_search":"aws","limit":5}`, `list_documents matching "aws", 5 at most`},
+		{"get_schema", `{"schema_revid":"srv_1"}`, `get_schema "srv_1"`},
+		{"validate_schema", `{"schema":{"type":"object","properties":{"a":{"type":"string"}}}}`, "validate_schema (1 field)"},
+		{"search_docs", `{"query":"total due"}`, `search_docs "total due"`},
+		{"run_extraction", `{"prompt_revid":"prv_9"}`, `run_extraction with prompt "prv_9"`},
+		{"run_extraction", `{}`, "run_extraction with the conversation's prompt"},
+		{"update_extraction_field", `{"path":"total","value":4.2,"reason":"page 1 says 4.20"}`, "update_extraction_field total = 4.2"},
+		{"update_schema", `{"schema_id":"invoice","name":"Invoice EU"}`, `update_schema "invoice" (new name "Invoice EU")`},
+		{"update_prompt", `{"prompt_id":"p","content":"x","schema_id":""}`, `update_prompt "p" (new instructions, no schema)`},
+		{"update_document", `{"tag_ids":["tag_1"]}`, `update_document this document (tags "tag_1")`},
+		{"delete_tag", `{"tag_id":"aws"}`, `delete_tag "aws"`},
+		{"create_tag", `{"name":"aws","color":"#ff9900"}`, `create_tag "aws" (colour #ff9900)`},
+		{"some_new_tool", `{"x":1}`, `some_new_tool {"x":1}`},
+		{"create_tag", `{"name": not json`, `create_tag {"name": not json`},
+	} {
+		if got := callLine(agent.ToolCall{ID: "c", Name: c.tool, Arguments: json.RawMessage(c.args)}, nil); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.tool, c.args, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		ev   agent.ToolResultPayload
+		want string
+	}{
+		{agent.ToolResultPayload{Name: "get_ocr_text", ToolResult: agent.ToolResult{Success: true, Result: json.RawMessage(`{"text":"` + strings.Repeat("x", 1234) + `","page":2,"pages":3}`)}},
+			"get_ocr_text: page 2 of 3, 1,234 characters"},
+		{agent.ToolResultPayload{Name: "get_ocr_text", ToolResult: agent.ToolResult{Success: true, Result: json.RawMessage(`{"text":"abc\n[truncated: 10 more characters]","pages":3}`)}},
+			"get_ocr_text: 3 pages, 3 characters, cut"},
+		{agent.ToolResultPayload{Name: "run_extraction", ToolResult: agent.ToolResult{Success: true, Preview: "extracted",
+			Result: json.RawMessage(`{"extraction":{"value":{},"validation_status":"valid","ungrounded":["total","date"]}}`)}},
+			"run_extraction: valid, 2 values not found in the document (total, date)"},
+		{agent.ToolResultPayload{Name: "get_extraction_result", ToolResult: agent.ToolResult{Success: true,
+			Result: json.RawMessage(`{"extraction":{"value":{},"validation_status":"invalid","validation_errors":[{"path":"/total","message":"want number"}]}}`)}},
+			"get_extraction_result: invalid (/total: want number)"},
+		{agent.ToolResultPayload{Name: "validate_schema", ToolResult: agent.ToolResult{Success: true, Result: json.RawMessage(`{"valid":true}`)}}, "validate_schema: valid"},
+		{agent.ToolResultPayload{Name: "list_tags", ToolResult: agent.ToolResult{Success: true, Result: json.RawMessage(`{"tags":[{}],"total":3}`)}}, "list_tags: 1 of 3 tags"},
+		{agent.ToolResultPayload{Name: "help_schemas", ToolResult: agent.ToolResult{Success: true, Result: json.RawMessage(`"guide"`)}}, "help_schemas"},
+		{agent.ToolResultPayload{Name: "create_tag", ToolResult: agent.ToolResult{Success: true, Preview: "created tag aws (tag_1)"}}, "create_tag: created tag aws (tag_1)"},
+		{agent.ToolResultPayload{Name: "create_tag", ToolResult: agent.ToolResult{Error: "a tag named aws exists"}}, "create_tag: a tag named aws exists"},
+	} {
+		if got := resultLine(c.ev); got != c.want {
+			t.Errorf("%s: %q, want %q", c.ev.Name, got, c.want)
+		}
+	}
+	if got := closingLine("thr_1", "Invoice setup", 3, 4812, 12400*time.Millisecond); got != `— thread thr_1 "Invoice setup" · 3 rounds · 4,812 tokens · 12.4 s` {
+		t.Errorf("closing line %q", got)
+	}
+	if got := turnDuration(125 * time.Second); got != "2 min 5 s" {
+		t.Errorf("duration %q", got)
 	}
 }
 

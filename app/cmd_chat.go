@@ -1,18 +1,19 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -24,6 +25,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	var mentionFlags stringList
 	fs.Var(&mentionFlags, "mention", "")
 	asJSON := fs.Bool("json", false, "")
+	verbose := fs.Bool("verbose", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -66,7 +68,14 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if _, err := db.SweepTurnStates(ctx, time.Now()); err != nil {
 		env.Logger.Warn("sweep expired turns", "err", err)
 	}
-	out := newTurnPrinter(env, *asJSON)
+	out := newTurnPrinter(ctx, env, db, doc.ID, *asJSON, *verbose)
+	if *threadID != "" {
+		// What the thread's earlier turns left, for "the conversation's
+		// prompt" in the lines that name calls.
+		if th, err := db.GetThread(ctx, doc.ID, *threadID); err == nil {
+			_ = json.Unmarshal(th.WorkingState, &out.look.ws)
+		}
+	}
 	res, err := a.Chat(ctx, agent.ChatRequest{
 		DocumentID: doc.ID, ThreadID: *threadID, Message: message, Model: env.Model,
 		AutoApprove: *autoApprove, AutoApprovedTools: tools, Mentions: mentions,
@@ -96,7 +105,7 @@ func parseMentions(values []string) ([]agent.Mention, error) {
 // turn, asking again each time it pauses. At the end of stdin or on Ctrl-C
 // it stops asking and prints how to approve later: the turn stays paused.
 func approveOnTerminal(ctx context.Context, env *Env, a *agent.Agent, docID string, out *turnPrinter, res agent.TurnResult) error {
-	ask := newApprover(env.IO)
+	ask := newApprover(env.IO, out.style, out.verbose)
 	for res.Paused() {
 		out.endThinking()
 		out.endText()
@@ -104,7 +113,10 @@ func approveOnTerminal(ctx context.Context, env *Env, a *agent.Agent, docID stri
 		if err != nil {
 			return err
 		}
-		approvals, err := ask.decide(ctx, res.ToolCalls, paused.NeedsApproval)
+		out.look.ws = res.WorkingState
+		asked := time.Now()
+		approvals, err := ask.decide(ctx, res.ToolCalls, paused.NeedsApproval, out.look)
+		out.waited += time.Since(asked) // the person's time is not the turn's
 		if err != nil {
 			if ferr := out.finish(res, nil); ferr != nil {
 				return ferr
@@ -133,6 +145,7 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 	fs.Var(&approve, "approve", "")
 	fs.Var(&reject, "reject", "")
 	asJSON := fs.Bool("json", false, "")
+	verbose := fs.Bool("verbose", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -176,7 +189,11 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 			approvals = append(approvals, agent.Approval{CallID: id, Approved: false})
 		}
 	}
-	out := newTurnPrinter(env, *asJSON)
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	out := newTurnPrinter(ctx, env, db, paused.DocumentID, *asJSON, *verbose)
 	res, err := a.Approve(ctx, agent.ApproveRequest{DocumentID: paused.DocumentID, TurnID: turnID, Approvals: approvals}, out)
 	return out.finish(res, err)
 }
@@ -195,30 +212,43 @@ func splitCommas(list []string) []string {
 
 // turnPrinter is the sink of a turn on the command line: NDJSON events on
 // stdout with --json, else the answer on stdout and what happens around it
-// (thinking, tool calls and results) on stderr.
+// on stderr: thinking, each tool call and result on one line
+// (chat_print.go), and a closing line naming the thread and what the turn
+// cost.
 type turnPrinter struct {
-	ios    *IOStreams
-	json   bool
-	dim    bool
-	failed string // the message of an error event
+	ios     *IOStreams
+	json    bool
+	verbose bool // --verbose: the calls' arguments as JSON too
+	style   styler
+	failed  string // the message of an error event
+	// look names what calls refer to and keeps the conversation's working
+	// state as the turn changes it.
+	look *storeLookup
 
 	textOpen     bool // answer text printed without its final newline
 	thinkingOpen bool
 	pending      []agent.ToolCall
+
+	// What the closing line says.
+	threadID string
+	rounds   int // the highest round index seen, plus one
+	tokens   int // of the usage events seen
+	started  time.Time
+	waited   time.Duration // spent waiting for the person's answers
 }
 
-func newTurnPrinter(env *Env, asJSON bool) *turnPrinter {
-	_, noColor := os.LookupEnv("NO_COLOR")
-	return &turnPrinter{ios: env.IO, json: asJSON, dim: env.IO.ErrTTY && !noColor}
+func newTurnPrinter(ctx context.Context, env *Env, db *storage.DB, docID string, asJSON, verbose bool) *turnPrinter {
+	return &turnPrinter{
+		ios: env.IO, json: asJSON, verbose: verbose, style: newStyler(env.IO.ErrTTY),
+		look: &storeLookup{ctx: ctx, db: db, docID: docID}, started: time.Now(),
+	}
 }
 
 // Emit writes one event: with --json as its NDJSON line, else as what a
 // person reads, by its payload type (events of types it does not show, or
 // does not know, print nothing).
 func (p *turnPrinter) Emit(e agent.Event) error {
-	if f, ok := e.Payload.(agent.ErrorPayload); ok {
-		p.failed = f.Error
-	}
+	p.track(e)
 	if p.json {
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -229,7 +259,7 @@ func (p *turnPrinter) Emit(e agent.Event) error {
 	}
 	switch ev := e.Payload.(type) {
 	case agent.ThinkingChunkPayload:
-		if !p.thinkingOpen && p.dim {
+		if !p.thinkingOpen && p.style.on {
 			fmt.Fprint(p.ios.Err, "\033[2m")
 		}
 		p.thinkingOpen = true
@@ -247,19 +277,42 @@ func (p *turnPrinter) Emit(e agent.Event) error {
 		p.endThinking()
 		p.endText()
 		for _, c := range ev.ToolCalls {
-			fmt.Fprintf(p.ios.Err, "→ %s %s\n", c.Name, compactArgs(c.Arguments))
+			fmt.Fprintf(p.ios.Err, "→ %s\n", callLine(c, p.look))
+			if p.verbose {
+				fmt.Fprintf(p.ios.Err, "  %s\n", fullArgs(c.Arguments))
+			}
 			if slices.Contains(ev.NeedsApproval, c.ID) {
 				p.pending = append(p.pending, c)
 			}
 		}
 	case agent.ToolResultPayload:
-		if ev.Success {
-			fmt.Fprintf(p.ios.Err, "✓ %s: %s\n", ev.Name, ev.Preview)
-		} else {
-			fmt.Fprintf(p.ios.Err, "✗ %s: %s\n", ev.Name, ev.Error)
+		mark := p.style.green("✓")
+		if !ev.Success {
+			mark = p.style.red("✗")
 		}
+		fmt.Fprintf(p.ios.Err, "%s %s\n", mark, resultLine(ev))
 	}
 	return nil
+}
+
+// track notes what the closing line and the names of later calls need.
+func (p *turnPrinter) track(e agent.Event) {
+	if r, ok := e.Round(); ok && r+1 > p.rounds {
+		p.rounds = r + 1
+	}
+	switch ev := e.Payload.(type) {
+	case agent.ErrorPayload:
+		p.failed = ev.Error
+	case agent.TurnStartedPayload:
+		p.threadID = firstNonEmpty(ev.ThreadID, p.threadID)
+	case agent.UsagePayload:
+		p.tokens += ev.PromptTokens + ev.CompletionTokens
+	case agent.ToolResultPayload:
+		p.look.noteResult(ev)
+	case agent.DonePayload:
+		p.threadID = firstNonEmpty(ev.Result.ThreadID, p.threadID)
+		p.look.ws = ev.Result.WorkingState
+	}
 }
 
 func (p *turnPrinter) endThinking() {
@@ -267,7 +320,7 @@ func (p *turnPrinter) endThinking() {
 		return
 	}
 	p.thinkingOpen = false
-	if p.dim {
+	if p.style.on {
 		fmt.Fprint(p.ios.Err, "\033[0m")
 	}
 	fmt.Fprintln(p.ios.Err)
@@ -288,19 +341,48 @@ func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
 		p.endText()
 	}
 	if err != nil {
+		if !p.json {
+			p.closing(res)
+		}
 		if p.failed != "" && !errors.Is(err, context.Canceled) {
 			return &fault.Error{Code: fault.ErrorCode(err), Message: p.failed, Err: err}
 		}
 		return err
 	}
-	if res.Paused() && !p.json {
+	if p.json {
+		return nil
+	}
+	if res.Paused() {
 		fmt.Fprintf(p.ios.Err, "\nturn %s waits for approval of:\n", res.TurnID)
 		for _, c := range p.pending {
-			fmt.Fprintf(p.ios.Err, "  %s  %s %s\n", c.ID, c.Name, compactArgs(c.Arguments))
+			fmt.Fprintf(p.ios.Err, "  %s  %s (%s)\n", c.ID, summarizeCall(c.Name, c.Arguments, p.look).Title, c.Name)
+			if p.verbose {
+				fmt.Fprintf(p.ios.Err, "      %s\n", fullArgs(c.Arguments))
+			}
 		}
 		fmt.Fprintf(p.ios.Err, "approve with: docent approve %s --all\n", res.TurnID)
 	}
+	p.closing(res)
 	return nil
+}
+
+// closing prints the line that ends a turn's output: its thread, rounds,
+// tokens and time. A turn that never reached a thread prints none.
+func (p *turnPrinter) closing(res agent.TurnResult) {
+	id := firstNonEmpty(res.ThreadID, p.threadID)
+	if id == "" {
+		return
+	}
+	title := ""
+	if th, err := p.look.db.GetThread(p.look.ctx, p.look.docID, id); err == nil {
+		title = th.Title
+	}
+	tokens := res.Usage.PromptTokens + res.Usage.CompletionTokens // the whole turn's, approvals included
+	if tokens == 0 {
+		tokens = p.tokens
+	}
+	took := time.Since(p.started) - p.waited
+	fmt.Fprintln(p.ios.Err, p.style.dim(closingLine(id, title, p.rounds, tokens, took)))
 }
 
 // compactArgs renders a call's arguments on one line, shortened for people.
@@ -310,4 +392,13 @@ func compactArgs(raw json.RawMessage) string {
 		s = "{}"
 	}
 	return truncate(s, 200)
+}
+
+// fullArgs renders a call's arguments as compact JSON, whole (--verbose).
+func fullArgs(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil || b.Len() == 0 {
+		return strings.Join(strings.Fields(firstNonEmpty(string(raw), "{}")), " ")
+	}
+	return b.String()
 }

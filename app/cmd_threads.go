@@ -102,7 +102,9 @@ func printThreadMessage(w io.Writer, m storage.ThreadMessage) {
 		var calls []agent.ToolCall
 		_ = json.Unmarshal(m.ToolCalls, &calls)
 		for _, c := range calls {
-			fmt.Fprintf(w, "  → %s %s  [%s]\n", c.Name, compactArgs(c.Arguments), c.ID)
+			// No lookup: the calls are named as the model made them, not
+			// by what their references name today.
+			fmt.Fprintf(w, "  → %s  [%s]\n", callLine(c, nil), c.ID)
 		}
 		if data.TurnID != "" {
 			fmt.Fprintf(w, "  (paused for approval as turn %s)\n", data.TurnID)
@@ -117,6 +119,13 @@ func printThreadMessage(w io.Writer, m storage.ThreadMessage) {
 		case data.Edited:
 			status = "ok, ran with edited arguments " + compactArgs(data.Arguments)
 		}
-		fmt.Fprintf(w, "  ← %s %s: %s\n", m.ToolName, status, truncate(strings.Join(strings.Fields(m.Content), " "), 160))
+		detail := ""
+		if status == "ok" {
+			detail = resultWords(m.ToolName, json.RawMessage(m.Content))
+		}
+		if detail == "" {
+			detail = truncate(strings.Join(strings.Fields(m.Content), " "), 160)
+		}
+		fmt.Fprintf(w, "  ← %s %s: %s\n", m.ToolName, status, detail)
 	}
 }

@@ -83,6 +83,11 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		// Scans and photos are read first, as `docent import` does, so
+		// that they are auto-created with the rest.
+		if lang, err := ocrLang(""); err == nil && ctx.Err() == nil {
+			imp.readScans(ctx, env, db, lang)
+		}
 		imp.printSummary(env)
 		if err := ctx.Err(); err != nil {
 			return fault.Errorf(fault.Canceled, "interrupted while importing; what finished is kept: %w", err)

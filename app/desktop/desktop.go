@@ -7,16 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"path/filepath"
 	goruntime "runtime"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/menu"
-	"github.com/wailsapp/wails/v2/pkg/menu/keys"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
@@ -49,6 +46,9 @@ type window struct {
 	imports  sync.WaitGroup
 
 	turns *Turns // bound: the UI's agent turns
+
+	keeper     *windowKeeper // the window's size and place (window.json)
+	stopKeeper func()        // stops reading them periodically
 }
 
 // Run opens the window and returns when the user closes it, or when ctx is
@@ -62,6 +62,19 @@ func Run(ctx context.Context, opts Options) error {
 	defer cancelWork()
 	w.work = work
 	w.turns = newTurns(opts.Turns, w.log)
+	keeper, err := newWindowKeeper(opts.DataDir)
+	if err != nil {
+		w.log.Warn("the window's remembered size and place", "err", err)
+	}
+	w.keeper = keeper
+	keeperDone := make(chan struct{})
+	w.stopKeeper = sync.OnceFunc(func() { close(keeperDone) })
+	defer w.stopKeeper()
+	start := keeper.current()
+	startState := options.Normal
+	if start.Maximised {
+		startState = options.Maximised
+	}
 	// The webview's storage (cookies, caches, local storage) lives in the
 	// data directory, beside what it belongs to.
 	var webview string
@@ -72,13 +85,16 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 
-	err := wails.Run(&options.App{
-		Title:     opts.Title,
-		Width:     1280,
-		Height:    800,
-		MinWidth:  720,
-		MinHeight: 480,
-		Menu:      w.menu(),
+	err = wails.Run(&options.App{
+		Title: opts.Title,
+		// The size and place of the last run (window.json); the position
+		// is set once the window exists (keepWindowState).
+		Width:            start.Width,
+		Height:           start.Height,
+		WindowStartState: startState,
+		MinWidth:         minWidth,
+		MinHeight:        minHeight,
+		Menu:             w.menu(),
 		// The handler serves the UI's files and the API alike, so the UI
 		// makes the same requests in the window as in a browser.
 		AssetServer: &assetserver.Options{Handler: logRequests(opts.Logger, opts.Handler)},
@@ -96,6 +112,7 @@ func Run(ctx context.Context, opts Options) error {
 				runtime.EventsEmit(wctx, channel, event)
 			})
 			runtime.OnFileDrop(wctx, func(_, _ int, paths []string) { w.importPaths(paths) })
+			go w.keepWindowState(wctx, start, keeperDone)
 			// Wails quits on SIGINT and SIGTERM itself; this covers a
 			// context cancelled for any other reason too.
 			go func() {
@@ -107,6 +124,12 @@ func Run(ctx context.Context, opts Options) error {
 				}
 			}()
 			w.log.Info("desktop window started", "data_dir", opts.DataDir)
+		},
+		// Every way the window closes passes here (the close button, Quit,
+		// SIGINT and SIGTERM), while the window still answers.
+		OnBeforeClose: func(wctx context.Context) (prevent bool) {
+			w.saveWindowState(wctx)
+			return false
 		},
 	})
 	cancelWork()
@@ -130,19 +153,19 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 func (w *window) menu() *menu.Menu {
-	m := menu.NewMenu()
-	if goruntime.GOOS == "darwin" {
-		m.Append(menu.AppMenu())
+	return appMenu(goruntime.GOOS, menuActions{
+		Import:         w.importDialog,
+		OpenDataFolder: w.openDataFolder,
+		Quit:           w.quit,
+		About:          w.about,
+		README:         w.openREADME,
+	})
+}
+
+func (w *window) quit() {
+	if w.ctx != nil {
+		runtime.Quit(w.ctx)
 	}
-	file := m.AddSubmenu("File")
-	file.AddText("Import…", keys.CmdOrCtrl("o"), func(*menu.CallbackData) { w.importDialog() })
-	file.AddText("Open data folder", nil, func(*menu.CallbackData) { w.openDataFolder() })
-	file.AddSeparator()
-	file.AddText("Quit", keys.CmdOrCtrl("q"), func(*menu.CallbackData) { runtime.Quit(w.ctx) })
-	if goruntime.GOOS == "darwin" {
-		m.Append(menu.EditMenu()) // copy and paste need it there
-	}
-	return m
 }
 
 // importDialog asks for files and imports them. Wails runs menu callbacks
@@ -188,21 +211,4 @@ func (w *window) importPaths(paths []string) {
 		}
 		runtime.EventsEmit(w.ctx, ImportedEvent, ev)
 	}()
-}
-
-// openDataFolder shows the data directory in the file manager (xdg-open on
-// Linux, through Wails' browser opener).
-func (w *window) openDataFolder() {
-	if w.ctx == nil || w.opts.DataDir == "" {
-		return
-	}
-	dir, err := filepath.Abs(w.opts.DataDir)
-	if err != nil {
-		dir = w.opts.DataDir
-	}
-	p := filepath.ToSlash(dir)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // C:/Users/... on Windows
-	}
-	runtime.BrowserOpenURL(w.ctx, (&url.URL{Scheme: "file", Path: p}).String())
 }

@@ -15,6 +15,14 @@
 // paths through Wails' native file drop and are imported in Go; WebKitGTK
 // gives the page's own drop event no File objects for them, and the UI
 // ignores drops in the window, so a drop is imported once.
+//
+// The menu (menu.go) is File (Import…, Open data folder, Quit), Edit on
+// macOS, and Help: About Docent (the version and the data folder), Open
+// data folder, and Docent README, which opens the README.md found beside
+// the binary or says where it is (help.go). The window's size and place
+// are kept in DataDir/window.json (windowstate.go): read every few seconds
+// and as the window closes, and restored, fitted to the screen, when it
+// opens.
 package desktop
 
 import (
@@ -32,9 +40,14 @@ type Options struct {
 	// Handler serves the web UI and the HTTP API inside the window.
 	Handler http.Handler
 	Logger  *slog.Logger
-	// DataDir is the data directory File > Open data folder shows. The
-	// webview keeps its storage in DataDir/webview.
+	// DataDir is the data directory that Open data folder (in the File and
+	// Help menus) shows and About names. The webview keeps its storage in
+	// DataDir/webview, and the window its size and place in
+	// DataDir/window.json.
 	DataDir string
+	// Version is Docent's version for Help > About; "" asks Handler (GET
+	// /api/health), which knows the version `docent --version` prints.
+	Version string
 	// Turns runs the agent's chat and approve turns for the UI (the
 	// server behind Handler); nil refuses them.
 	Turns TurnRunner

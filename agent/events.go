@@ -167,7 +167,20 @@ type UsagePayload struct {
 	// Speed is `first_token_ms?` and `tokens_per_second?`, when the round's
 	// model call streamed.
 	Speed
+	// PromptTruncated is `prompt_truncated?`: present when the model server
+	// cut the round's prompt to fit the model's context window (Ollama does
+	// so silently), so that the model answered having seen only part of
+	// it. Its `warning` says what was seen and what to change, for people.
+	PromptTruncated *PromptTruncation `json:"prompt_truncated,omitempty"`
 }
+
+// PromptTruncation is what the model saw of a prompt the server cut:
+// `kept_tokens` (as the server counted them) of a `window_tokens` window,
+// `estimated_tokens` (Docent's estimate of the whole prompt), `dropped`
+// ("start": the beginning was cut, instructions included; "messages":
+// earlier messages were left out), `max_context` (DOCENT_MAX_CONTEXT),
+// `model_context?` and `warning`.
+type PromptTruncation = provider.PromptTruncation
 
 // Speed is how fast a model call answered.
 type Speed struct {

@@ -49,7 +49,9 @@ type ExtractRequest struct {
 // schema as structured output. It parses and validates the model's JSON
 // against the schema, asks the model once more with the validation errors
 // when it does not validate, and stores the extraction (prompt revision,
-// model id, raw output, value, validation status and errors, summed usage).
+// model id, raw output, value, validation status and errors, summed usage,
+// and whether the server cut the prompt to fit the model's window, with a
+// note saying what the model saw).
 // The stored extraction is returned even when invalid (status invalid,
 // errors set); only failures to get any answer from the model, or missing
 // inputs, are errors.
@@ -81,6 +83,9 @@ func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExt
 	usage := resp.Usage
 	raw := resp.Text
 	value, problems := job.check(resp)
+	// The server's cut of the prompt, if it made one: the model answered
+	// from part of the document.
+	truncated := resp.PromptTruncated
 
 	// An answer cut at the output limit is not asked for again: the repair
 	// would send it back, leaving even less room for the next.
@@ -102,7 +107,23 @@ func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExt
 			usage.CompletionTokens += resp.Usage.CompletionTokens
 			raw = resp.Text
 			value, problems = job.check(resp)
+			if truncated == nil {
+				truncated = resp.PromptTruncated
+			}
 		}
+	}
+	var note string
+	if truncated != nil {
+		pages := "1 page"
+		if job.pages != 1 {
+			pages = fmt.Sprintf("%d pages", job.pages)
+		}
+		note = truncated.Explain(fmt.Sprintf("the prompt for this document (%s, %s characters)",
+			pages, thousands(utf8.RuneCountInString(job.text))))
+		// The note tells the user (docent extract prints it); the log is
+		// for debugging, not a second warning on the CLI's stderr.
+		slog.DebugContext(ctx, "the model saw only part of the document: the server cut the prompt to fit the context window",
+			"document", job.doc.ID, "model", job.modelID, "kept_tokens", truncated.Kept, "window_tokens", truncated.Window)
 	}
 
 	status := storage.ValidationValid
@@ -123,6 +144,8 @@ func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExt
 		Evidence:         x.ground(ctx, job, value),
 		PromptTokens:     usage.PromptTokens,
 		CompletionTokens: usage.CompletionTokens,
+		PromptTruncated:  truncated != nil,
+		Note:             note,
 	}, nil
 }
 

@@ -409,6 +409,74 @@ func TestExtractCutOffAtTheOutputLimitSaysSo(t *testing.T) {
 	})
 }
 
+func TestExtractFromADocumentOverTheWindowIsMarkedTruncated(t *testing.T) {
+	// A model with an 8,192-token window, as Ollama reports it, and a
+	// document of 30,000 bytes: about 7,800 tokens by Docent's estimate,
+	// so it is sent, and about 10,000 as the server counts them, so
+	// Ollama cuts its start and says nothing.
+	f := newExtractFixture(t, modeltest.DefaultModel, modeltest.Model{Name: "tiny:1b", ContextLength: 8192, Capabilities: []string{"completion"}, Family: "llama"})
+	ctx := context.Background()
+	pages := make([]string, 10)
+	for i := range pages {
+		pages[i] = strings.Repeat("Amazon Glacier   $2.22\n", 3000/24)
+	}
+	pages[9] += invoicePages[1]
+	long, err := f.db.CreateDocument(ctx, storage.NewDocument{Name: "long.pdf", MediaType: "application/pdf",
+		Data: []byte("%PDF-1.4 long"), Status: storage.StatusReady, Pages: pages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := f.answer(t, nil)
+	f.srv.Enqueue(modeltest.Reply{Text: answer})
+	ext, err := f.x.Run(ctx, ExtractRequest{DocumentID: long.ID, PromptRevID: f.prompt.PromptRevID, Model: "ollama/tiny:1b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := f.srv.Requests()[0]; rec.Truncated != modeltest.TruncatedStart {
+		t.Fatalf("the server did not cut the prompt (%d tokens in a %d window): the test document is too short", rec.PromptTokens, rec.Window)
+	}
+	t.Logf("note: %s", ext.Note)
+	for _, got := range []storage.Extraction{ext, mustGetExtraction(t, f.db, ext.ID)} {
+		if !got.PromptTruncated || got.PromptTokens != 8192 {
+			t.Errorf("prompt_truncated %v, prompt tokens %d; want true and the window, 8192", got.PromptTruncated, got.PromptTokens)
+		}
+		for _, want := range []string{"the model saw only the last 8,192 tokens", "Ollama cut the start", "use a model with a larger context (this one's is 8,192 tokens)", "the prompt for this document (10 pages, "} {
+			if !strings.Contains(got.Note, want) {
+				t.Errorf("note %q does not say %q", got.Note, want)
+			}
+		}
+	}
+	// The answer is kept as the model gave it: valid, from part of the
+	// document, and marked so.
+	if ext.ValidationStatus != storage.ValidationValid || !jsonEqual(t, ext.Value, []byte(answer)) {
+		t.Errorf("status %s, value %s", ext.ValidationStatus, ext.Value)
+	}
+	b, err := json.Marshal(ext)
+	if err != nil || !strings.Contains(string(b), `"prompt_truncated":true`) || !strings.Contains(string(b), `"note":"the model saw only`) {
+		t.Errorf("extraction JSON %s, %v", b, err)
+	}
+
+	// The same model on the short invoice: nothing cut, nothing said.
+	f.srv.Enqueue(modeltest.Reply{Text: answer})
+	short, err := f.run(t, "ollama/tiny:1b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(short)
+	if short.PromptTruncated || short.Note != "" || strings.Contains(string(b), "prompt_truncated") || strings.Contains(string(b), `"note"`) {
+		t.Errorf("a document that fits: %s", b)
+	}
+}
+
+func mustGetExtraction(t *testing.T, db *storage.DB, id string) storage.Extraction {
+	t.Helper()
+	ext, err := db.GetExtraction(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ext
+}
+
 func TestExtractUsesThePromptsModelWhenTheRequestNamesNone(t *testing.T) {
 	eachWire(t, func(t *testing.T, model string) {
 		f := newExtractFixture(t)

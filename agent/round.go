@@ -94,7 +94,12 @@ func (s *roundStream) finish(resp provider.Response) error {
 	if !s.thinkStart.IsZero() && !s.thinkEnd.IsZero() {
 		s.t.lastRound.thinkingMS = max(s.thinkEnd.Sub(s.thinkStart).Milliseconds(), 1)
 	}
-	return s.t.send(TimedUsageEvent(s.round, resp.Usage, sp))
+	if tr := resp.PromptTruncated; tr != nil {
+		// The usage event tells the user; this is for debugging.
+		slog.Debug("the model server cut the prompt to fit the context window", "model", s.t.Model, "round", s.round,
+			"kept_tokens", tr.Kept, "window_tokens", tr.Window, "dropped", tr.Dropped)
+	}
+	return s.t.send(NewEvent(UsagePayload{RoundIndex: s.round, Usage: resp.Usage, Speed: sp, PromptTruncated: resp.PromptTruncated}))
 }
 
 // speed is how fast the round's model call answered, once it is done; zero
@@ -155,6 +160,9 @@ func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
 		}
 		out.Usage.PromptTokens += resp.Usage.PromptTokens
 		out.Usage.CompletionTokens += resp.Usage.CompletionTokens
+		if resp.PromptTruncated != nil {
+			out.PromptTruncated = resp.PromptTruncated
+		}
 		if resp.Thinking != "" {
 			thinking = append(thinking, resp.Thinking)
 		}

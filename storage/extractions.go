@@ -43,8 +43,16 @@ type Extraction struct {
 	Evidence         json.RawMessage `json:"evidence"`
 	PromptTokens     int             `json:"prompt_tokens"`
 	CompletionTokens int             `json:"completion_tokens"`
-	CreatedAt        time.Time       `json:"created_at"`
-	UpdatedAt        time.Time       `json:"updated_at"`
+	// PromptTruncated is `prompt_truncated?`: the model server cut the
+	// prompt to fit the model's context window, so the model saw only part
+	// of the document (Note says which part). Left out when false.
+	PromptTruncated bool `json:"prompt_truncated,omitempty"`
+	// Note is `note?`: what a person should know of how the run went (what
+	// the model saw of a document too long for its window, and what to
+	// change). Left out when there is nothing.
+	Note      string    `json:"note,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // NewExtraction is what CreateExtraction stores.
@@ -61,18 +69,22 @@ type NewExtraction struct {
 	// Evidence must be a JSON object keyed by field path; nil means {}.
 	Evidence                       json.RawMessage
 	PromptTokens, CompletionTokens int
+	// PromptTruncated marks a run whose prompt the server cut to fit the
+	// window; Note is for people (see Extraction).
+	PromptTruncated bool
+	Note            string
 }
 
 const extractionColumns = `e.id, e.document_id, coalesce(e.prompt_revid, ''), e.model, e.raw_output,
 	e.original_value, e.value, e.edited, e.validation_status, e.validation_errors,
-	e.evidence, e.prompt_tokens, e.completion_tokens, e.created_at, e.updated_at`
+	e.evidence, e.prompt_tokens, e.completion_tokens, e.prompt_truncated, e.note, e.created_at, e.updated_at`
 
 func scanExtraction(s scanner) (Extraction, error) {
 	var e Extraction
 	var orig, value sql.NullString
 	var verrs, evidence, created, updated string
 	err := s.Scan(&e.ID, &e.DocumentID, &e.PromptRevID, &e.Model, &e.RawOutput, &orig, &value, &e.Edited,
-		&e.ValidationStatus, &verrs, &evidence, &e.PromptTokens, &e.CompletionTokens, &created, &updated)
+		&e.ValidationStatus, &verrs, &evidence, &e.PromptTokens, &e.CompletionTokens, &e.PromptTruncated, &e.Note, &created, &updated)
 	if err != nil {
 		return Extraction{}, err
 	}
@@ -175,10 +187,12 @@ func (db *DB) CreateExtraction(ctx context.Context, ne NewExtraction) (Extractio
 		id, now := newID(prefixExtraction), tx.nowText()
 		_, err := tx.ExecContext(ctx, `INSERT INTO extractions
 			(id, document_id, prompt_revid, model, raw_output, original_value, value, edited,
-			 validation_status, validation_errors, evidence, prompt_tokens, completion_tokens, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
+			 validation_status, validation_errors, evidence, prompt_tokens, completion_tokens,
+			 prompt_truncated, note, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, ne.DocumentID, promptRevID, strings.TrimSpace(ne.Model), ne.RawOutput, value, value,
-			status, verrs, evidence, ne.PromptTokens, ne.CompletionTokens, now, now)
+			status, verrs, evidence, ne.PromptTokens, ne.CompletionTokens,
+			ne.PromptTruncated, strings.TrimSpace(ne.Note), now, now)
 		if err != nil {
 			return err
 		}

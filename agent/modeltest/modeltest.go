@@ -8,6 +8,13 @@
 // can carry a Fault: an error status, a connection cut mid-stream, a frame of
 // invalid JSON, or a slow first token.
 //
+// Prompts are counted as a real server counts them, with a documented
+// deterministic rule (tokens.go: three bytes a token), and on the Ollama
+// wire a prompt over the window (options.num_ctx, capped by the model's
+// ContextLength) is cut the way Ollama cuts it, silently, with
+// prompt_eval_count saying what was kept: tests see what a real Ollama
+// does to a document too long for the window.
+//
 // Every handler watches the request's context while it waits, so a client
 // that disconnects ends the handler and no goroutine is left behind.
 //
@@ -61,9 +68,11 @@ type Reply struct {
 	// finish_reason ("length" for an answer cut at the output limit);
 	// empty means "stop", or "tool_calls" on OpenAI when there are calls.
 	DoneReason string
-	// PromptTokens and CompletionTokens are the reported usage. Zero means a
-	// default: prompt tokens from the size of the messages, completion
-	// tokens from the number of deltas sent.
+	// PromptTokens and CompletionTokens are the reported usage. Zero means
+	// what the server counts: prompt tokens by the rule of tokens.go (on
+	// the Ollama wire, what it kept of a prompt over the window:
+	// Request.PromptEval), completion tokens one per delta sent, as Ollama
+	// streams one token a chunk.
 	PromptTokens, CompletionTokens int
 	// Fault, when not zero, makes the reply misbehave.
 	Fault Fault
@@ -159,6 +168,22 @@ type Request struct {
 	Think json.RawMessage
 	// Options is Ollama's "options"; for OpenAI, "stream_options".
 	Options json.RawMessage
+	// PromptTokens is the server's count of the whole prompt: the
+	// messages and the tool definitions, by the rule of tokens.go.
+	PromptTokens int
+	// Window is, on the Ollama wire, the context window the prompt runs
+	// in: options.num_ctx (OllamaDefaultNumCtx without it), capped by the
+	// model's ContextLength as Ollama caps it. A Model with ContextLength
+	// 4096 is a model with a 4096-token window.
+	Window int
+	// PromptEval is, on the Ollama wire, what the server evaluates of the
+	// prompt and reports as prompt_eval_count: PromptTokens when it fits
+	// Window, else what is left after Ollama's cut (Truncated says which).
+	PromptEval int
+	// Truncated is, on the Ollama wire, how a prompt over Window was cut:
+	// "" when it fit, TruncatedMessages or TruncatedStart. Ollama says
+	// nothing of it to the client.
+	Truncated string
 	// Body is the raw request body.
 	Body []byte
 	// Header is a copy of the request headers.
@@ -394,6 +419,7 @@ func (s *Server) readChat(wire string, r *http.Request) (Request, chatBody, erro
 			req.Stream = b.Stream != nil && *b.Stream
 			req.Format, req.Think, req.Options = b.ResponseFormat, b.ReasoningEffort, b.StreamOptions
 		}
+		s.countPrompt(&req, b)
 	}
 	s.record(req)
 	return req, b, err
@@ -470,16 +496,16 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	}
 }
 
-// promptTokens is the default prompt token count: about four bytes a token.
+// promptTokens is the prompt token count reported: the reply's own, else
+// what the server evaluated (tokens.go).
 func promptTokens(req Request, rep Reply) int {
-	if rep.PromptTokens > 0 {
+	switch {
+	case rep.PromptTokens > 0:
 		return rep.PromptTokens
+	case req.Wire == "ollama":
+		return req.PromptEval
 	}
-	n := 0
-	for _, m := range req.Messages {
-		n += len(m)
-	}
-	return n/4 + 1
+	return req.PromptTokens
 }
 
 // Message is the part of a recorded chat message that both wire formats

@@ -332,3 +332,50 @@ func TestOllamaRecordsFormatAndOptions(t *testing.T) {
 		t.Errorf("Accept = %q", req.Header.Get("Accept"))
 	}
 }
+
+func TestOllamaCountsAndCutsThePromptToTheWindow(t *testing.T) {
+	s := New(t, Model{Name: "tiny:1b", ContextLength: 4096, Capabilities: []string{"completion"}, Family: "llama"})
+	c := ollamaClient(t, s)
+	system := api.Message{Role: "system", Content: strings.Repeat("s", 300)} // 4 + 100 tokens
+	chat := func(num int, msgs ...api.Message) (int, Request) {
+		t.Helper()
+		s.Enqueue(Reply{Text: "ok"})
+		req := &api.ChatRequest{Model: "tiny:1b", Messages: msgs}
+		if num > 0 {
+			req.Options = map[string]any{"num_ctx": num}
+		}
+		res, err := ollamaChat(context.Background(), c, req)
+		if err != nil || res.final == nil {
+			t.Fatalf("Chat: %v", err)
+		}
+		reqs := s.Requests()
+		return res.final.PromptEvalCount, reqs[len(reqs)-1]
+	}
+
+	// It fits: every token is evaluated; three bytes a token, four a
+	// message for its role markers.
+	n, r := chat(2048, system, api.Message{Role: "user", Content: strings.Repeat("u", 600)})
+	if n != 104+204 || r.PromptTokens != n || r.Window != 2048 || r.Truncated != "" {
+		t.Errorf("a prompt that fits: prompt_eval_count %d, recorded %+v; want 308 of 308 in 2048", n, r)
+	}
+
+	// One message over the window: the runner keeps exactly the window.
+	doc := api.Message{Role: "user", Content: strings.Repeat("d", 3*5000)}
+	n, r = chat(0, system, doc)
+	if n != 4096 || r.Window != 4096 || r.PromptTokens != 104+5004 || r.Truncated != TruncatedStart {
+		t.Errorf("a document over the default window: prompt_eval_count %d, recorded window %d tokens %d cut %q; want 4096, 4096, 5108, start",
+			n, r.Window, r.PromptTokens, r.Truncated)
+	}
+	// num_ctx above the model's context length runs with the model's.
+	if n, r = chat(32768, system, doc); n != 4096 || r.Window != 4096 {
+		t.Errorf("num_ctx over the model's context: prompt_eval_count %d in a %d window, want 4096", n, r.Window)
+	}
+
+	// Earlier messages over the window are left out, the system message
+	// and the last one kept.
+	old := api.Message{Role: "user", Content: strings.Repeat("o", 3*4500)}
+	n, r = chat(4096, system, old, api.Message{Role: "assistant", Content: "fine"}, api.Message{Role: "user", Content: "and now?"})
+	if want := 104 + 6 + 7; n != want || r.Truncated != TruncatedMessages {
+		t.Errorf("history over the window: prompt_eval_count %d cut %q, want %d and messages", n, r.Truncated, want)
+	}
+}

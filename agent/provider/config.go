@@ -20,6 +20,11 @@ const (
 	DefaultIdleTimeout   = 5 * time.Minute
 	DefaultMaxRetries    = 3
 	DefaultMaxNumCtx     = 32768
+	// DefaultKeepAlive is how long Ollama keeps a model loaded after a
+	// call (its own default is 5 minutes): long enough that a batch of
+	// extractions, or a person reading an answer, does not wait for the
+	// model to load again.
+	DefaultKeepAlive = 10 * time.Minute
 )
 
 // Config says where the providers are and how patient to be.
@@ -40,6 +45,10 @@ type Config struct {
 	MaxRetries int
 	// MaxNumCtx caps the num_ctx chosen for Ollama (default 32768).
 	MaxNumCtx int
+	// KeepAlive is Ollama's keep_alive, sent with every chat: how long the
+	// model stays loaded after it. 0 means DefaultKeepAlive; a negative
+	// value keeps it loaded until Ollama stops.
+	KeepAlive time.Duration
 	// HTTPClient is used for every request; it must not have a Timeout
 	// (streams are long). Default: a client without one.
 	HTTPClient *http.Client
@@ -47,8 +56,10 @@ type Config struct {
 
 // ConfigFromEnv reads OLLAMA_HOST, OPENAI_BASE_URL and OPENAI_API_KEY, and
 // Docent's own limits: DOCENT_IDLE_TIMEOUT (a duration such as 10m: how long
-// a slow model may go without sending a token) and DOCENT_MAX_CONTEXT (the
-// largest context window, in tokens, Docent asks Ollama for).
+// a slow model may go without sending a token), DOCENT_MAX_CONTEXT (the
+// largest context window, in tokens, Docent asks Ollama for) and
+// DOCENT_KEEP_ALIVE (how long Ollama keeps a model loaded after a call: a
+// duration such as 30m, or -1 for as long as Ollama runs).
 func ConfigFromEnv() (Config, error) {
 	cfg := Config{
 		OllamaHost:    os.Getenv("OLLAMA_HOST"),
@@ -69,7 +80,32 @@ func ConfigFromEnv() (Config, error) {
 		}
 		cfg.MaxNumCtx = n
 	}
+	if v := os.Getenv("DOCENT_KEEP_ALIVE"); v != "" {
+		d, err := parseKeepAlive(v)
+		if err != nil {
+			return Config{}, err
+		}
+		cfg.KeepAlive = d
+	}
 	return cfg, nil
+}
+
+// parseKeepAlive reads DOCENT_KEEP_ALIVE: a positive duration, or a
+// negative one ("-1", "-1s") for as long as Ollama runs. 0, which would
+// unload the model after every call, is refused.
+func parseKeepAlive(v string) (time.Duration, error) {
+	s := strings.TrimSpace(v)
+	if n, err := strconv.Atoi(s); err == nil && n < 0 {
+		return -1, nil
+	}
+	d, err := time.ParseDuration(s)
+	switch {
+	case err == nil && d < 0:
+		return -1, nil
+	case err == nil && d > 0:
+		return d, nil
+	}
+	return 0, fault.Errorf(fault.Invalid, "DOCENT_KEEP_ALIVE=%q: want how long Ollama keeps a model loaded after a call, a duration such as 30m, or -1 for as long as it runs", v)
 }
 
 // withDefaults fills the zero fields.
@@ -84,6 +120,7 @@ func (c Config) withDefaults() Config {
 		c.MaxRetries = DefaultMaxRetries
 	}
 	c.MaxNumCtx = cmp.Or(c.MaxNumCtx, DefaultMaxNumCtx)
+	c.KeepAlive = cmp.Or(c.KeepAlive, DefaultKeepAlive)
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{}
 	}

@@ -30,6 +30,8 @@ type Ollama struct {
 
 	mu    sync.Mutex
 	shows map[string]ModelInfo // /api/show answers, by model name
+	// ctxs is the num_ctx each model is run with, chosen once (window).
+	ctxs map[string]int
 }
 
 // NewOllama returns the Ollama provider for cfg.OllamaHost.
@@ -47,6 +49,7 @@ func NewOllama(cfg Config) (*Ollama, error) {
 		client: api.NewClient(base, hc),
 		retry:  defaultRetry(cfg.MaxRetries),
 		shows:  map[string]ModelInfo{},
+		ctxs:   map[string]int{},
 	}, nil
 }
 
@@ -161,10 +164,7 @@ func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 	}
 	numCtx := req.NumCtx
 	if numCtx == 0 {
-		numCtx = p.cfg.MaxNumCtx
-		if info.ContextLength > 0 {
-			numCtx = min(info.ContextLength, p.cfg.MaxNumCtx)
-		}
+		numCtx = p.window(req.Model, info, err == nil)
 	}
 	if est := EstimateTokens(req); est > numCtx {
 		return Response{}, newError(KindContextOverflow, nil,
@@ -172,6 +172,7 @@ func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 			thousands(est), req.Model, thousands(numCtx))
 	}
 	areq.Options = map[string]any{"num_ctx": numCtx}
+	areq.KeepAlive = &api.Duration{Duration: p.cfg.KeepAlive}
 	body, err := json.Marshal(areq)
 	if err != nil {
 		return Response{}, fmt.Errorf("encoding the request to Ollama: %w", err)
@@ -184,7 +185,45 @@ func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 		resp.NumCtx = numCtx
 		return resp.streamed, err
 	})
+	if err == nil {
+		if t := detectTruncation(req, resp.Usage.PromptTokens, numCtx); t != nil {
+			t.MaxContext, t.ModelContext = p.cfg.MaxNumCtx, info.ContextLength
+			t.Warning = t.warning()
+			resp.PromptTruncated = t
+		}
+	}
 	return resp.Response, err
+}
+
+// window is the num_ctx model is run with: its context length from
+// /api/show capped by Config.MaxNumCtx (MaxNumCtx alone when the length is
+// unknown). Ollama loads a model again, which takes seconds to minutes,
+// whenever a request asks for another num_ctx than it was loaded with, so
+// the window is chosen once per model, from the first answer of /api/show
+// (shown), and every later request sends the same; Registry.Limits reads
+// it from here too.
+func (p *Ollama) window(model string, info ModelInfo, shown bool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n, ok := p.ctxs[model]; ok {
+		return n
+	}
+	n := p.cfg.MaxNumCtx
+	if info.ContextLength > 0 {
+		n = min(info.ContextLength, n)
+	}
+	if shown {
+		p.ctxs[model] = n
+	}
+	return n
+}
+
+// Window is the context window, in tokens, Chat runs model with (the
+// num_ctx it sends), asking /api/show if it was not asked yet. A failure to
+// ask gives Config.MaxNumCtx and the error.
+func (p *Ollama) Window(ctx context.Context, model string) (int, ModelInfo, error) {
+	info, err := p.Show(ctx, model)
+	return p.window(model, info, err == nil), info, err
 }
 
 // attemptResult is a Response plus whether anything reached onDelta.

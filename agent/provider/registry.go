@@ -125,7 +125,7 @@ func (r *Registry) openaiConfigured() bool {
 // Limits is what the agent needs to know of a model before a turn.
 type Limits struct {
 	// ContextWindow is the window calls run with, in tokens: Ollama's
-	// num_ctx as Chat chooses it, else Config.MaxNumCtx.
+	// num_ctx as Chat chooses it (Ollama.Window), else Config.MaxNumCtx.
 	ContextWindow int
 	// Tools is false when the server says in advance that the model cannot
 	// take tools (Ollama's capabilities); the agent then falls back to its
@@ -141,13 +141,11 @@ func (r *Registry) Limits(ctx context.Context, modelID string) Limits {
 	if err != nil || name != "ollama" || r.ollamaErr != nil {
 		return l
 	}
-	info, err := r.ollama.Show(ctx, model)
+	window, info, err := r.ollama.Window(ctx, model)
 	if err != nil {
 		return l
 	}
-	if info.ContextLength > 0 {
-		l.ContextWindow = min(info.ContextLength, r.cfg.MaxNumCtx)
-	}
+	l.ContextWindow = window
 	l.Tools = len(info.Capabilities) == 0 || info.Has("tools")
 	return l
 }

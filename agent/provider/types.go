@@ -93,6 +93,11 @@ type Response struct {
 	// NumCtx is the context window the call was run with (Ollama's
 	// num_ctx); 0 when the provider does not say (OpenAI).
 	NumCtx int
+	// PromptTruncated is set when the server cut the prompt to fit NumCtx,
+	// so that the model answered having seen only part of it (Ollama, read
+	// from its own token count: truncation.go); nil when it saw it all or
+	// the provider cannot tell.
+	PromptTruncated *PromptTruncation
 }
 
 // Usage is the token count of one call as the provider reports it.

@@ -153,6 +153,13 @@ export interface UsageEvent {
    * time from the first token to the end.
    */
   tokens_per_second?: number;
+  /**
+   * PromptTruncated is `prompt_truncated?`: present when the model server
+   * cut the round's prompt to fit the model's context window (Ollama does
+   * so silently), so that the model answered having seen only part of
+   * it. Its `warning` says what was seen and what to change, for people.
+   */
+  prompt_truncated?: PromptTruncation;
 }
 
 /** DonePayload is done: it ends a turn with its result. */
@@ -228,6 +235,50 @@ export interface ExecutedCall {
    * rejected this action.").
    */
   error?: string;
+}
+
+/**
+ * PromptTruncation says that the server evaluated only part of a prompt:
+ * the model answered without seeing the rest.
+ */
+export interface PromptTruncation {
+  /**
+   * Kept is `kept_tokens`: the tokens of the prompt the model saw, as
+   * the server counted them (Ollama's prompt_eval_count).
+   */
+  kept_tokens: number;
+  /**
+   * Window is `window_tokens`: the context window the call ran with
+   * (Ollama's num_ctx).
+   */
+  window_tokens: number;
+  /**
+   * Estimated is `estimated_tokens`: Docent's estimate of the whole
+   * prompt (four characters a token). The server's own count of it was
+   * larger than Window; the estimate can be far below that count.
+   */
+  estimated_tokens: number;
+  /**
+   * Dropped is `dropped`: what was not seen, DroppedStart ("start") or
+   * DroppedMessages ("messages").
+   */
+  dropped: "start" | "messages";
+  /**
+   * MaxContext is `max_context`: DOCENT_MAX_CONTEXT as in force
+   * (Config.MaxNumCtx).
+   */
+  max_context: number;
+  /**
+   * ModelContext is `model_context?`: the model's own context length
+   * (/api/show), when known.
+   */
+  model_context?: number;
+  /**
+   * Warning is `warning`: the same for people, with what to change (a
+   * larger DOCENT_MAX_CONTEXT while the window is below the model's own
+   * context length, else a model with a larger one).
+   */
+  warning: string;
 }
 
 /**
@@ -404,6 +455,18 @@ export interface Extraction {
   evidence: unknown;
   prompt_tokens: number;
   completion_tokens: number;
+  /**
+   * PromptTruncated is `prompt_truncated?`: the model server cut the
+   * prompt to fit the model's context window, so the model saw only part
+   * of the document (Note says which part). Left out when false.
+   */
+  prompt_truncated?: boolean;
+  /**
+   * Note is `note?`: what a person should know of how the run went (what
+   * the model saw of a document too long for its window, and what to
+   * change). Left out when there is nothing.
+   */
+  note?: string;
   created_at: string;
   updated_at: string;
 }

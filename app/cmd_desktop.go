@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/docent/docent/app/desktop"
 	"github.com/docent/docent/build"
@@ -30,6 +31,14 @@ func runDesktop(ctx context.Context, env *Env) error {
 	}
 	handler.Start(ctx) // the auto-create queue and the sweep, until the window closes
 	defer handler.Close()
+	// Whether a model is set up is checked beside the window opening, not
+	// before it: a slow OLLAMA_HOST must not delay it. The check ends (within
+	// its time limit) before the store closes.
+	if live, err := env.Settings(ctx); err == nil {
+		var hint sync.WaitGroup
+		hint.Go(func() { printFirstRunHint(ctx, env, live) })
+		defer hint.Wait()
+	}
 	return desktop.Run(ctx, desktop.Options{
 		Title:   "Docent",
 		Icon:    build.AppIcon,

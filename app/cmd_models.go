@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -9,18 +10,41 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
 
-// modelList is what `docent models --json` prints, as GET /api/models answers.
+// modelList is what `docent models --json` prints: the shape GET
+// /api/models answers (models, default, errors), each model with what
+// Docent recommends it for, and the first-run state of GET /api/setup
+// (usable, reason, recommended, next_steps, ollama).
 type modelList struct {
-	Models  []provider.ModelInfo `json:"models"`
-	Default string               `json:"default"`
+	Models  []modelEntry `json:"models"`
+	Default string       `json:"default"`
 	// Errors says which configured providers could not be asked, and why.
 	Errors []string `json:"errors,omitempty"`
+	// Usable is true when the default model is set, offered and can chat.
+	Usable bool `json:"usable"`
+	// Reason says why not, in one line ("" when usable).
+	Reason      string                `json:"reason"`
+	Recommended settings.Recommended  `json:"recommended"`
+	NextSteps   []settings.NextStep   `json:"next_steps"`
+	PullCommand string                `json:"pull_command"`
+	Ollama      settings.OllamaStatus `json:"ollama"`
 }
 
+// modelEntry is one model: its id, provider, context length and
+// capabilities, and "agent" and/or "extraction" when recommended for them.
+type modelEntry struct {
+	provider.ModelInfo
+	RecommendedFor []string `json:"recommended_for"`
+}
+
+// runModels lists the models of the configured providers. When no usable
+// model is set it says why and what to do on stderr (settings.Inspect);
+// it fails when no provider offers any model, and succeeds when some are
+// offered but none is the default yet, since --model can name one.
 func runModels(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
@@ -29,28 +53,38 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 	} else if len(rest) > 0 {
 		return usagef("models takes no arguments\n%s", usageLine("models"))
 	}
-	a, err := env.Agent(ctx) // with the providers saved in Settings
-
+	live, err := env.Settings(ctx) // with the providers saved in Settings
 	if err != nil {
 		return err
 	}
-	models, errs := a.Providers.Models(ctx)
-	list := modelList{Models: models, Default: a.DefaultModel}
-	if list.Models == nil {
-		list.Models = []provider.ModelInfo{}
+	st, err := live.Status(ctx)
+	if err != nil {
+		return err
 	}
-	for _, err := range errs {
-		msg := env.errorText(ctx, "docent models", err)
-		list.Errors = append(list.Errors, msg)
-		fmt.Fprintf(env.IO.Err, "warning: %s\n", msg)
+	list := modelList{
+		Models: []modelEntry{}, Default: st.DefaultModel,
+		Usable: st.Usable, Reason: st.Reason, Recommended: st.Recommended, NextSteps: st.NextSteps,
+		PullCommand: st.PullCommand, Ollama: st.Ollama,
+	}
+	for _, m := range st.Models {
+		list.Models = append(list.Models, modelEntry{
+			ModelInfo:      provider.ModelInfo{ID: m.ID, Provider: m.Provider, ContextLength: m.ContextLength, Capabilities: m.Capabilities},
+			RecommendedFor: m.RecommendedFor,
+		})
+	}
+	for _, msg := range []string{st.Ollama.Error, st.OpenAI.Error} {
+		if msg != "" {
+			list.Errors = append(list.Errors, msg)
+			fmt.Fprintf(env.IO.Err, "warning: %s\n", msg)
+		}
 	}
 	if *asJSON {
 		if err := writeJSON(env.IO, list); err != nil {
 			return err
 		}
-	} else if len(models) > 0 {
+	} else if len(list.Models) > 0 {
 		t := newTable(env.IO.Out, "MODEL", "PROVIDER", "CONTEXT", "CAPABILITIES")
-		for _, m := range models {
+		for _, m := range list.Models {
 			ctxLen, caps := "-", "-"
 			if m.ContextLength > 0 {
 				ctxLen = fmt.Sprint(m.ContextLength)
@@ -64,30 +98,11 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	switch {
-	case len(models) == 0 && len(errs) > 0:
-		return errPartial // nothing to offer, and the warnings above say why
-	case len(models) == 0:
-		return noModels(a.Providers, a.DefaultModel)
+	printGuidance(env.IO.Err, st)
+	if len(list.Models) == 0 {
+		return errPartial // nothing to offer, and the lines above say why and what to do
 	}
 	return nil
-}
-
-// noModels says that no provider offers a model, and the command that
-// gets one: `ollama pull` of the default model when it is an Ollama one,
-// else of provider.SuggestedModel.
-func noModels(reg *provider.Registry, defaultModel string) error {
-	pull := provider.SuggestedModel
-	if name, model, err := provider.ParseModelID(defaultModel); err == nil && name == "ollama" {
-		pull = model
-	}
-	where := "Ollama"
-	if p, err := reg.Provider("ollama"); err == nil {
-		where = "Ollama at " + p.(*provider.Ollama).Host()
-	}
-	return fault.Errorf(fault.NotFound,
-		"no models: %s has none pulled; get one with `ollama pull %s` (or set OPENAI_BASE_URL and OPENAI_API_KEY for an OpenAI-compatible server), then run docent models again",
-		where, pull)
 }
 
 // extractReport is what `docent extract --json` prints.
@@ -127,6 +142,10 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	}
 	x := a.Extractor
 	report := extractReport{Extractions: []storage.Extraction{}, Errors: []extractError{}}
+	// warnings are the notes of extractions the model made from part of
+	// their document (the server cut the prompt to fit the window), printed
+	// on stderr once the progress is done.
+	var warnings []string
 	bar := newProgress(env.IO, len(docs), "extracting")
 	for i, ref := range docs {
 		doc, err := db.FindDocument(ctx, ref)
@@ -146,7 +165,12 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 			continue
 		}
 		report.Extractions = append(report.Extractions, ext)
-		bar.step(i+1, fmt.Sprintf("%s: %s extraction %s", ref, ext.ValidationStatus, ext.ID))
+		step := fmt.Sprintf("%s: %s extraction %s", ref, ext.ValidationStatus, ext.ID)
+		if ext.PromptTruncated {
+			step += " from part of the document"
+			warnings = append(warnings, fmt.Sprintf("warning: %s: %s", ref, cmp.Or(ext.Note, "the model saw only part of the document")))
+		}
+		bar.step(i+1, step)
 		if !*asJSON {
 			fmt.Fprintf(env.IO.Out, "%s: %s extraction %s by %s (%d prompt + %d completion tokens)\n",
 				doc.Name, ext.ValidationStatus, ext.ID, ext.Model, ext.PromptTokens, ext.CompletionTokens)
@@ -163,6 +187,9 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		if err := writeJSON(env.IO, report); err != nil {
 			return err
 		}
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(env.IO.Err, w)
 	}
 	for _, e := range report.Errors {
 		fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", e.Document, e.Error)

@@ -82,6 +82,11 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	// A new user learns here, and not at the first message, that no model
+	// is set up yet (the Settings page says the rest).
+	if live, err := env.Settings(ctx); err == nil {
+		printFirstRunHint(ctx, env, live)
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)

@@ -194,6 +194,7 @@ func (s *Server) routeTable() []route {
 		{"GET /api/settings", s.getSettings},
 		{"PUT /api/settings", s.putSettings},
 		{"POST /api/settings/test", s.testSettings},
+		{"GET /api/setup", s.getSetup}, // first-run setup (setup.go)
 
 		{"POST /api/documents/{id}/chat", s.chat},
 		{"POST /api/documents/{id}/chat/approve", s.approve},

@@ -21,6 +21,10 @@ type Settings interface {
 	// Test asks each provider of the configuration p would give (p is not
 	// saved) for its models.
 	Test(ctx context.Context, p settings.Patch) ([]settings.Check, error)
+	// Status is the first-run state of the configuration in effect: is
+	// Ollama there, what it offers, which model to use, what to do next
+	// (GET /api/setup).
+	Status(ctx context.Context) (settings.Status, error)
 	// Agent is the agent of the configuration in effect.
 	Agent() *agent.Agent
 }

@@ -182,3 +182,86 @@ func TestSettingsRoutesWithoutSettings(t *testing.T) {
 	f.wantError("GET", "/api/settings", nil, http.StatusServiceUnavailable, "unavailable")
 	f.wantError("PUT", "/api/settings", `{}`, http.StatusServiceUnavailable, "unavailable")
 }
+
+// setupBody is GET /api/setup as a client reads it.
+type setupBody struct {
+	Ollama struct {
+		Host      string `json:"host"`
+		Reachable bool   `json:"reachable"`
+		Error     string `json:"error"`
+		Version   string `json:"version"`
+	} `json:"ollama"`
+	Models []struct {
+		ID             string   `json:"id"`
+		Capabilities   []string `json:"capabilities"`
+		ContextLength  int      `json:"context_length"`
+		RecommendedFor []string `json:"recommended_for"`
+	} `json:"models"`
+	DefaultModel       string `json:"default_model"`
+	DefaultModelSource string `json:"default_model_source"`
+	Recommended        struct{ Agent, Extraction string }
+	Usable             bool   `json:"usable"`
+	Reason             string `json:"reason"`
+	NextSteps          []struct {
+		Kind, Text, Command, URL string
+	} `json:"next_steps"`
+	PullCommand string `json:"pull_command"`
+}
+
+func (s setupBody) kinds() string {
+	var out []string
+	for _, st := range s.NextSteps {
+		out = append(out, st.Kind)
+	}
+	return strings.Join(out, ",")
+}
+
+// A new user: Ollama not running, then running with nothing pulled, then
+// with a model pulled but not chosen, then chosen in Settings.
+func TestSetupFromFirstRunToUsable(t *testing.T) {
+	ollama := modeltest.New(t)
+	ollama.SetModels()
+	f := newFixture(t, withSettings(t, provider.Config{}, ""))
+	f.call("PUT", "/api/settings", map[string]string{"ollama_host": "http://127.0.0.1:1"}, http.StatusOK, nil)
+
+	var got setupBody
+	b := f.call("GET", "/api/setup", nil, http.StatusOK, &got)
+	if got.Ollama.Reachable || got.Ollama.Host != "http://127.0.0.1:1" || !strings.Contains(got.Ollama.Error, "cannot reach Ollama") ||
+		got.Usable || got.Models == nil || len(got.Models) != 0 || got.PullCommand != "ollama pull qwen3:8b" ||
+		got.kinds() != "start_ollama,install_ollama,pull_model,choose_default,use_openai" {
+		t.Errorf("Ollama not running: %s", b)
+	}
+	if !strings.Contains(got.Reason, "Ollama is not running") || got.NextSteps[1].URL != "https://ollama.com/download" {
+		t.Errorf("Ollama not running: reason %q, steps %+v", got.Reason, got.NextSteps)
+	}
+
+	f.call("PUT", "/api/settings", map[string]string{"ollama_host": ollama.OllamaURL()}, http.StatusOK, nil)
+	b = f.call("GET", "/api/setup", nil, http.StatusOK, &got)
+	if !got.Ollama.Reachable || got.Ollama.Error != "" || got.Ollama.Version != "0.17.4" || got.Usable ||
+		!strings.Contains(got.Reason, "has no models pulled") || got.kinds() != "pull_model,choose_default,use_openai" || got.NextSteps[0].Command != "ollama pull qwen3:8b" {
+		t.Errorf("nothing pulled: %s", b)
+	}
+
+	ollama.SetModels(modeltest.Model{Name: "gemma3:4b", ContextLength: 131072, Capabilities: []string{"completion", "vision"}, Family: "gemma3"}, modeltest.DefaultModel)
+	b = f.call("GET", "/api/setup", nil, http.StatusOK, &got)
+	if got.Usable || got.Recommended.Agent != "ollama/qwen3:8b" || got.Recommended.Extraction != "ollama/qwen3:8b" || len(got.Models) != 2 ||
+		got.DefaultModel != "" || got.DefaultModelSource != "default" || got.kinds() != "choose_default" {
+		t.Errorf("pulled, not chosen: %s", b)
+	}
+	if m := got.Models[1]; m.ID != "ollama/qwen3:8b" || m.ContextLength != 40960 || strings.Join(m.Capabilities, ",") != "completion,tools,thinking" ||
+		strings.Join(m.RecommendedFor, ",") != "agent,extraction" || len(got.Models[0].RecommendedFor) != 0 {
+		t.Errorf("models: %s", b)
+	}
+
+	// The model picker saves the default model with PUT /api/settings.
+	f.call("PUT", "/api/settings", map[string]string{"default_model": got.Recommended.Agent}, http.StatusOK, nil)
+	b = f.call("GET", "/api/setup", nil, http.StatusOK, &got)
+	if !got.Usable || got.Reason != "" || len(got.NextSteps) != 0 || got.DefaultModel != "ollama/qwen3:8b" || got.DefaultModelSource != "settings" {
+		t.Errorf("chosen: %s", b)
+	}
+}
+
+func TestSetupWithoutSettings(t *testing.T) {
+	f := newFixture(t)
+	f.wantError("GET", "/api/setup", nil, http.StatusServiceUnavailable, "unavailable")
+}

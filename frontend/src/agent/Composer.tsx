@@ -1,10 +1,16 @@
 // The message input: Enter sends, Shift+Enter adds a line, Esc stops a
 // running turn, and "@" offers schemas, prompts, tags and documents to
-// mention (sent as mentions: [{type, id}]).
+// mention (sent as mentions: [{type, id}]). While no usable model is set
+// up (GET /api/setup), it is disabled with a one-line reason and a link to
+// Settings.
 
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api/routes";
 import type { Mention } from "../api/types";
+import { useSettings } from "../lib/settings";
+import { composerBlock } from "../setup/setup";
+import { ComposerDisabledReason } from "../setup/SetupPanel";
+import { useSetupStatus } from "../setup/useSetup";
 
 export interface MentionItem extends Mention {
   label: string;
@@ -48,6 +54,10 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
   const [items, setItems] = useState<MentionItem[]>([]);
   const [active, setActive] = useState(0);
   const ta = useRef<HTMLTextAreaElement>(null);
+  const [settings] = useSettings();
+  const setup = useSetupStatus();
+  // A turn under way keeps its Stop button whatever the setup says.
+  const noModel = busy ? null : composerBlock(setup.data, settings.model);
 
   useEffect(() => {
     if (query === null) return;
@@ -96,7 +106,7 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
 
   const send = () => {
     const t = text.trim();
-    if (!t || busy || blocked) return;
+    if (!t || busy || blocked || noModel) return;
     onSend(t, mentions.map(({ type, id }) => ({ type, id })));
     setText("");
     setMentions([]);
@@ -137,6 +147,7 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
           ))}
         </ul>
       )}
+      {noModel && <ComposerDisabledReason reason={noModel} />}
       {blocked && <div className="composer-note muted">{blocked}</div>}
       <div className="composer-row">
         <textarea
@@ -146,6 +157,8 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
           placeholder="Ask about this document… (@ to mention a schema, prompt, tag or document)"
           data-testid="chat-input"
           aria-label="Message"
+          disabled={!!noModel}
+          aria-describedby={noModel ? "composer-disabled-reason" : undefined}
           onChange={(e) => {
             setText(e.target.value);
             detect(e.target.value, e.target.selectionStart);
@@ -190,7 +203,7 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
             Stop
           </button>
         ) : (
-          <button type="button" className="btn primary" onClick={send} disabled={!text.trim() || !!blocked} data-testid="send-button">
+          <button type="button" className="btn primary" onClick={send} disabled={!text.trim() || !!blocked || !!noModel} data-testid="send-button">
             Send
           </button>
         )}

@@ -171,3 +171,6 @@ export const api = {
   /** Asks each provider of the settings `body` would give (not saved) for its models. */
   testSettings: (body: SettingsPatch) => request<SettingsTest>("/api/settings/test", { method: "POST", body }),
 };
+
+/** GET /api/setup: first-run state (Ollama found or not, models and their capabilities, the recommended model, next steps). */
+export const getSetup = (signal?: AbortSignal) => request<import("./types").SetupStatus>("/api/setup", { signal });

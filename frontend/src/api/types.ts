@@ -336,3 +336,77 @@ export interface KindChanged {
   extraction: Extraction | null;
   extraction_error?: string;
 }
+
+/** GET /api/setup: what Docent found at Ollama (OLLAMA_HOST or the default 127.0.0.1:11434). */
+export interface SetupOllama {
+  host: string;
+  reachable: boolean;
+  /** Why it could not be asked, with the cause ("connection refused"); "" when it answered. */
+  error: string;
+  /** GET /api/version's answer; "" when unknown. */
+  version: string;
+}
+
+/** GET /api/setup: the OpenAI-compatible server; not asked while not configured. */
+export interface SetupOpenAI {
+  url: string;
+  configured: boolean;
+  reachable: boolean;
+  error: string;
+}
+
+export type SetupUse = "agent" | "extraction";
+
+/** One offered model and what Docent recommends it for. */
+export interface SetupModel {
+  id: string;
+  provider: string;
+  /** As Ollama reports them ("completion", "tools", "thinking", "vision", ...); [] when unknown. */
+  capabilities: string[];
+  context_length?: number;
+  recommended_for: SetupUse[];
+}
+
+export type SetupStepKind =
+  | "start_ollama"
+  | "install_ollama"
+  | "fix_ollama_host"
+  | "pull_model"
+  | "choose_default"
+  | "use_openai"
+  | "fix_openai"
+  | "no_tools";
+
+/** One thing to do: text with `backticked` commands, the command to copy and the page to open when there are. */
+export interface SetupStep {
+  kind: SetupStepKind;
+  text: string;
+  command?: string;
+  url?: string;
+}
+
+export interface PullSuggestion {
+  model: string;
+  command: string;
+  /** The machine it suits, e.g. "16 GB of RAM". */
+  memory: string;
+}
+
+/** GET /api/setup: whether a usable model is set (the composer is disabled until one is) and what to do. */
+export interface SetupStatus {
+  ollama: SetupOllama;
+  openai: SetupOpenAI;
+  models: SetupModel[];
+  /** "" when none is set. */
+  default_model: string;
+  default_model_source: SettingSource | "";
+  recommended: { agent: string; extraction: string };
+  /** The default model is set, offered, and can chat. */
+  usable: boolean;
+  /** One line: why not usable and what to do ("" when usable); shown after "No model yet: ". */
+  reason: string;
+  next_steps: SetupStep[];
+  /** The `ollama pull` command for a model that can call tools. */
+  pull_command: string;
+  pull_suggestions: PullSuggestion[];
+}

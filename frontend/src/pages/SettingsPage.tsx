@@ -5,6 +5,8 @@ import type { ProviderCheck, ServerSettings, SettingsPatch } from "../api/types"
 import { ErrorBox, RichText, Spinner } from "../components/common";
 import { useSettings, type ApprovalMode } from "../lib/settings";
 import { useTitle } from "../lib/useTitle";
+import { SetupPanel } from "../setup/SetupPanel";
+import { refreshSetup } from "../setup/useSetup";
 
 /** The provider fields of the form, as typed; "" = not saved (the default applies). */
 interface ProviderForm {
@@ -77,6 +79,7 @@ export default function SettingsPage() {
     try {
       loaded(await api.putSettings(p));
       setSaved({ ok: true, text: "Saved. Docent uses these settings from now on." });
+      void refreshSetup(); // another host or default model: the setup section checks again
     } catch (e) {
       setSaved({ ok: false, text: errorMessage(e) });
     } finally {
@@ -106,6 +109,14 @@ export default function SettingsPage() {
       <div className="page-head">
         <h1>Settings</h1>
       </div>
+
+      <SetupPanel
+        onSettingsSaved={(x) => {
+          // The picker saved the default model: show it below, keep the other fields as typed.
+          setServer({ loading: false, value: x });
+          setForm((old) => ({ ...old, default_model: formOf(x).default_model }));
+        }}
+      />
 
       <section className="card">
         <h2>Agent approvals</h2>

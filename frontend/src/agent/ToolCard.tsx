@@ -76,6 +76,7 @@ export function ToolCard({ call, approval }: { call: ToolCallView; approval?: Ap
       data-waiting={waiting ? "true" : undefined}
       tabIndex={waiting ? 0 : undefined}
       onKeyDown={onKeyDown}
+      role={waiting ? "group" : undefined}
       aria-label={waiting ? `${s.title}. Needs your approval: press a to approve, r to reject.` : undefined}
     >
       <button type="button" className="tool-head" onClick={() => setOpen(!open)} aria-expanded={open}>

@@ -407,7 +407,8 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
               </span>
             )}
           </div>
-          <div className="viewer-scroll">
+          {/* Focusable, so that the keyboard can scroll the pages too. */}
+          <div className="viewer-scroll" tabIndex={0} role="region" aria-label={`Pages of ${d.name}`}>
             {isPdf ? (
               <Suspense fallback={<Spinner label="Loading the PDF viewer…" />}>
                 <PdfViewer url={api.documentFileURL(d.id)} page={page} zoom={zoom} onPages={setPages} highlight={highlight} />

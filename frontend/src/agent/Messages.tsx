@@ -149,6 +149,11 @@ function AssistantMessage({
           )}
         </div>
       )}
+      {m.truncated && (
+        <div className="turn-error soft" role="status" data-testid="turn-truncated">
+          The model saw only part of this conversation: {m.truncated}
+        </div>
+      )}
       {(m.usage.prompt_tokens > 0 || m.usage.completion_tokens > 0) && m.status !== "streaming" && (
         <div className="usage muted" data-testid="turn-usage">
           {formatCount(m.usage.prompt_tokens)} prompt + {formatCount(m.usage.completion_tokens)} completion tokens

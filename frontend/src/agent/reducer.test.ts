@@ -457,3 +457,19 @@ describe("history: a reloaded turn looks as it did live", () => {
     expect(a.speed).toEqual(l.speed);
   });
 });
+
+describe("a cut prompt", () => {
+  it("keeps the usage event's truncation warning on the turn", () => {
+    let s = sent("hi");
+    s = run(s, ev({ type: "turn_started", thread_id: "thr_1", model: "ollama/m" }));
+    s = run(
+      s,
+      ev({
+        type: "usage", round_index: 0, prompt_tokens: 4096, completion_tokens: 5,
+        prompt_truncated: { kept_tokens: 4096, window_tokens: 4096, estimated_tokens: 9000, dropped: "start", max_context: 4096, warning: "raise DOCENT_MAX_CONTEXT" },
+      } as AgentEvent),
+    );
+    const a = s.messages.find((m): m is AssistantMessageView => m.kind === "assistant");
+    expect(a?.truncated).toBe("raise DOCENT_MAX_CONTEXT");
+  });
+});

@@ -88,6 +88,9 @@ export interface AssistantMessageView {
   /** How fast the model answered: the first round's wait for its first
    * token, and the last streamed round's tokens per second. */
   speed: Speed;
+  /** The model server cut the prompt to fit its context (a usage event's
+   * prompt_truncated): what it says to do. */
+  truncated?: string;
   /** The final answer, from done's result.text. */
   text: string;
 }
@@ -349,6 +352,7 @@ function applyEvent(s: ConversationState, e: AgentEvent, now: number): Conversat
             first_token_ms: m.speed.first_token_ms ?? e.first_token_ms,
             tokens_per_second: e.tokens_per_second ?? m.speed.tokens_per_second,
           },
+          ...(e.prompt_truncated ? { truncated: e.prompt_truncated.warning } : {}),
         };
       });
 

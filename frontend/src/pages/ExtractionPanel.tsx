@@ -344,6 +344,11 @@ export function ExtractionPanel({ docId, workingState, revision, selection = nul
               ))}
             </select>
           )}
+          {current.note && (
+            <p className="field-error" role="status" data-testid="extraction-note">
+              {current.note}
+            </p>
+          )}
           <ReviewList value={current.value} evidence={evidence} selection={selection} onPick={onPick} />
           {errors.length > 0 && (
             <ul className="validation-errors">

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -319,4 +320,54 @@ func splitList(values []string) []string {
 		}
 	}
 	return out
+}
+
+// documentPassword is the body of POST /api/documents/{id}/password.
+type documentPassword struct {
+	Password string `json:"password"`
+}
+
+// readWithPassword reads a document that failed for want of a password
+// again, with the one given: the stored bytes through the importer, which
+// keeps the one document (same bytes, same type) and replaces what reading
+// it gave. It answers the document; a password that opens nothing is a
+// 400 that says so, and the document stays as it was.
+func (s *Server) readWithPassword(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	var body documentPassword
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	doc, err := s.cfg.DB.GetDocument(ctx, r.PathValue("id"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if doc.Status != storage.StatusFailed {
+		s.writeError(w, r, fault.Errorf(fault.Conflict, "%s is %s: only a document that failed to read is read again with a password", doc.Name, doc.Status))
+		return
+	}
+	if body.Password == "" {
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "type the document's password"))
+		return
+	}
+	data, err := s.cfg.DB.DocumentFile(ctx, doc.ID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	o := s.importer.ImportBytes(ctx, doc.Name, data, ingest.Options{Password: body.Password})
+	if o.Err != nil {
+		if errors.Is(o.Err, pdftext.ErrPasswordRequired) {
+			s.writeError(w, r, fault.Errorf(fault.Invalid, "that password does not open %s", doc.Name))
+			return
+		}
+		s.writeError(w, r, o.Err)
+		return
+	}
+	if o.Document != nil {
+		doc = *o.Document
+	}
+	writeJSON(w, http.StatusOK, doc)
 }

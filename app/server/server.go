@@ -204,6 +204,7 @@ func (s *Server) routeTable() []route {
 		{"PATCH /api/documents/{id}/chat/threads/{thread_id}", s.renameThread},
 		{"DELETE /api/documents/{id}/chat/threads/{thread_id}", s.deleteThread},
 
+		{"POST /api/documents/{id}/password", s.readWithPassword},
 		{"POST /api/documents/{id}/auto-create", s.startAutoCreate},
 		{"POST /api/documents/{id}/auto-create/accept", s.acceptAutoCreate},
 		{"POST /api/documents/{id}/auto-create/reject", s.rejectAutoCreate},

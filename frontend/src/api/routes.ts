@@ -174,3 +174,7 @@ export const api = {
 
 /** GET /api/setup: first-run state (Ollama found or not, models and their capabilities, the recommended model, next steps). */
 export const getSetup = (signal?: AbortSignal) => request<import("./types").SetupStatus>("/api/setup", { signal });
+
+/** POST /api/documents/{id}/password: reads a document that failed for want of a password again, with this one. */
+export const readWithPassword = (id: string, password: string) =>
+  request<import("./types").DocumentInfo>(`/api/documents/${encodeURIComponent(id)}/password`, { method: "POST", body: { password } });

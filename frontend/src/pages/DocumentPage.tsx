@@ -1,4 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { FailedDocument, WaitingForText } from "./UnreadDocument";
 import { useTitle } from "../lib/useTitle";
 import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
@@ -328,7 +329,7 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
         />
         <TagChips ids={d.tag_ids} tags={tags.data} />
       </div>
-      {d.error && (d.status === "needs_ocr" || d.status === "failed") && <div className={`doc-error status-${d.status}`}>{d.error}</div>}
+      {d.error && d.status === "needs_ocr" && <div className={`doc-error status-${d.status}`}>{d.error}</div>}
       <OcrStatus doc={d} onChanged={doc.reload} />
       <AutoCreateBar
         doc={d}
@@ -350,6 +351,9 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
           </button>
         ))}
       </div>
+      {d.status === "failed" ? (
+        <FailedDocument doc={d} onRead={doc.reload} />
+      ) : (
       <div className="doc-body">
         <section className="viewer-pane">
           <div className="viewer-toolbar">
@@ -442,10 +446,15 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
             />
           </div>
           <div className="side-content agent-pane" hidden={tab === "extraction"}>
-            <AgentPanel docId={d.id} onDocLink={onDocLink} onWorkingState={onWorkingState} openThread={chatThread} />
+            {d.status === "needs_ocr" || d.status === "ocr" ? (
+              <WaitingForText doc={d} />
+            ) : (
+              <AgentPanel docId={d.id} onDocLink={onDocLink} onWorkingState={onWorkingState} openThread={chatThread} />
+            )}
           </div>
         </aside>
       </div>
+      )}
     </div>
   );
 }

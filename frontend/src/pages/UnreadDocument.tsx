@@ -1,0 +1,78 @@
+// What a document page shows instead of the viewer and the agent when
+// there is nothing to read: a file that failed (with what can help: its
+// password, or another copy), or one whose text OCR has not read yet.
+
+import { useState } from "react";
+import { readWithPassword } from "../api/routes";
+import type { DocumentInfo } from "../api/types";
+import { ErrorBox } from "../components/common";
+
+/** Whether a failed document's error says it needs a password. */
+export function needsPassword(error: string): boolean {
+  return /password/i.test(error);
+}
+
+export function FailedDocument({ doc, onRead }: { doc: DocumentInfo; onRead(): void }) {
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [err, setErr] = useState<unknown>(null);
+  const locked = needsPassword(doc.error ?? "");
+  return (
+    <div className="unread-document" role="status" data-testid="document-failed">
+      <h2>Docent could not read this file</h2>
+      <p>{doc.error || "The file could not be read."}</p>
+      {locked ? (
+        <form
+          className="password-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            setBusy(true);
+            setErr(null);
+            readWithPassword(doc.id, password).then(
+              () => {
+                setBusy(false);
+                onRead();
+              },
+              (x: unknown) => {
+                setBusy(false);
+                setErr(x);
+              },
+            );
+          }}
+        >
+          <label>
+            Its password{" "}
+            <input type="password" autoComplete="off" value={password} onChange={(e) => setPassword(e.target.value)} data-testid="document-password" />
+          </label>{" "}
+          <button type="submit" className="btn primary small" disabled={busy || !password} data-testid="document-password-submit">
+            {busy ? "Reading…" : "Read it"}
+          </button>
+          {err !== null && <ErrorBox title="Not read" error={err} />}
+        </form>
+      ) : (
+        <p className="muted">
+          Nothing in it can be shown or asked about. Import a repaired copy of the file, or delete this document from the documents list.
+        </p>
+      )}
+      <p className="muted">
+        <a href={`/api/documents/${encodeURIComponent(doc.id)}/file`} target="_blank" rel="noreferrer">
+          Open the original file
+        </a>
+      </p>
+    </div>
+  );
+}
+
+/** The agent's place while OCR has not read the document yet. */
+export function WaitingForText({ doc }: { doc: DocumentInfo }) {
+  return (
+    <div className="unread-document" role="status" data-testid="document-waiting-text">
+      <h2>{doc.status === "ocr" ? "Reading the text…" : "No text yet"}</h2>
+      <p>
+        {doc.status === "ocr"
+          ? "OCR is reading this document's pages; the agent and extraction open when it is done."
+          : "This document's pages are images. The agent and extraction open once OCR has read them (see above)."}
+      </p>
+    </div>
+  );
+}

@@ -46,13 +46,13 @@ func (e *Env) Settings(ctx context.Context) (*settings.Live, error) {
 }
 
 // Agent returns the agent a command that needs a model runs: the one on
-// the provider settings in effect (Settings).
+// the provider settings in effect (Settings), with the recommended model
+// adopted as the default when none is set (agentWithModel).
 func (e *Env) Agent(ctx context.Context) (*agent.Agent, error) {
-	live, err := e.Settings(ctx)
-	if err != nil {
+	if err := agentWithModel(ctx, e); err != nil {
 		return nil, err
 	}
-	return live.Agent(), nil
+	return e.settings.Agent(), nil
 }
 
 // agentOn builds the providers and the agent on a provider setup: the one

@@ -40,10 +40,13 @@ func printGuidance(w io.Writer, st settings.Status) {
 // shows the state).
 const hintTimeout = 3 * time.Second
 
-// printFirstRunHint prints one line on stderr when no usable model is set,
-// as `docent --serve` and the desktop window start ("No model yet: ...").
-// It prints nothing when one is, or when the providers did not answer in
-// time.
+// printFirstRunHint runs as `docent --serve` and the desktop window
+// start: with no default model set but a usable one found (a pulled Ollama
+// model that takes tools), it makes that the default, so a new user's
+// first chat works without opening Settings, and says so; otherwise, when
+// no usable model is set, it prints one line on stderr ("No model yet:
+// ..."). It prints nothing when a model is set, or when the providers did
+// not answer in time.
 func printFirstRunHint(ctx context.Context, env *Env, live *settings.Live) {
 	ctx, cancel := context.WithTimeout(ctx, hintTimeout)
 	defer cancel()
@@ -52,7 +55,49 @@ func printFirstRunHint(ctx context.Context, env *Env, live *settings.Live) {
 		env.Logger.Debug("first-run check skipped", "err", err, "ctx", ctx.Err())
 		return
 	}
+	if model, ok := adoptRecommended(ctx, live, st); ok {
+		fmt.Fprintf(env.IO.Err, "Using %s, the model in Ollama that can use tools, as the default model (change it in Settings).\n", model)
+		return
+	}
 	if hint := st.Hint(); hint != "" {
 		fmt.Fprintln(env.IO.Err, hint)
 	}
+}
+
+// adoptRecommended saves the model recommended for the agent as the
+// default model when none is set (not by a flag, the environment or
+// Settings), and reports which it chose.
+func adoptRecommended(ctx context.Context, live *settings.Live, st settings.Status) (string, bool) {
+	model := st.Recommended.Agent
+	if st.DefaultModel != "" || model == "" {
+		return "", false
+	}
+	if _, err := live.Put(ctx, settings.Patch{DefaultModel: &model}); err != nil {
+		return "", false
+	}
+	return model, true
+}
+
+// agentWithModel is the agent a command that needs a model runs; when no
+// default model is set at all, it first adopts the recommended one (as
+// --serve does) so that `docent chat` works on a machine with Ollama and a
+// model pulled, and says so on stderr.
+func agentWithModel(ctx context.Context, env *Env) error {
+	live, err := env.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	if live.Agent().DefaultModel != "" || env.Model != "" {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, hintTimeout)
+	defer cancel()
+	st, err := live.Status(cctx)
+	if err != nil {
+		return nil // the command says what is missing when it needs it
+	}
+	if model, ok := adoptRecommended(cctx, live, st); ok {
+		fmt.Fprintf(env.IO.Err, "Using %s, the model in Ollama that can use tools, as the default model (change it in Settings or with --model).\n", model)
+	}
+	return nil
 }

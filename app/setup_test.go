@@ -6,6 +6,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,11 +17,15 @@ import (
 // hintOf runs the check --serve and the desktop make at start, on a data
 // directory of the test's own, and returns what it printed.
 func hintOf(t *testing.T, model string) string {
+	return hintIn(t, t.TempDir(), model)
+}
+
+func hintIn(t *testing.T, dataDir, model string) string {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	env := &Env{
 		IO:      &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut},
-		DataDir: t.TempDir(), Model: model,
+		DataDir: dataDir, Model: model,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	t.Cleanup(func() { env.Close() })
@@ -45,10 +51,15 @@ func TestSetupHintAtStart(t *testing.T) {
 		t.Errorf("nothing pulled: %q, want %q", got, want)
 	}
 
-	// Pulled, not chosen: which one to choose.
+	// Pulled, not chosen: the one that takes tools becomes the default,
+	// so the first chat works without Settings; the next start is quiet.
 	srv.SetModels(modeltest.DefaultModel)
-	if got := hintOf(t, ""); got != "No model yet: no default model is chosen: choose ollama/qwen3:8b in Settings\n" {
+	dir := t.TempDir()
+	if got := hintIn(t, dir, ""); got != "Using ollama/qwen3:8b, the model in Ollama that can use tools, as the default model (change it in Settings).\n" {
 		t.Errorf("not chosen: %q", got)
+	}
+	if got := hintIn(t, dir, ""); got != "" {
+		t.Errorf("the next start: %q, want nothing (the default is saved)", got)
 	}
 
 	// Chosen: nothing.
@@ -103,5 +114,29 @@ func TestSetupHintOfServe(t *testing.T) {
 	}
 	if c := <-code; c != ExitOK || !strings.Contains(out.String(), "Docent is serving on http://127.0.0.1:") {
 		t.Errorf("exit %d, stdout %q", c, out.String())
+	}
+}
+
+// TestFirstChatWorksWithoutSettings: with Ollama running and a model that
+// takes tools pulled, and nothing configured, `docent chat` adopts that
+// model as the default, says so, and answers.
+func TestFirstChatWorksWithoutSettings(t *testing.T) {
+	srv := modeltest.New(t)
+	modelsEnv(t, srv)
+	srv.Enqueue(modeltest.Reply{Text: "Hello from the model."})
+	data := t.TempDir()
+	doc := filepath.Join(t.TempDir(), "note.txt")
+	if err := os.WriteFile(doc, []byte("A short note."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := docent(t, data, "import", doc); code != ExitOK {
+		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := docent(t, data, "chat", "note.txt", "hello")
+	if code != ExitOK || !strings.Contains(out, "Hello from the model.") {
+		t.Fatalf("first chat: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "Using ollama/qwen3:8b") {
+		t.Errorf("stderr does not say which model was chosen: %s", errOut)
 	}
 }

@@ -71,6 +71,9 @@ func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExt
 	if err != nil {
 		return storage.NewExtraction{}, err
 	}
+	if windows := x.pageWindows(ctx, job); len(windows) > 1 {
+		return x.tryWindows(ctx, job, windows)
+	}
 
 	messages := []provider.Message{
 		{Role: "system", Content: extractInstruction + "\n\n" + job.prompt.Content},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -416,11 +417,9 @@ func TestExtractFromADocumentOverTheWindowIsMarkedTruncated(t *testing.T) {
 	// Ollama cuts its start and says nothing.
 	f := newExtractFixture(t, modeltest.DefaultModel, modeltest.Model{Name: "tiny:1b", ContextLength: 8192, Capabilities: []string{"completion"}, Family: "llama"})
 	ctx := context.Background()
-	pages := make([]string, 10)
-	for i := range pages {
-		pages[i] = strings.Repeat("Amazon Glacier   $2.22\n", 3000/24)
-	}
-	pages[9] += invoicePages[1]
+	// One long page: a document of several is extracted page window by
+	// page window instead (TestExtractALongDocumentInPageWindows).
+	pages := []string{strings.Repeat("Amazon Glacier   $2.22\n", 30000/24) + invoicePages[1]}
 	long, err := f.db.CreateDocument(ctx, storage.NewDocument{Name: "long.pdf", MediaType: "application/pdf",
 		Data: []byte("%PDF-1.4 long"), Status: storage.StatusReady, Pages: pages})
 	if err != nil {
@@ -440,7 +439,7 @@ func TestExtractFromADocumentOverTheWindowIsMarkedTruncated(t *testing.T) {
 		if !got.PromptTruncated || got.PromptTokens != 8192 {
 			t.Errorf("prompt_truncated %v, prompt tokens %d; want true and the window, 8192", got.PromptTruncated, got.PromptTokens)
 		}
-		for _, want := range []string{"the model saw only the last 8,192 tokens", "Ollama cut the start", "use a model with a larger context (this one's is 8,192 tokens)", "the prompt for this document (10 pages, "} {
+		for _, want := range []string{"the model saw only the last 8,192 tokens", "Ollama cut the start", "use a model with a larger context (this one's is 8,192 tokens)", "the prompt for this document (1 page, "} {
 			if !strings.Contains(got.Note, want) {
 				t.Errorf("note %q does not say %q", got.Note, want)
 			}
@@ -696,5 +695,67 @@ func TestParseAnswer(t *testing.T) {
 		if err != nil || string(got) != tc.want {
 			t.Errorf("parseAnswer(%q) = %s, %v; want %s", tc.in, got, err, tc.want)
 		}
+	}
+}
+
+// A document longer than the model's window is extracted page window by
+// page window, each window's request fitting it, and the answers merged:
+// the first value of each field, the items of every window.
+func TestExtractALongDocumentInPageWindows(t *testing.T) {
+	f := newExtractFixture(t, modeltest.Model{Name: "tiny:1b", ContextLength: 4096, Capabilities: []string{"completion"}, Family: "llama"})
+	ctx := context.Background()
+	pages := make([]string, 6)
+	for i := range pages {
+		pages[i] = fmt.Sprintf("Line item %d   $%d.00\n", i+1, i+1) + strings.Repeat("filler text of the page\n", 3000/24)
+	}
+	long, err := f.db.CreateDocument(ctx, storage.NewDocument{Name: "long.pdf", MediaType: "application/pdf",
+		Data: []byte("%PDF-1.4 long"), Status: storage.StatusReady, Pages: pages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each window answers the items its pages show; the first also the
+	// number, date, total and currency.
+	f.srv.Handle(func(r modeltest.Request) modeltest.Reply {
+		msgs, _ := r.ChatMessages()
+		user := msgs[len(msgs)-1].Content
+		v := map[string]any{"invoice_number": nil, "date": nil, "total": 21, "currency": nil, "notes": nil, "lines": []any{}}
+		if strings.Contains(user, "--- page 1 ---") {
+			v["invoice_number"], v["date"], v["currency"] = "42", "2024-01-02", "USD"
+		}
+		for i := range pages {
+			if strings.Contains(user, fmt.Sprintf("--- page %d ---", i+1)) {
+				v["lines"] = append(v["lines"].([]any), map[string]any{"name": fmt.Sprintf("Line item %d", i+1), "amount": i + 1})
+			}
+		}
+		b, _ := json.Marshal(v)
+		return modeltest.Reply{Text: string(b)}
+	})
+	ext, err := f.x.Run(ctx, ExtractRequest{DocumentID: long.ID, PromptRevID: f.prompt.PromptRevID, Model: "ollama/tiny:1b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests: the document was not split", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Truncated != "" {
+			t.Errorf("request %d was cut by the server (%d tokens in %d): a window must fit", i, r.PromptTokens, r.Window)
+		}
+	}
+	var got struct {
+		InvoiceNumber string `json:"invoice_number"`
+		Lines         []struct {
+			Name string `json:"name"`
+		} `json:"lines"`
+	}
+	if err := json.Unmarshal(ext.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.InvoiceNumber != "42" || len(got.Lines) != len(pages) {
+		t.Errorf("merged value %s: want the first window's number and %d lines", ext.Value, len(pages))
+	}
+	if ext.ValidationStatus != storage.ValidationValid || ext.PromptTruncated || !strings.Contains(ext.Note, fmt.Sprintf("extracted in %d page windows", len(reqs))) {
+		t.Errorf("status %s, truncated %v, note %q", ext.ValidationStatus, ext.PromptTruncated, ext.Note)
 	}
 }

@@ -6,7 +6,7 @@ import { ErrorBox, RichText, Spinner } from "../components/common";
 import { useSettings, type ApprovalMode } from "../lib/settings";
 import { useTitle } from "../lib/useTitle";
 import { SetupPanel } from "../setup/SetupPanel";
-import { refreshSetup } from "../setup/useSetup";
+import { refreshSetup, useSetupStatus } from "../setup/useSetup";
 
 /** The provider fields of the form, as typed; "" = not saved (the default applies). */
 interface ProviderForm {
@@ -41,6 +41,8 @@ export default function SettingsPage() {
   const [s, set] = useSettings();
   const [server, setServer] = useState<{ loading: boolean; value?: ServerSettings; error?: string }>({ loading: true });
   const [form, setForm] = useState<ProviderForm>({ ollama_host: "", openai_base_url: "", openai_api_key: "", default_model: "" });
+  const setupState = useSetupStatus();
+  const knownModels = (setupState.data?.models ?? []).map((m) => m.id);
   const [test, setTest] = useState<{ loading: boolean; result?: ProviderCheck[]; error?: string }>({ loading: false });
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<{ ok: boolean; text: string } | null>(null);
@@ -212,9 +214,20 @@ export default function SettingsPage() {
                 disabled={fromEnv("default_model")}
                 onChange={(e) => edit("default_model", e.target.value)}
                 placeholder="ollama/qwen3:8b"
+                list="known-models"
                 data-testid="settings-default-model"
               />
+              <datalist id="known-models">
+                {knownModels.map((id) => (
+                  <option key={id} value={id} />
+                ))}
+              </datalist>
               {envNote("default_model")}
+              {unknownModelWarning(form.default_model, knownModels) && (
+                <span className="field-error" role="status" data-testid="settings-model-unknown">
+                  {unknownModelWarning(form.default_model, knownModels)}
+                </span>
+              )}
             </label>
             <div className="row">
               <button type="submit" className="btn primary" disabled={saving} data-testid="settings-save">
@@ -264,4 +277,11 @@ export default function SettingsPage() {
       </section>
     </div>
   );
+}
+
+/** A warning when a typed model is not among those the providers list (free text stays possible: a server may offer more than it lists). */
+export function unknownModelWarning(typed: string, known: string[]): string {
+  const t = typed.trim();
+  if (!t || known.length === 0 || known.includes(t)) return "";
+  return `${t} is not among the models the providers list; check its name (pull it first for Ollama).`;
 }

@@ -1,4 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { composerBlock } from "../setup/setup";
+import { useSetupStatus } from "../setup/useSetup";
 import { FailedDocument, WaitingForText } from "./UnreadDocument";
 import { useTitle } from "../lib/useTitle";
 import { errorMessage } from "../api/http";
@@ -87,6 +89,7 @@ function AutoCreateBar({
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const status = doc.auto_create_status || "none";
+  const noModel = composerBlock(useSetupStatus().data);
   useEffect(() => {
     if (status !== "running" && status !== "pending") return;
     const t = setInterval(onChanged, 2000);
@@ -101,9 +104,17 @@ function AutoCreateBar({
     fn().then(onChanged, (e: unknown) => setError(e instanceof Error ? e.message : String(e))).finally(() => setBusy(false));
   };
   const start = (
-    <button type="button" className="btn small" disabled={busy} onClick={() => act(() => api.startAutoCreate(doc.id))} data-testid="auto-create-start">
-      {status === "none" ? "Auto-create" : "Run auto-create again"}
-    </button>
+    <>
+      <button type="button" className="btn small" disabled={busy || !!noModel} onClick={() => act(() => api.startAutoCreate(doc.id))} data-testid="auto-create-start">
+        {status === "none" ? "Auto-create" : "Run auto-create again"}
+      </button>
+      {noModel && (
+        <span className="muted" data-testid="auto-create-disabled-reason">
+          {" "}
+          {noModel} <a href="#/settings">Open Settings</a>
+        </span>
+      )}
+    </>
   );
   return (
     <div className="note auto-create-bar" data-testid="auto-create-status" data-status={status}>

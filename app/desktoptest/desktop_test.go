@@ -166,14 +166,22 @@ func TestDesktopSmoke(t *testing.T) {
 	ask(t, display, geo, page, "Rename it to renamed-note.md.")
 	page.waitFor("the approval card", func(s string) bool { return strings.Contains(s, "Needs your approval") })
 	approve := filepath.Join(shots, "desktop-approval.png")
-	x, y := findPrimaryButton(t, display, approve, geometry{geo.x + geo.w/2, geo.y, geo.w / 2, geo.h}, func() {
-		// The card may be below the fold: scroll the messages to their
-		// end, and take the pointer off them (a hovered button is
-		// darker).
-		xdo(t, display, "mousemove", strconv.Itoa(geo.x+geo.w*3/4), strconv.Itoa(geo.y+geo.h/2),
-			"click", "--repeat", "10", "5", "mousemove", strconv.Itoa(page.blank[0]), strconv.Itoa(page.blank[1]))
+	// A click that lands while the card still moves (a late event, a
+	// busy machine) misses it: click again while the card waits, until
+	// the approval's turn is in the log.
+	app.until(t, regexp.MustCompile(`msg=turn kind=approve document=doc_\w+ channel=\S+ events=\d+`), func() {
+		if !strings.Contains(page.text(), "Needs your approval") {
+			return // the click took; the turn is under way
+		}
+		x, y := findPrimaryButton(t, display, approve, geometry{geo.x + geo.w/2, geo.y, geo.w / 2, geo.h}, func() {
+			// The card may be below the fold: scroll the messages to
+			// their end, and take the pointer off them (a hovered
+			// button is darker).
+			xdo(t, display, "mousemove", strconv.Itoa(geo.x+geo.w*3/4), strconv.Itoa(geo.y+geo.h/2),
+				"click", "--repeat", "10", "5", "mousemove", strconv.Itoa(page.blank[0]), strconv.Itoa(page.blank[1]))
+		})
+		click(t, display, x, y)
 	})
-	click(t, display, x, y)
 	page.waitFor("the answer after the approval", func(s string) bool { return strings.Contains(s, "Renamed it to renamed-note.md.") })
 	app.waitFor(t, regexp.MustCompile(`msg=turn kind=approve document=doc_\w+ channel=\S+ events=\d+ err=<nil>`))
 	screenshotRendered(t, display, filepath.Join(shots, "desktop-approved.png"))

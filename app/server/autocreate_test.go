@@ -36,7 +36,7 @@ func scriptAutoCreate(m *modeltest.Server, name string) {
 // waitAutoCreate polls the document until its auto-create status is want.
 func (f *fixture) waitAutoCreate(docID, want string) storage.Document {
 	f.t.Helper()
-	deadline := time.Now().Add(30 * time.Second) // only against a hang
+	deadline := time.Now().Add(2 * time.Minute) // only against a hang (OCR of a photo on a busy machine takes a while)
 	for {
 		var d storage.Document
 		f.call(http.MethodGet, "/api/documents/"+docID, nil, http.StatusOK, &d)
@@ -148,7 +148,7 @@ func TestQueuedModelSurvivesARestart(t *testing.T) {
 	srv.Start(ctx)
 	t.Cleanup(srv.Close)
 
-	deadline := time.Now().Add(30 * time.Second) // only against a hang
+	deadline := time.Now().Add(2 * time.Minute) // only against a hang (OCR of a photo on a busy machine takes a while)
 	for {
 		d, err := db.GetDocument(ctx, f.doc.ID)
 		if err != nil {

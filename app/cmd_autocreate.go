@@ -14,6 +14,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/export"
+	"github.com/docent/docent/app/ocr"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -85,8 +86,8 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 		}
 		// Scans and photos are read first, as `docent import` does, so
 		// that they are auto-created with the rest.
-		if lang, err := ocrLang(""); err == nil && ctx.Err() == nil {
-			imp.readScans(ctx, env, db, lang)
+		if ctx.Err() == nil {
+			imp.readScans(ctx, env, db, ocr.SettingLang(ctx, db))
 		}
 		imp.printSummary(env)
 		if err := ctx.Err(); err != nil {

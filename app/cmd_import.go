@@ -9,6 +9,7 @@ import (
 
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/app/ocr"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -69,6 +70,9 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	imp, err := importPaths(ctx, env, db, paths, tags, *password)
 	if err != nil {
 		return err
+	}
+	if *langFlag == "" {
+		lang = ocr.SettingLang(ctx, db) // the Settings page's languages, else the default
 	}
 	if !*noOCR && ctx.Err() == nil {
 		imp.readScans(ctx, env, db, lang)

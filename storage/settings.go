@@ -19,6 +19,8 @@ const (
 	SettingOpenAIBaseURL = "openai_base_url"
 	SettingOpenAIKey     = "openai_api_key"
 	SettingDefaultModel  = "default_model"
+	// SettingOCRLang is the OCR languages, "deu+eng" (app/server/ocr_settings.go).
+	SettingOCRLang = "ocr_lang"
 )
 
 // ProviderSettings are the saved model-provider settings; "" means not

@@ -133,6 +133,7 @@ func New(cfg Config) *Server {
 	s.autoCreate = s.newAutoCreateScheduler()
 	s.ocr = ocr.NewWorker(cfg.DB, cfg.Logger)
 	s.ocr.OnDocument = s.afterOCR
+	s.ocr.Lang = func() string { return ocr.SettingLang(context.Background(), cfg.DB) }
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.HandleFunc(rt.pattern, rt.handle)
@@ -194,6 +195,8 @@ func (s *Server) routeTable() []route {
 		{"GET /api/settings", s.getSettings},
 		{"PUT /api/settings", s.putSettings},
 		{"POST /api/settings/test", s.testSettings},
+		{"GET /api/settings/ocr", s.getOCRSettings},
+		{"PUT /api/settings/ocr", s.putOCRSettings},
 		{"GET /api/setup", s.getSetup}, // first-run setup (setup.go)
 
 		{"POST /api/documents/{id}/chat", s.chat},

@@ -5,6 +5,7 @@ import type { ProviderCheck, ServerSettings, SettingsPatch } from "../api/types"
 import { ErrorBox, RichText, Spinner } from "../components/common";
 import { useSettings, type ApprovalMode } from "../lib/settings";
 import { useTitle } from "../lib/useTitle";
+import { OcrLanguages } from "../setup/OcrLanguages";
 import { SetupPanel } from "../setup/SetupPanel";
 import { refreshSetup, useSetupStatus } from "../setup/useSetup";
 
@@ -275,6 +276,7 @@ export default function SettingsPage() {
           </div>
         )}
       </section>
+      <OcrLanguages />
     </div>
   );
 }

@@ -114,10 +114,12 @@ func (s *Server) pageImage(w http.ResponseWriter, r *http.Request) {
 // drops); without it the worker finds them at its next poll.
 func (s *Server) WakeOCR() { s.ocr.Wake() }
 
-// afterOCR is told of each document the OCR worker changes: one that OCR
-// made ready while it was queued for auto-create (an uploaded photo with
-// auto_create) wakes the auto-create queue, which runs only ready ones.
+// afterOCR is told of each document the OCR worker changes: it goes to the
+// document's event streams (its progress), and one that OCR made ready
+// while it was queued for auto-create (an uploaded photo with auto_create)
+// wakes the auto-create queue, which runs only ready ones.
 func (s *Server) afterOCR(d storage.Document) {
+	s.docWatch.publish(d)
 	if d.Status == storage.StatusReady && d.AutoCreateStatus == storage.AutoCreatePending {
 		s.autoCreate.Wake()
 	}

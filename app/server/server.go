@@ -93,6 +93,7 @@ type Server struct {
 
 	autoCreate *agent.AutoCreateScheduler // runs the auto-create queue (autocreate.go)
 	ocr        *ocr.Worker                // reads documents that wait for OCR (ocr.go)
+	docWatch   documentWatch              // streams of documents' changes (document_events.go)
 	background background                 // what Start starts and Close stops (background.go)
 }
 
@@ -208,6 +209,7 @@ func (s *Server) routeTable() []route {
 		{"DELETE /api/documents/{id}/chat/threads/{thread_id}", s.deleteThread},
 
 		{"POST /api/documents/{id}/password", s.readWithPassword},
+		{"GET /api/documents/{id}/events", s.documentEvents},
 		{"POST /api/documents/{id}/auto-create", s.startAutoCreate},
 		{"POST /api/documents/{id}/auto-create/accept", s.acceptAutoCreate},
 		{"POST /api/documents/{id}/auto-create/reject", s.rejectAutoCreate},

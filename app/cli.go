@@ -98,7 +98,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"import", "import [--tag NAME]... [--password PW] [--no-ocr] [--lang LANGS] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, images, .txt, .md) and read scans with OCR (--no-ocr: leave them waiting); --auto-create queues them for auto-create (with --model, to run on that model)", runImport},
-		{"ocr", "ocr (DOC... | --all) [--lang LANGS] [--json]", "read documents' scanned pages and images with OCR (again: another language, say); --all: every document with such pages", runOCR},
+		{"ocr", "ocr (DOC... | --all) [--lang LANGS] [--vision MODEL [--vision-all] [--vision-timeout D]] [--json]", "read documents' scanned pages and images with OCR (again: another language, say); --all: every document with such pages; --vision MODEL: a vision model reads the photos and the pages OCR read poorly (--vision-all: every page)", runOCR},
 		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--sort name|created_at|kind|auto_create_status|extraction_status] [--order asc|desc] [--json]", "list documents", runDocuments},
 		{"show", "show DOC [--json]", "show one document", runShow},
 		{"text", "text DOC [--page N]", "print a document's text", runText},

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"sync"
 
+	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ocr"
 	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
@@ -17,19 +19,35 @@ import (
 type ocrReport struct {
 	Documents []storage.Document `json:"documents"`
 	Errors    []importError      `json:"errors"`
-	// Engine and Lang are the OCR engine and the language data used.
+	// Engine and Lang are the OCR engine and the language data used;
+	// Engine is empty when Tesseract is not installed and the vision model
+	// read every page.
 	Engine string `json:"engine"`
 	Lang   string `json:"lang"`
+	// Vision is the vision model (--vision), if one read pages.
+	Vision string `json:"vision,omitempty"`
 }
 
-// runOCR is `docent ocr (DOC... | --all) [--lang LANGS]`: it reads the
-// documents' image pages again (another language, say), or for the first
-// time those waiting for OCR.
+// runOCR is `docent ocr (DOC... | --all) [--lang LANGS] [--vision MODEL
+// [--vision-all] [--vision-timeout DURATION]]`: it reads the documents'
+// image pages again (another language, say), or for the first time those
+// waiting for OCR.
+//
+// --vision MODEL ("ollama/qwen2.5vl:7b", "openai/gpt-4o-mini") adds the
+// vision tier (app/ocr/vision.go): Tesseract reads each page, then the
+// model reads photos (pages of image files), pages whose Tesseract
+// confidence is under 0.6 or that gave no words, and every page when
+// Tesseract is not installed; --vision-all sends it every page that is
+// not blank. --vision-timeout bounds the model on one page (2m). A vision
+// run that is stopped resumes at the next page when run again.
 func runOCR(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("ocr", flag.ContinueOnError)
 	all := fs.Bool("all", false, "")
 	langFlag := fs.String("lang", "", "")
 	asJSON := fs.Bool("json", false, "")
+	visionFlag := fs.String("vision", "", "")
+	visionAll := fs.Bool("vision-all", false, "")
+	visionTimeout := fs.Duration("vision-timeout", ocr.VisionPageTimeout, "")
 	refs, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -37,16 +55,44 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 	if *all == (len(refs) > 0) {
 		return usagef("ocr needs documents or --all, not both\n%s", usageLine("ocr"))
 	}
+	model := strings.TrimSpace(*visionFlag)
+	if model == "" && (*visionAll || flagSet(fs, "vision-timeout")) {
+		return usagef("--vision-all and --vision-timeout go with --vision MODEL\n%s", usageLine("ocr"))
+	}
+	if *visionTimeout <= 0 {
+		return usagef("--vision-timeout %s: want a positive duration such as 2m", *visionTimeout)
+	}
 	lang, err := ocrLang(*langFlag)
 	if err != nil {
 		return usagef("--lang: %s", fault.ErrorMessage(err))
+	}
+	if model != "" {
+		if _, _, err := provider.ParseModelID(model); err != nil {
+			return usagef("--vision: %s", fault.ErrorMessage(err))
+		}
 	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
+	var vision *ocr.Vision
+	if model != "" {
+		if vision, err = ocrVision(ctx, env, model); err != nil {
+			return err
+		}
+		vision.All, vision.PageTimeout = *visionAll, *visionTimeout
+	}
 	engine, err := ocrEngine(ctx, lang)
-	if err != nil {
+	switch {
+	case err != nil && vision != nil && errors.Is(err, fault.Unavailable):
+		if _, ferr := ocr.FindEngine(ctx); ferr != nil {
+			// No Tesseract: the model reads every page.
+			fmt.Fprintf(env.IO.Err, "%s; %s reads every page\n", fault.ErrorMessage(ferr), vision.Model)
+			engine = nil
+			break
+		}
+		return err // Tesseract is there, the language data is not
+	case err != nil:
 		return err
 	}
 	var ids []string
@@ -63,8 +109,21 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 			ids = append(ids, d.ID)
 		}
 	}
-	results := ocrDocuments(ctx, env, db, ids, lang, true)
-	report := ocrReport{Documents: []storage.Document{}, Errors: []importError{}, Engine: engine.Name(), Lang: lang}
+	results := ocrDocumentsWith(ctx, env, db, ids, ocr.Options{Lang: lang, Vision: vision}, true)
+	report := ocrReport{Documents: []storage.Document{}, Errors: []importError{}, Lang: lang}
+	with := lang
+	if engine != nil {
+		report.Engine = engine.Name()
+		with = fmt.Sprintf("%s (%s)", engine.Name(), lang)
+	}
+	if vision != nil {
+		report.Vision = vision.Model
+		if engine != nil {
+			with += " and " + vision.Model
+		} else {
+			with = vision.Model
+		}
+	}
 	for _, r := range results {
 		if r.err != nil {
 			report.Errors = append(report.Errors, importError{File: r.name, Error: fault.ErrorMessage(r.err), DocumentID: r.doc.ID})
@@ -77,7 +136,7 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(env.IO.Err, "read %s with %s (%s), failed %d\n", plural(len(report.Documents), "document"), engine.Name(), lang, len(report.Errors))
+	fmt.Fprintf(env.IO.Err, "read %s with %s, failed %d\n", plural(len(report.Documents), "document"), with, len(report.Errors))
 	for _, e := range report.Errors {
 		fmt.Fprintf(env.IO.Err, "  %s: %s\n", e.File, e.Error)
 	}
@@ -111,6 +170,30 @@ func ocrEngine(ctx context.Context, lang string) (*ocr.Engine, error) {
 	return engine, nil
 }
 
+// ocrVision is the vision tier on model (--vision), on the provider
+// settings in effect, checked: the model is there and can see.
+func ocrVision(ctx context.Context, env *Env, model string) (*ocr.Vision, error) {
+	live, err := env.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := ocr.NewVision(live.Agent().Providers, model)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.Check(ctx); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // ocrResult is what OCR did to one document.
 type ocrResult struct {
 	name string
@@ -123,6 +206,12 @@ type ocrResult struct {
 // line per page otherwise). again also takes documents that are ready or
 // failed (a re-run); without it only those waiting for OCR.
 func ocrDocuments(ctx context.Context, env *Env, db *storage.DB, ids []string, lang string, again bool) []ocrResult {
+	return ocrDocumentsWith(ctx, env, db, ids, ocr.Options{Lang: lang}, again)
+}
+
+// ocrDocumentsWith is ocrDocuments with the options of each run (the
+// languages, the vision tier).
+func ocrDocumentsWith(ctx context.Context, env *Env, db *storage.DB, ids []string, opts ocr.Options, again bool) []ocrResult {
 	results := make([]ocrResult, len(ids))
 	jobs := make(chan int)
 	var mu sync.Mutex
@@ -132,7 +221,7 @@ func ocrDocuments(ctx context.Context, env *Env, db *storage.DB, ids []string, l
 	for range min(pdftext.MaxReaders(), max(len(ids), 1)) {
 		wg.Go(func() {
 			for i := range jobs {
-				results[i] = ocrOne(ctx, db, ids[i], lang, again, func(d storage.Document, done, total int) {
+				results[i] = ocrOne(ctx, db, ids[i], opts, again, func(d storage.Document, done, total int) {
 					if total > 1 && !env.IO.ErrTTY {
 						mu.Lock()
 						fmt.Fprintf(env.IO.Err, "  %s: page %d of %d read\n", d.Name, done, total)
@@ -166,7 +255,7 @@ feed:
 	return kept
 }
 
-func ocrOne(ctx context.Context, db *storage.DB, id, lang string, again bool, progress func(storage.Document, int, int)) ocrResult {
+func ocrOne(ctx context.Context, db *storage.DB, id string, opts ocr.Options, again bool, progress func(storage.Document, int, int)) ocrResult {
 	job, err := db.ClaimOCR(ctx, id, again, ocr.Lease)
 	if err != nil {
 		d, _ := db.GetDocument(ctx, id)
@@ -176,7 +265,8 @@ func ocrOne(ctx context.Context, db *storage.DB, id, lang string, again bool, pr
 		}
 		return ocrResult{name: name, doc: d, err: err}
 	}
-	doc, err := ocr.Run(ctx, db, &job, ocr.Options{Lang: lang, Progress: progress})
+	opts.Progress = progress
+	doc, err := ocr.Run(ctx, db, &job, opts)
 	return ocrResult{name: job.Document.Name, doc: doc, err: err}
 }
 

@@ -27,23 +27,26 @@ import (
 const (
 	SourceTextLayer = "text_layer" // the file's own text: a PDF's text layer, a text file
 	SourceOCR       = "ocr"        // read from the page's image
+	SourceVision    = "vision"     // read from the page's image by a vision model
 	SourceNone      = "none"       // nothing read yet: an image waiting for OCR
 )
 
 // PageDetail is what the store knows of one page besides its text.
 type PageDetail struct {
 	Page int `json:"page"`
-	// Source is where the text came from: text_layer, ocr or none.
+	// Source is where the text came from: text_layer, ocr, vision or none.
 	Source string `json:"source"`
 	// NeedsOCR: OCR reads this page (an image, or a short text layer over a
 	// full-page image).
 	NeedsOCR bool `json:"needs_ocr"`
 	// Engine and Lang are the OCR engine with its version and the language
-	// data it used; empty unless Source is ocr.
+	// data it used; empty unless Source is ocr. For a page a vision model
+	// read (Source vision), Engine is the model's id and Lang is empty.
 	Engine string `json:"engine,omitempty"`
 	Lang   string `json:"lang,omitempty"`
 	// Confidence is the OCR engine's mean word confidence, 0 to 1; absent
-	// unless Source is ocr and the page had words.
+	// unless Source is ocr and the page had words (a vision model gives
+	// none).
 	Confidence *float64 `json:"confidence,omitempty"`
 	// Note says what was special about the page ("blank page").
 	Note string `json:"note,omitempty"`
@@ -102,8 +105,9 @@ type PageWords struct {
 type OCRPage struct {
 	Page int
 	Text string
-	// Source is SourceOCR, or SourceTextLayer where OCR read the page and
-	// found less than the text layer had (the text layer is kept).
+	// Source is SourceOCR, SourceVision (a vision model read it; Engine is
+	// the model's id), or SourceTextLayer where OCR read the page and found
+	// less than the text layer had (the text layer is kept).
 	Source     string
 	Engine     string
 	Lang       string
@@ -196,7 +200,7 @@ func claimOCR(ctx context.Context, tx *writeTx, d Document, again bool, lease ti
 	}
 	job := OCRJob{Document: d, Previous: d.Status}
 	rows, err := tx.QueryContext(ctx, `SELECT page, text FROM pages
-		WHERE document_id = ? AND (needs_ocr = 1 OR source IN ('ocr', 'none')) ORDER BY page`, d.ID)
+		WHERE document_id = ? AND (needs_ocr = 1 OR source IN ('ocr', 'vision', 'none')) ORDER BY page`, d.ID)
 	if err != nil {
 		return OCRJob{}, err
 	}
@@ -253,7 +257,8 @@ func (db *DB) OCRProgress(ctx context.Context, job *OCRJob, done int, lease time
 }
 
 // FinishOCR stores what OCR read, every page in one transaction with its
-// full-text index, and sets the document's status (ready) and message.
+// full-text index, and sets the document's status (ready) and message. The
+// pages a run kept on the way (KeepOCRPage) are dropped: they are stored.
 func (db *DB) FinishOCR(ctx context.Context, job *OCRJob, pages []OCRPage, status, message string) (Document, error) {
 	if _, err := checkStatus(status); err != nil {
 		return Document{}, err
@@ -268,6 +273,9 @@ func (db *DB) FinishOCR(ctx context.Context, job *OCRJob, pages []OCRPage, statu
 				return fmt.Errorf("page %d: %w", p.Page, err)
 			}
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM ocr_kept_pages WHERE document_id = ?`, job.Document.ID); err != nil {
+			return err
+		}
 		if err := endOCR(ctx, tx, job.Document.ID, status, message); err != nil {
 			return err
 		}
@@ -279,7 +287,8 @@ func (db *DB) FinishOCR(ctx context.Context, job *OCRJob, pages []OCRPage, statu
 }
 
 // FailOCR ends a job without storing any page: the document gets status
-// (failed, or needs_ocr to be tried again) and message.
+// (failed, or needs_ocr to be tried again) and message. The pages the run
+// kept (KeepOCRPage) stay, for the next run to resume from.
 func (db *DB) FailOCR(ctx context.Context, job *OCRJob, status, message string) (Document, error) {
 	if _, err := checkStatus(status); err != nil {
 		return Document{}, err
@@ -297,6 +306,93 @@ func (db *DB) FailOCR(ctx context.Context, job *OCRJob, status, message string) 
 		return err
 	})
 	return doc, err
+}
+
+// keptPage is an OCRPage as ocr_kept_pages holds it (result).
+type keptPage struct {
+	Text       string     `json:"text"`
+	Source     string     `json:"source"`
+	Engine     string     `json:"engine"`
+	Lang       string     `json:"lang"`
+	Confidence *float64   `json:"confidence"`
+	Note       string     `json:"note"`
+	Words      *PageWords `json:"words"`
+}
+
+// KeepOCRPage keeps what a run read of one page, under the job's lease,
+// before the run ends, so that a run stopped on the way resumes at the
+// next page (KeptOCRPages) rather than reading every page again. key names
+// how the run reads (its model, its languages): only a run with the same
+// key takes the page. The document's own page is left as it is until
+// FinishOCR stores it.
+func (db *DB) KeepOCRPage(ctx context.Context, job *OCRJob, key string, p OCRPage) error {
+	if p.Source == "" {
+		p.Source = SourceOCR
+	}
+	if _, err := checkSource(p.Source); err != nil {
+		return err
+	}
+	result, err := json.Marshal(keptPage{Text: p.Text, Source: p.Source, Engine: p.Engine, Lang: p.Lang,
+		Confidence: p.Confidence, Note: p.Note, Words: p.Words})
+	if err != nil {
+		return err
+	}
+	return db.update(ctx, "keep an OCR page", func(tx *writeTx) error {
+		if err := holdsLease(ctx, tx, job); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO ocr_kept_pages (document_id, page, run_key, result, kept_at)
+			SELECT document_id, page, ?, ?, ? FROM pages WHERE document_id = ? AND page = ?
+			ON CONFLICT (document_id, page) DO UPDATE SET run_key = excluded.run_key, result = excluded.result,
+			kept_at = excluded.kept_at`, key, string(result), tx.nowText(), job.Document.ID, p.Page)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return Errorf(ErrNotFound, "document %s has no page %d", job.Document.ID, p.Page)
+		}
+		return nil
+	})
+}
+
+// KeptOCRPages returns the pages an earlier run of the job's document kept
+// under key (KeepOCRPage) and did not store, by page number: what a
+// resumed run need not read again. Pages kept under another key are left
+// out.
+func (db *DB) KeptOCRPages(ctx context.Context, job *OCRJob, key string) (map[int]OCRPage, error) {
+	kept := map[int]OCRPage{}
+	err := db.view(ctx, "read kept OCR pages", func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT page, result FROM ocr_kept_pages WHERE document_id = ? AND run_key = ? ORDER BY page`,
+			job.Document.ID, key)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var page int
+			var result string
+			if err := rows.Scan(&page, &result); err != nil {
+				return err
+			}
+			var k keptPage
+			if err := json.Unmarshal([]byte(result), &k); err != nil {
+				return fmt.Errorf("kept OCR page %d: %w", page, err)
+			}
+			kept[page] = OCRPage{Page: page, Text: k.Text, Source: k.Source, Engine: k.Engine, Lang: k.Lang,
+				Confidence: k.Confidence, Note: k.Note, Words: k.Words}
+		}
+		return rows.Err()
+	})
+	return kept, err
+}
+
+// checkSource refuses a page source the schema does not know.
+func checkSource(source string) (string, error) {
+	switch source {
+	case SourceTextLayer, SourceOCR, SourceVision, SourceNone:
+		return source, nil
+	}
+	return "", Errorf(ErrInvalid, "page source %q: want %s, %s, %s or %s", source, SourceTextLayer, SourceOCR, SourceVision, SourceNone)
 }
 
 func holdsLease(ctx context.Context, tx *writeTx, job *OCRJob) error {
@@ -584,7 +680,7 @@ func (db *DB) OCRDocuments(ctx context.Context) ([]string, error) {
 	var ids []string
 	err := db.view(ctx, "list documents for OCR", func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT d.id FROM documents d WHERE EXISTS (SELECT 1 FROM pages p
-			WHERE p.document_id = d.id AND (p.needs_ocr = 1 OR p.source IN ('ocr', 'none'))) ORDER BY d.created_at, d.id`)
+			WHERE p.document_id = d.id AND (p.needs_ocr = 1 OR p.source IN ('ocr', 'vision', 'none'))) ORDER BY d.created_at, d.id`)
 		if err != nil {
 			return err
 		}

@@ -15,6 +15,11 @@
 // prompt_eval_count saying what was kept: tests see what a real Ollama
 // does to a document too long for the window.
 //
+// Images for a vision model are taken in each wire's form (Ollama's base64
+// "images", OpenAI's image_url content parts), checked as the real servers
+// check them and recorded decoded (images.go); a request's output cap
+// (num_predict, max_tokens) cuts the answer with done_reason "length".
+//
 // Every handler watches the request's context while it waits, so a client
 // that disconnects ends the handler and no goroutine is left behind.
 //
@@ -168,6 +173,15 @@ type Request struct {
 	Think json.RawMessage
 	// Options is Ollama's "options"; for OpenAI, "stream_options".
 	Options json.RawMessage
+	// Images are the images of the request's messages, in order, decoded
+	// from the wire (Ollama's base64 "images", OpenAI's image_url data:
+	// URLs): images.go.
+	Images [][]byte
+	// MaxTokens is the output cap the request set: Ollama's
+	// options.num_predict, OpenAI's max_tokens (or max_completion_tokens);
+	// 0 for none. The server honours it: an answer longer than that many
+	// deltas (a token each) is cut there with done_reason "length".
+	MaxTokens int
 	// PromptTokens is the server's count of the whole prompt: the
 	// messages and the tool definitions, by the rule of tokens.go.
 	PromptTokens int
@@ -396,6 +410,12 @@ type chatBody struct {
 	ReasoningEffort json.RawMessage   `json:"reasoning_effort"`
 	Options         json.RawMessage   `json:"options"`
 	StreamOptions   json.RawMessage   `json:"stream_options"`
+	// MaxTokens and MaxCompletionTokens are OpenAI's output caps.
+	MaxTokens           *int `json:"max_tokens"`
+	MaxCompletionTokens *int `json:"max_completion_tokens"`
+
+	// imageErr is what a real server would say of the images (images.go).
+	imageErr error
 }
 
 // readChat reads and records a chat request. A body that is not valid JSON
@@ -415,10 +435,22 @@ func (s *Server) readChat(wire string, r *http.Request) (Request, chatBody, erro
 		if wire == "ollama" {
 			req.Stream = b.Stream == nil || *b.Stream
 			req.Format, req.Think, req.Options = b.Format, b.Think, b.Options
+			var opts struct {
+				NumPredict int `json:"num_predict"`
+			}
+			if json.Unmarshal(b.Options, &opts) == nil && opts.NumPredict > 0 {
+				req.MaxTokens = opts.NumPredict
+			}
 		} else {
 			req.Stream = b.Stream != nil && *b.Stream
 			req.Format, req.Think, req.Options = b.ResponseFormat, b.ReasoningEffort, b.StreamOptions
+			for _, n := range []*int{b.MaxCompletionTokens, b.MaxTokens} {
+				if n != nil && *n > 0 {
+					req.MaxTokens = *n
+				}
+			}
 		}
+		req.Images, b.imageErr = requestImages(wire, b.Messages)
 		s.countPrompt(&req, b)
 	}
 	s.record(req)
@@ -513,16 +545,40 @@ func promptTokens(req Request, rep Reply) int {
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// Images are the message's images, decoded (Ollama's "images", the
+	// image_url parts of an OpenAI content array, whose text parts make
+	// Content, joined by line breaks).
+	Images [][]byte `json:"-"`
 }
 
-// ChatMessages decodes the recorded messages' roles and contents, for tests
-// that check what a model was sent.
+// ChatMessages decodes the recorded messages' roles, contents and images,
+// for tests that check what a model was sent.
 func (r Request) ChatMessages() ([]Message, error) {
 	out := make([]Message, len(r.Messages))
 	for i, m := range r.Messages {
-		if err := json.Unmarshal(m, &out[i]); err != nil {
+		var w struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(m, &w); err != nil {
 			return nil, fmt.Errorf("message %d %s: %w", i, m, err)
 		}
+		out[i].Role = w.Role
+		if parts, isParts, err := contentParts(w.Content); isParts {
+			if err != nil {
+				return nil, fmt.Errorf("message %d: %w", i, err)
+			}
+			out[i].Content, _ = partsText(parts)
+		} else if len(w.Content) > 0 && string(w.Content) != "null" {
+			if err := json.Unmarshal(w.Content, &out[i].Content); err != nil {
+				return nil, fmt.Errorf("message %d %s: %w", i, m, err)
+			}
+		}
+		imgs, err := messageImages(r.Wire, m)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		out[i].Images = imgs
 	}
 	return out, nil
 }

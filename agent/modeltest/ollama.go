@@ -100,6 +100,14 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		ollamaError(w, http.StatusBadRequest, registryName(body.Model)+" does not support tools")
 		return
 	}
+	if body.imageErr != nil {
+		ollamaError(w, http.StatusBadRequest, body.imageErr.Error())
+		return
+	}
+	if len(req.Images) > 0 && !m.has("vision") {
+		ollamaError(w, http.StatusInternalServerError, errNoVision)
+		return
+	}
 
 	rep, ok := s.reply(w, r, req, ollamaError)
 	if !ok {
@@ -110,6 +118,9 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	thinking := rep.Thinking
 	if !m.has("thinking") || think == 0 {
 		thinking = ""
+	}
+	if th, tx, cut := capOutput(req.MaxTokens, rep.ChunkRunes, thinking, rep.Text); cut {
+		thinking, rep.Text, rep.ToolCalls, rep.DoneReason = th, tx, nil, "length"
 	}
 	chunk := func() ollamaChunk {
 		return ollamaChunk{Model: body.Model, CreatedAt: time.Now().UTC(), Message: ollamaMessage{Role: "assistant"}}

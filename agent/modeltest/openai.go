@@ -98,10 +98,21 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, http.StatusBadRequest, registryName(body.Model)+" does not support tools")
 		return
 	}
+	if body.imageErr != nil {
+		openaiError(w, http.StatusBadRequest, body.imageErr.Error())
+		return
+	}
+	if len(req.Images) > 0 && !m.has("vision") {
+		openaiError(w, http.StatusBadRequest, body.Model+" is not a multimodal model: it takes no images")
+		return
+	}
 
 	rep, ok := s.reply(w, r, req, openaiError)
 	if !ok {
 		return
+	}
+	if th, tx, cut := capOutput(req.MaxTokens, rep.ChunkRunes, rep.Thinking, rep.Text); cut {
+		rep.Thinking, rep.Text, rep.ToolCalls, rep.DoneReason = th, tx, nil, "length"
 	}
 
 	id := fmt.Sprintf("chatcmpl-modeltest-%d", s.seq.Add(1))

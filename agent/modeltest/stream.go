@@ -2,6 +2,7 @@ package modeltest
 
 import (
 	"net/http"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -117,4 +118,22 @@ func splitOdd(s string) []string {
 		s = s[i:]
 	}
 	return out
+}
+
+// capOutput cuts thinking and text at max deltas (a token each, as the
+// server counts completion tokens), thinking first, as a server cuts an
+// answer at the request's output cap; cut reports that it did. max 0 is
+// no cap.
+func capOutput(max, chunkRunes int, thinking, text string) (th, tx string, cut bool) {
+	if max <= 0 {
+		return thinking, text, false
+	}
+	thp, txp := splitRunes(thinking, chunkRunes), splitRunes(text, chunkRunes)
+	if len(thp)+len(txp) <= max {
+		return thinking, text, false
+	}
+	if len(thp) >= max {
+		return strings.Join(thp[:max], ""), "", true
+	}
+	return thinking, strings.Join(txp[:max-len(thp)], ""), true
 }

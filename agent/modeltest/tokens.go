@@ -12,7 +12,9 @@ import (
 //   - each message costs messageOverhead tokens for its role markers, plus
 //     one token per bytesPerToken bytes (rounded up) of its content, its
 //     thinking (Ollama's thinking, OpenAI's reasoning_content) and its tool
-//     calls as sent (their JSON);
+//     calls as sent (their JSON), plus ImageTokens per image (Ollama's
+//     images, OpenAI's image_url parts; the text of content parts counts
+//     as text);
 //   - the tool definitions cost one token per bytesPerToken bytes of their
 //     JSON as sent.
 //
@@ -51,6 +53,7 @@ func Tokens(s string) int { return (len(s) + bytesPerToken - 1) / bytesPerToken 
 type wireMessage struct {
 	Role             string          `json:"role"`
 	Content          json.RawMessage `json:"content"`
+	Images           []string        `json:"images"`
 	Thinking         string          `json:"thinking"`
 	ReasoningContent string          `json:"reasoning_content"`
 	ToolCalls        json.RawMessage `json:"tool_calls"`
@@ -64,13 +67,18 @@ func messageTokens(raw json.RawMessage) (role string, n int) {
 		return "", messageOverhead + Tokens(string(raw))
 	}
 	content := string(m.Content)
+	images := len(m.Images)
 	var text string
 	if json.Unmarshal(m.Content, &text) == nil {
 		content = text
 	} else if strings.TrimSpace(content) == "null" {
 		content = ""
+	} else if parts, isParts, err := contentParts(m.Content); isParts && err == nil {
+		var n int
+		content, n = partsText(parts)
+		images += n
 	}
-	n = messageOverhead + Tokens(content) + Tokens(m.Thinking) + Tokens(m.ReasoningContent)
+	n = messageOverhead + Tokens(content) + Tokens(m.Thinking) + Tokens(m.ReasoningContent) + images*ImageTokens
 	if len(m.ToolCalls) > 0 && string(m.ToolCalls) != "null" {
 		n += Tokens(string(m.ToolCalls))
 	}

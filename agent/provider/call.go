@@ -187,17 +187,26 @@ func withNotes(hc *http.Client) *http.Client {
 
 // EstimateTokens guesses a request's size in tokens: about four characters
 // a token, the same rule for every model, so the agent budgets its history
-// with the estimate the provider checks before sending.
+// with the estimate the provider checks before sending. An image counts
+// ImageTokens.
 func EstimateTokens(req Request) int {
 	n := len(req.Format)
+	images := 0
 	for _, m := range req.Messages {
 		n += len(m.Content) + len(m.Thinking) + 8
 		for _, tc := range m.ToolCalls {
 			n += len(tc.Name) + len(tc.Arguments)
 		}
+		images += len(m.Images)
 	}
 	for _, t := range req.Tools {
 		n += len(t.Name) + len(t.Description) + len(t.Parameters)
 	}
-	return n / 4
+	return n/4 + images*ImageTokens
 }
+
+// ImageTokens is what one image is counted in a prompt: what Ollama counts
+// an image when it fits a prompt to the window (server/prompt.go). Models
+// differ (a 1.5-megapixel page is about 1,900 tokens to Qwen2.5-VL, 256 to
+// Gemma 3), so this is a rough guess like the rest of the estimate.
+const ImageTokens = 768

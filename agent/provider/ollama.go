@@ -172,6 +172,9 @@ func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 			thousands(est), req.Model, thousands(numCtx))
 	}
 	areq.Options = map[string]any{"num_ctx": numCtx}
+	if req.MaxTokens > 0 {
+		areq.Options["num_predict"] = req.MaxTokens
+	}
 	areq.KeepAlive = &api.Duration{Duration: p.cfg.KeepAlive}
 	body, err := json.Marshal(areq)
 	if err != nil {
@@ -310,6 +313,9 @@ func ollamaRequest(req Request) (*api.ChatRequest, error) {
 	}
 	for _, m := range req.Messages {
 		am := api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+		for _, img := range m.Images {
+			am.Images = append(am.Images, api.ImageData(img)) // base64 on the wire
+		}
 		for i, tc := range m.ToolCalls {
 			args := api.NewToolCallFunctionArguments()
 			if len(tc.Arguments) > 0 {

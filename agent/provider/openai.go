@@ -3,6 +3,7 @@ package provider
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -312,7 +313,11 @@ func openaiParams(req Request) (openai.ChatCompletionNewParams, error) {
 		case "system":
 			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
 		case "user":
-			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
+			if len(m.Images) == 0 {
+				p.Messages = append(p.Messages, openai.UserMessage(m.Content))
+				break
+			}
+			p.Messages = append(p.Messages, openai.UserMessage(imageParts(m.Content, m.Images)))
 		case "tool":
 			p.Messages = append(p.Messages, openai.ToolMessage(m.Content, m.ToolCallID))
 		case "assistant":
@@ -348,10 +353,44 @@ func openaiParams(req Request) (openai.ChatCompletionNewParams, error) {
 		fn.Parameters = params
 		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fn))
 	}
+	if req.MaxTokens > 0 {
+		// max_tokens, not max_completion_tokens: the field every
+		// OpenAI-compatible server reads (vLLM, llama.cpp, LM Studio,
+		// Ollama's /v1); OpenAI takes it too, except for its reasoning
+		// models.
+		p.MaxTokens = openai.Int(int64(req.MaxTokens))
+	}
 	if len(req.Format) > 0 {
 		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
 			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "response", Schema: req.Format, Strict: openai.Bool(true)},
 		}}
 	}
 	return p, nil
+}
+
+// imageParts is a user message's content with images: the text part, then
+// an image_url part per image with the image as a data: URL (every
+// OpenAI-compatible server that reads images takes those; few fetch URLs).
+func imageParts(text string, images [][]byte) []openai.ChatCompletionContentPartUnionParam {
+	parts := make([]openai.ChatCompletionContentPartUnionParam, 0, len(images)+1)
+	if text != "" {
+		parts = append(parts, openai.TextContentPart(text))
+	}
+	for _, img := range images {
+		parts = append(parts, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: ImageDataURL(img)}))
+	}
+	return parts
+}
+
+// ImageDataURL is an image as a data: URL, its media type read from its
+// bytes ("data:image/png;base64,..."); bytes of no known image type are
+// sent as PNG, for the server to refuse or read.
+func ImageDataURL(img []byte) string {
+	media := http.DetectContentType(img)
+	switch media {
+	case "image/png", "image/jpeg", "image/gif", "image/webp":
+	default:
+		media = "image/png"
+	}
+	return "data:" + media + ";base64," + base64.StdEncoding.EncodeToString(img)
 }

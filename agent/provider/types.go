@@ -26,6 +26,11 @@ type Message struct {
 	ToolCallID string
 	// ToolName is, on a tool message, the name of the tool that ran.
 	ToolName string
+	// Images are pictures for a vision model to see with the message
+	// (PNG or JPEG bytes; a user message): Ollama's message "images"
+	// (base64), and on the OpenAI wire content parts of type image_url
+	// with a data: URL, after the text.
+	Images [][]byte
 }
 
 // ToolCall is one tool call made by the model.
@@ -64,6 +69,10 @@ type Request struct {
 	// NumCtx is Ollama's num_ctx; 0 lets the provider choose the model's
 	// context length from /api/show, capped by Config.MaxNumCtx.
 	NumCtx int
+	// MaxTokens caps the answer's length in tokens (thinking included on
+	// Ollama): Ollama's num_predict, OpenAI's max_tokens. 0 leaves it to
+	// the server. An answer cut there has Response.Truncated set.
+	MaxTokens int
 }
 
 // Delta is a piece of streamed output; one of the fields is set.

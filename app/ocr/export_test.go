@@ -1,7 +1,13 @@
 package ocr
 
+import "time"
+
 // ForgetEngine lets the external tests change PATH between engines.
 var ForgetEngine = forgetEngine
 
 // MultiTIFF writes grey frames as one multi-page TIFF.
 var MultiTIFF = multiTIFF
+
+// SetRetryWait shortens the pause before a vision model's page is tried
+// again.
+func (v *Vision) SetRetryWait(d time.Duration) { v.retryWait = d }

@@ -6,6 +6,11 @@
 // language, confidence and word boxes (storage/ocr.go). A run holds a
 // document's OCR lease; what it read is stored in one transaction at the
 // end, so an interrupted or failed run leaves the document as it was.
+//
+// A vision model can read the pages Tesseract reads badly, and photos
+// (Options.Vision, vision.go). Such a run also keeps each page as it
+// finishes, apart from the document's text, so that an interrupted run
+// resumes at the next page.
 package ocr
 
 import (
@@ -13,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +51,10 @@ type Options struct {
 	// Progress, if not nil, is called after each page with how many of the
 	// document's pages are done.
 	Progress func(doc storage.Document, done, total int)
+	// Vision, if not nil, has a vision model read pages as well (vision.go):
+	// photos, pages Tesseract reads with a low confidence, and every page
+	// when Tesseract is not installed.
+	Vision *Vision
 }
 
 // Run reads the pages of a claimed job and stores the text. Whatever
@@ -95,9 +105,13 @@ func back(job *storage.OCRJob) string {
 
 func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options) (storage.Document, []storage.OCRPage, error) {
 	doc := job.Document
+	vision := opts.Vision
 	engine, err := FindEngine(ctx)
 	if err != nil {
-		return doc, nil, err
+		if vision == nil || !errors.Is(err, fault.Unavailable) {
+			return doc, nil, err
+		}
+		engine = nil // the vision model reads every page
 	}
 	lang := opts.Lang
 	if lang == "" {
@@ -106,8 +120,10 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	if lang, err = ParseLang(lang); err != nil {
 		return doc, nil, err
 	}
-	if err := engine.CheckLangs(lang); err != nil {
-		return doc, nil, err
+	if engine != nil {
+		if err := engine.CheckLangs(lang); err != nil {
+			return doc, nil, err
+		}
 	}
 	pdf := doc.MediaType == "application/pdf"
 	if !pdf && !IsImage(doc.MediaType) {
@@ -131,26 +147,66 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 		layer[p] = job.Texts[i]
 	}
 
+	// A vision run keeps each page as it finishes, and takes up what an
+	// interrupted run of the same kind kept.
 	total := len(job.Pages)
+	todo := job.Pages
+	kept := map[int]storage.OCRPage{}
+	var key string
+	visionPixels := 0
+	if vision != nil {
+		key, visionPixels = vision.runKey(engine, lang, dpi), vision.maxPixels()
+		if kept, err = db.KeptOCRPages(ctx, job, key); err != nil {
+			return doc, nil, err
+		}
+		todo = slices.DeleteFunc(slices.Clone(job.Pages), func(p int) bool { _, ok := kept[p]; return ok })
+	}
 	pages := make([]storage.OCRPage, 0, total)
-	done := 0
-	for start := 0; start < total; start += batchPages {
-		batch := job.Pages[start:min(start+batchPages, total)]
-		images, err := pageImages(ctx, data, pdf, batch, dir, dpi, opts.Limits)
+	for _, p := range kept {
+		pages = append(pages, p)
+	}
+	var mu sync.Mutex
+	done := len(kept)
+	if done > 0 {
+		if err := db.OCRProgress(ctx, job, done, Lease); err != nil {
+			return doc, nil, err
+		}
+		if opts.Progress != nil {
+			doc.OCRPagesDone, doc.OCRPagesTotal = done, total
+			opts.Progress(doc, done, total)
+		}
+	}
+	if vision != nil {
+		// A page waits for its turn at the model (visionSlot): the lease
+		// is renewed meanwhile, not only when a page finishes.
+		stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
+		defer stop()
+	}
+
+	for start := 0; start < len(todo); start += batchPages {
+		batch := todo[start:min(start+batchPages, len(todo))]
+		images, err := visionPageImages(ctx, data, pdf, batch, dir, dpi, visionPixels, opts.Limits)
 		if err != nil {
 			return doc, nil, fmt.Errorf("making the image of pages %d-%d: %w", batch[0], batch[len(batch)-1], err)
 		}
 		results := make([]storage.OCRPage, len(images))
 		errs := make([]error, len(images))
 		var wg sync.WaitGroup
-		var mu sync.Mutex
 		for i, img := range images {
 			// Pages run side by side; Recognize waits for a reader slot.
 			wg.Go(func() {
 				defer os.Remove(img.File)
+				if img.VisionFile != "" {
+					defer os.Remove(img.VisionFile)
+				}
 				results[i], errs[i] = readPage(ctx, engine, lang, img, layer[img.Page], opts)
 				if errs[i] != nil {
 					return
+				}
+				if vision != nil {
+					if errs[i] = db.KeepOCRPage(ctx, job, key, results[i]); errs[i] != nil {
+						return
+					}
 				}
 				mu.Lock()
 				defer mu.Unlock()
@@ -173,28 +229,66 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 		}
 		pages = append(pages, results...)
 	}
+	slices.SortFunc(pages, func(a, b storage.OCRPage) int { return a.Page - b.Page })
 	return doc, pages, nil
 }
 
-// readPage reads one page image. A blank page is not given to the engine.
-// A page that had a text layer keeps it unless OCR reads more.
+// renewLease renews the job's lease every third of Lease until the
+// returned stop is called, with the count of pages done.
+func renewLease(ctx context.Context, db *storage.DB, job *storage.OCRJob, done func() int) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(Lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				// A lease lost shows at the next page's store.
+				_ = db.OCRProgress(ctx, job, done(), Lease)
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// readPage reads one page image: with Tesseract (engine, when installed),
+// then with the vision model when opts.Vision wants the page. A blank page
+// is read by neither. A page that had a text layer keeps it unless OCR
+// reads more.
 func readPage(ctx context.Context, engine *Engine, lang string, img PageImage, layerText string, opts Options) (storage.OCRPage, error) {
-	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Engine: engine.Name(), Lang: lang,
+	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Lang: lang,
 		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
+	if engine != nil {
+		p.Engine = engine.Name()
+	}
 	if img.Blank {
 		p.Note = "blank page"
 		return p, nil
 	}
-	text, words, err := engine.Recognize(ctx, img.File, lang, img.ocrDPI(), pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
-	if err != nil {
-		return p, err
+	if engine != nil {
+		text, words, err := engine.Recognize(ctx, img.File, lang, img.ocrDPI(), pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
+		if err != nil {
+			return p, err
+		}
+		p.Text, p.Words.Words, p.Confidence = text, words, confidence(words)
 	}
-	p.Text, p.Words.Words, p.Confidence = text, words, confidence(words)
-	if strings.TrimSpace(layerText) != "" && alnum(text) <= alnum(layerText) {
+	if v := opts.Vision; v != nil && v.wants(img, p, engine != nil) {
+		var err error
+		if p, err = v.read(ctx, img, p, engine != nil); err != nil {
+			return p, err
+		}
+	}
+	if strings.TrimSpace(layerText) != "" && alnum(p.Text) <= alnum(layerText) {
 		p.Text, p.Source = layerText, storage.SourceTextLayer
 		p.Note = "OCR read no more than the text layer, which is kept"
 	}
-	if p.Text == "" {
+	if p.Text == "" && p.Note == "" {
 		p.Note = "OCR found no text"
 	}
 	return p, nil
@@ -239,5 +333,30 @@ func summary(pages []storage.OCRPage) string {
 	case len(empty) > 1:
 		parts = append(parts, "OCR found no text on pages "+strings.Join(empty, ", "))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(append(parts, visionSummary(pages)...), "; ")
+}
+
+// visionSummary says on which pages the vision model's guards stopped it.
+func visionSummary(pages []storage.OCRPage) []string {
+	var parts []string
+	for _, c := range []struct{ note, says string }{
+		{NoteRepetitionCut, "the vision model repeated itself on %s: the text before the loop is kept"},
+		{NoteOutputCap, "the vision model's answer reached its length limit on %s"},
+		{NoteTimedOut, "the vision model timed out on %s"},
+		{NoteVisionFailed, "the vision model failed on %s"},
+	} {
+		var on []string
+		for _, p := range pages {
+			if strings.HasPrefix(p.Note, c.note) {
+				on = append(on, fmt.Sprint(p.Page))
+			}
+		}
+		switch {
+		case len(on) == 1:
+			parts = append(parts, fmt.Sprintf(c.says, "page "+on[0]))
+		case len(on) > 1:
+			parts = append(parts, fmt.Sprintf(c.says, "pages "+strings.Join(on, ", ")))
+		}
+	}
+	return parts
 }

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -98,6 +99,10 @@ type pagesRequest struct {
 	CacheDir string `json:"cache_dir,omitempty"`
 	// Color keeps the colours (an image to show), rather than grey for OCR.
 	Color bool `json:"color,omitempty"`
+	// VisionPixels > 0 also writes, for each page that is not blank, the
+	// image a vision model reads: grey, scaled down to at most that many
+	// pixels (PageImage.VisionFile).
+	VisionPixels int `json:"vision_pixels,omitempty"`
 }
 
 // PageImage is one page image a child wrote.
@@ -113,6 +118,9 @@ type PageImage struct {
 	// "scan" (a PDF page whose only content is one image, rendered at that
 	// image's own resolution) or "render" (a PDF page rendered at DPI).
 	Method string `json:"method"`
+	// VisionFile is the page's image for a vision model (a PNG of at most
+	// pagesRequest.VisionPixels pixels), when one was asked for.
+	VisionFile string `json:"vision_file,omitempty"`
 }
 
 // ocrDPI is the resolution to tell the engine: that of a rendered PDF
@@ -151,10 +159,11 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 		if err != nil {
 			return pagesReply{}, err
 		}
-		var out image.Image = img
+		var out, seen image.Image = img, nil
 		dpi := f.resolution()
 		if !req.Color {
 			g := grey(img)
+			seen = g // a vision model reads the image as it is, not enlarged
 			if g.Rect.Dx() < smallImage && g.Rect.Dx()*g.Rect.Dy()*4 <= MaxPixels {
 				g, dpi = enlarge(g), dpi*2
 			}
@@ -163,6 +172,11 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 		pi, err := writePage(req.Dir, p, out)
 		if err != nil {
 			return pagesReply{}, err
+		}
+		if seen != nil && req.VisionPixels > 0 && !pi.Blank {
+			if pi.VisionFile, err = writeVisionPage(req.Dir, p, seen, req.VisionPixels); err != nil {
+				return pagesReply{}, err
+			}
 		}
 		pi.DPI, pi.Method = dpi, "image"
 		rep.Images = append(rep.Images, pi)
@@ -203,6 +217,40 @@ func writePage(dir string, page int, img image.Image) (PageImage, error) {
 	return pi, nil
 }
 
+// writeVisionPage writes the image a vision model reads: img scaled down,
+// keeping its aspect, to at most maxPixels pixels (fitPixels), as PNG.
+func writeVisionPage(dir string, page int, img image.Image, maxPixels int) (string, error) {
+	name := filepath.Join(dir, fmt.Sprintf("page-%05d-vision.png", page))
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, fitPixels(img, maxPixels)); err != nil {
+		return "", err
+	}
+	return name, os.WriteFile(name, buf.Bytes(), 0o600)
+}
+
+// fitPixels scales img down, keeping its aspect, to at most maxPixels
+// pixels (interpolating, Catmull-Rom); an image within it is returned as
+// it is. The result is grey.
+func fitPixels(img image.Image, maxPixels int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w*h <= maxPixels {
+		return img
+	}
+	f := math.Sqrt(float64(maxPixels) / float64(w*h))
+	nw, nh := max(1, int(float64(w)*f)), max(1, int(float64(h)*f))
+	for nw*nh > maxPixels { // rounding
+		if nw > nh {
+			nw--
+		} else {
+			nh--
+		}
+	}
+	out := image.NewGray(image.Rect(0, 0, nw, nh))
+	draw.CatmullRom.Scale(out, out.Rect, img, b, draw.Src, nil)
+	return out
+}
+
 // PagePNG returns page (1-based) of a document as a colour PNG, for a
 // viewer: a TIFF's page, or a PDF page rendered at dpi. It is made in a
 // reader child like every page image.
@@ -230,7 +278,14 @@ func PagePNG(ctx context.Context, data []byte, media string, page, dpi int) ([]b
 // pageImages makes the images of pages (1-based) of a document in a reader
 // child, into dir.
 func pageImages(ctx context.Context, data []byte, pdf bool, pages []int, dir string, dpi int, lim pdftext.Limits) ([]PageImage, error) {
-	return runPages(ctx, data, pagesRequest{PDF: pdf, Pages: pages, Dir: dir, DPI: dpi, CacheDir: wasmCacheDir()}, lim)
+	return visionPageImages(ctx, data, pdf, pages, dir, dpi, 0, lim)
+}
+
+// visionPageImages is pageImages that, with visionPixels > 0, also makes
+// the images a vision model reads (PageImage.VisionFile).
+func visionPageImages(ctx context.Context, data []byte, pdf bool, pages []int, dir string, dpi, visionPixels int, lim pdftext.Limits) ([]PageImage, error) {
+	req := pagesRequest{PDF: pdf, Pages: pages, Dir: dir, DPI: dpi, CacheDir: wasmCacheDir(), VisionPixels: visionPixels}
+	return runPages(ctx, data, req, lim)
 }
 
 func runPages(ctx context.Context, data []byte, req pagesRequest, lim pdftext.Limits) ([]PageImage, error) {

@@ -143,6 +143,11 @@ func renderPDFPage(inst pdfium.Pdfium, doc references.FPDF_DOCUMENT, p int, req 
 	if err != nil {
 		return PageImage{}, err
 	}
+	if req.VisionPixels > 0 && !req.Color && !pi.Blank {
+		if pi.VisionFile, err = writeVisionPage(req.Dir, p, img, req.VisionPixels); err != nil {
+			return PageImage{}, err
+		}
+	}
 	pi.DPI, pi.Method = math.Round(dpi), method
 	return pi, nil
 }

@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -26,6 +27,10 @@ type Worker struct {
 	// OnDocument, if not nil, is called when a document changes: claimed,
 	// after each batch of pages, and at the end.
 	OnDocument func(storage.Document)
+	// Vision, if not nil, is the vision tier of every run (vision.go),
+	// checked by whoever sets it (Vision.Check); with it the worker runs
+	// without Tesseract too.
+	Vision *Vision
 
 	wake chan struct{}
 }
@@ -85,7 +90,7 @@ func (w *Worker) Serve(ctx context.Context) {
 				break
 			}
 			w.notify(job.Document)
-			doc, err := Run(ctx, w.DB, &job, Options{Lang: w.lang(), Progress: func(d storage.Document, done, total int) {
+			doc, err := Run(ctx, w.DB, &job, Options{Lang: w.lang(), Vision: w.Vision, Progress: func(d storage.Document, done, total int) {
 				w.notify(d)
 			}})
 			if err != nil && ctx.Err() == nil {
@@ -111,10 +116,14 @@ func (w *Worker) lang() string {
 	return DefaultLang()
 }
 
-// ready checks that the engine and the languages are there.
+// ready checks that the engine and the languages are there (or, without
+// the engine, that a vision model reads in its place).
 func (w *Worker) ready(ctx context.Context) error {
 	e, err := FindEngine(ctx)
 	if err != nil {
+		if w.Vision != nil && errors.Is(err, fault.Unavailable) {
+			return nil
+		}
 		return err
 	}
 	lang, err := ParseLang(w.lang())

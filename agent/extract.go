@@ -129,27 +129,43 @@ func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExt
 			"document", job.doc.ID, "model", job.modelID, "kept_tokens", truncated.Kept, "window_tokens", truncated.Window)
 	}
 
+	return x.extraction(ctx, job, answer{raw: raw, value: value, problems: problems, usage: usage, truncated: truncated != nil, note: note}), nil
+}
+
+// answer is what the model's calls for one extraction gave.
+type answer struct {
+	raw       string
+	value     json.RawMessage // nil when no JSON came
+	problems  []schema.Problem
+	usage     provider.Usage
+	truncated bool   // the server cut a prompt
+	note      string // what a person should know about how it was made
+}
+
+// extraction is the extraction to store of an answer: validated, grounded
+// in the document, with the run's prompt, model and usage.
+func (x *Extractor) extraction(ctx context.Context, job *extractJob, a answer) storage.NewExtraction {
 	status := storage.ValidationValid
-	if len(problems) > 0 {
+	if len(a.problems) > 0 {
 		status = storage.ValidationInvalid
 	}
-	if problems == nil {
-		problems = []schema.Problem{}
+	if a.problems == nil {
+		a.problems = []schema.Problem{}
 	}
 	return storage.NewExtraction{
 		DocumentID:       job.doc.ID,
 		PromptRevID:      job.prompt.PromptRevID,
 		Model:            job.modelID,
-		RawOutput:        raw,
-		Value:            value,
+		RawOutput:        a.raw,
+		Value:            a.value,
 		ValidationStatus: status,
-		ValidationErrors: mustJSON(problems),
-		Evidence:         x.ground(ctx, job, value),
-		PromptTokens:     usage.PromptTokens,
-		CompletionTokens: usage.CompletionTokens,
-		PromptTruncated:  truncated != nil,
-		Note:             note,
-	}, nil
+		ValidationErrors: mustJSON(a.problems),
+		Evidence:         x.ground(ctx, job, a.value),
+		PromptTokens:     a.usage.PromptTokens,
+		CompletionTokens: a.usage.CompletionTokens,
+		PromptTruncated:  a.truncated,
+		Note:             a.note,
+	}
 }
 
 // ground returns the evidence of an answer in its document, reading the

@@ -101,13 +101,7 @@ func (x *Extractor) tryWindows(ctx context.Context, job *extractJob, windows [][
 	problems := []schema.Problem{{Path: "/", Message: "no page window's answer was JSON"}}
 	if merged != nil {
 		value = mustJSON(merged)
-		if problems = job.compiled.Validate(value); problems == nil {
-			problems = []schema.Problem{}
-		}
-	}
-	status := storage.ValidationValid
-	if len(problems) > 0 {
-		status = storage.ValidationInvalid
+		problems = job.compiled.Validate(value)
 	}
 	parts := make([]string, len(windows))
 	for i, w := range windows {
@@ -118,20 +112,8 @@ func (x *Extractor) tryWindows(ctx context.Context, job *extractJob, windows [][
 	if len(cut) > 0 {
 		note += fmt.Sprintf("; the server still cut the prompt of pages %s: raise DOCENT_MAX_CONTEXT or use a model with a larger context", strings.Join(cut, ", "))
 	}
-	return storage.NewExtraction{
-		DocumentID:       job.doc.ID,
-		PromptRevID:      job.prompt.PromptRevID,
-		Model:            job.modelID,
-		RawOutput:        strings.Join(raws, "\n\n"),
-		Value:            value,
-		ValidationStatus: status,
-		ValidationErrors: mustJSON(problems),
-		Evidence:         x.ground(ctx, job, value),
-		PromptTokens:     usage.PromptTokens,
-		CompletionTokens: usage.CompletionTokens,
-		PromptTruncated:  len(cut) > 0,
-		Note:             note,
-	}, nil
+	return x.extraction(ctx, job, answer{raw: strings.Join(raws, "\n\n"), value: value, problems: problems,
+		usage: usage, truncated: len(cut) > 0, note: note}), nil
 }
 
 // pageRange names a window's pages, 1-based: "3" or "1-4".

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { PageSource } from "../viewer/PageSource";
 import { composerBlock } from "../setup/setup";
 import { useSetupStatus } from "../setup/useSetup";
 import { FailedDocument, WaitingForText } from "./UnreadDocument";
@@ -402,6 +403,7 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
             <a className="btn small link" href={api.documentFileURL(d.id)} target="_blank" rel="noreferrer">
               Original
             </a>
+            <PageSource docId={d.id} page={page} status={d.status} />
             {selected && (
               <span className={`evidence-note${selectedEv?.status === "ungrounded" ? " ungrounded" : ""}`} role="status" data-testid="evidence-note" data-path={selected.path}>
                 <code>{selected.path}</code>

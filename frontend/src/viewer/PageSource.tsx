@@ -1,0 +1,46 @@
+// Where the current page's text came from: the file's text layer, OCR
+// (engine, languages, confidence) or a vision model; shown for pages that
+// were read, so a person knows how far to trust a scan's text.
+
+import { request } from "../api/http";
+import { useAsync } from "../lib/useAsync";
+
+export interface PageDetail {
+  page: number;
+  source: "text_layer" | "ocr" | "vision" | "none";
+  engine?: string;
+  lang?: string;
+  confidence?: number;
+  note?: string;
+}
+
+/** A short line for a page's source; "" for a text layer (nothing to say). */
+export function sourceText(p: PageDetail | undefined): string {
+  if (!p) return "";
+  switch (p.source) {
+    case "ocr": {
+      const conf = p.confidence !== undefined ? `, ${Math.round(p.confidence * 100)} % confident` : "";
+      return `Text read by OCR (${[p.engine, p.lang].filter(Boolean).join(", ")}${conf})${p.note ? `: ${p.note}` : ""}`;
+    }
+    case "vision":
+      return `Text read by the vision model ${p.engine ?? ""}${p.note ? `: ${p.note}` : ""}`;
+    case "none":
+      return "No text read yet";
+    default:
+      return "";
+  }
+}
+
+export function PageSource({ docId, page, status }: { docId: string; page: number; status: string }) {
+  const pages = useAsync(
+    () => request<{ pages: PageDetail[] }>(`/api/documents/${encodeURIComponent(docId)}/pages`).then((x) => x.pages),
+    [docId, status],
+  );
+  const text = sourceText(pages.data?.find((p) => p.page === page));
+  if (!text) return null;
+  return (
+    <span className="muted page-source" data-testid="page-source" title={text}>
+      {text}
+    </span>
+  );
+}

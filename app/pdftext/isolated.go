@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -50,7 +49,8 @@ func (l Limits) withDefaults() Limits {
 // passes, and it cannot use more than lim.MemoryBytes. Every way a child
 // can die becomes an error that names the cause. At most MaxReaders()
 // children run at once; a call waits for a free slot first, and the time
-// limit starts when its child does.
+// limit starts when its request is sent. Children are reused from call to
+// call (pool.go); a child that is killed or dies serves no other call.
 func ExtractIsolated(ctx context.Context, data []byte, opts Options, lim Limits) (Result, error) {
 	return ExtractIsolatedReader(ctx, bytes.NewReader(data), int64(len(data)), opts, lim)
 }
@@ -98,69 +98,27 @@ func runIsolated(ctx context.Context, reader string, req request, r io.Reader, s
 	if err := ctx.Err(); err != nil {
 		return reply{}, err
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return reply{}, fmt.Errorf("starting %s: %w", reader, err)
-	}
 	header, err := json.Marshal(req)
 	if err != nil {
 		return reply{}, fmt.Errorf("starting %s: %w", reader, err)
 	}
-	release, err := readers.acquire(ctx)
+	s := readers
+	release, err := s.acquire(ctx)
 	if err != nil {
 		return reply{}, fmt.Errorf("%s: %w", reader, err)
 	}
-	defer release()
-
-	runCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, exe)
-	cmd.Env = append(childEnviron(), childEnv+"=1", memoryEnv+"="+strconv.FormatInt(lim.MemoryBytes, 10))
-	cmd.Stdin = io.MultiReader(bytes.NewReader(header), strings.NewReader("\n"), io.LimitReader(r, size))
-	// The reply is decoded while it arrives (see decodeReply). The decoder
-	// reads to the end whatever happens, so that the child can always
-	// finish writing and exit.
-	stdout, stdoutW := io.Pipe()
-	type decoded struct {
-		rep reply
-		err error
-	}
-	replies := make(chan decoded, 1)
-	go func() {
-		rep, err := decodeReply(stdout)
-		_, _ = io.Copy(io.Discard, stdout)
-		replies <- decoded{rep, err}
-	}()
-	stderr := &headBuffer{max: 16 << 10}
-	cmd.Stdout, cmd.Stderr = stdoutW, stderr
-	isolate(cmd)
-	// After a kill, stop waiting for the pipes soon even if a grandchild
-	// holds them open.
-	cmd.WaitDelay = 2 * time.Second
-
-	start := time.Now()
-	runErr := cmd.Run()
-	elapsed := time.Since(start)
-	stdoutW.Close() // the end of the reply, wherever the child stopped
-	got := <-replies
-
-	if err := ctx.Err(); err != nil {
-		return reply{}, fmt.Errorf("%s: %w", reader, err)
-	}
-	if runCtx.Err() != nil {
-		return reply{}, &remoteError{kind: ErrTimeout, msg: reader + " timed out after " + formatDuration(lim.Timeout)}
-	}
-	if runErr == nil {
-		rep, err := got.rep, got.err
-		if err != nil || (rep.Result == nil && rep.Output == nil && rep.Error == nil) {
-			return reply{}, malformed("%s gave no answer (%v); stderr: %s", reader, err, stderr.summary())
+	env := childEnviron()
+	key := childKey(lim.MemoryBytes, env)
+	c := s.takeIdle(key)
+	if c == nil {
+		if c, err = startChild(key, env, lim.MemoryBytes); err != nil {
+			release()
+			return reply{}, fmt.Errorf("starting %s: %w", reader, err)
 		}
-		if rep.Error != nil {
-			return reply{}, rebuildError(rep.Error)
-		}
-		return rep, nil
 	}
-	return reply{}, childDied(reader, runErr, stderr.String(), lim, elapsed)
+	rep, reusable, err := c.do(ctx, reader, header, r, size, lim)
+	s.done(c, reusable, lim, release)
+	return rep, err
 }
 
 // decodeReply reads a child's one-line reply as it arrives. A result's
@@ -169,7 +127,12 @@ func runIsolated(ctx context.Context, reader string, req request, r io.Reader, s
 // buffer of twice its size (128 MB) beside what it decoded to. The other
 // fields are gathered and decoded as usual.
 func decodeReply(r io.Reader) (reply, error) {
-	dec := json.NewDecoder(r)
+	return decodeReplyFrom(json.NewDecoder(r))
+}
+
+// decodeReplyFrom is decodeReply for the next reply of a child's stream of
+// replies, which dec reads.
+func decodeReplyFrom(dec *json.Decoder) (reply, error) {
 	var res *Result
 	rest, err := decodeObject(dec, map[string]func() error{
 		"result": func() error {

@@ -31,12 +31,53 @@ func applyMemoryLimit(limit int64) {
 
 // vmSize reads this process's address space size from /proc.
 func vmSize() int64 {
-	b, err := os.ReadFile("/proc/self/status")
+	return statusBytes("/proc/self/status", "VmSize:")
+}
+
+// childMemory reads a process's resident memory and address space size
+// from /proc (statm, cheaper to make than status); zeros if it cannot.
+func childMemory(pid int) (resident, addressSpace int64) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0, 0
+	}
+	f := bytes.Fields(b) // size resident shared text lib data dt, in pages
+	if len(f) < 2 {
+		return 0, 0
+	}
+	size, _ := strconv.ParseInt(string(f[0]), 10, 64)
+	rss, _ := strconv.ParseInt(string(f[1]), 10, 64)
+	page := int64(os.Getpagesize())
+	return rss * page, size * page
+}
+
+// addressSpaceLimit reads a process's RLIMIT_AS (soft) from /proc; 0 when
+// it has none or it cannot be read.
+func addressSpaceLimit(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
 	if err != nil {
 		return 0
 	}
 	for _, line := range bytes.Split(b, []byte("\n")) {
-		if rest, ok := bytes.CutPrefix(line, []byte("VmSize:")); ok {
+		if rest, ok := bytes.CutPrefix(line, []byte("Max address space")); ok {
+			f := bytes.Fields(rest)
+			if len(f) >= 1 {
+				n, _ := strconv.ParseInt(string(f[0]), 10, 64) // 0 for "unlimited"
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// statusBytes reads a field given in kB from a /proc status file.
+func statusBytes(path, field string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte(field)); ok {
 			f := bytes.Fields(rest)
 			if len(f) >= 1 {
 				kb, _ := strconv.ParseInt(string(f[0]), 10, 64)
@@ -51,13 +92,42 @@ func vmSize() int64 {
 // kills it and anything it started, and has the kernel kill it if the
 // parent dies first.
 func isolate(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	isolateProcess(cmd)
 	cmd.Cancel = func() error {
 		if cmd.Process == nil {
 			return nil
 		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return killGroup(cmd.Process)
 	}
+}
+
+// isolateProcess is isolate for a command that is killed with killGroup
+// rather than by its context.
+func isolateProcess(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+// killGroup kills the process group of p, a process started by isolate.
+func killGroup(p *os.Process) error {
+	return syscall.Kill(-p.Pid, syscall.SIGKILL)
+}
+
+// replyOutput is where a reader child writes its replies: its stdout, of
+// which it keeps a copy, while file descriptor 1 and os.Stdout now go to
+// stderr, so that a stray print in a library cannot break a reply or the
+// stream of those that follow.
+func replyOutput() *os.File {
+	fd, err := syscall.Dup(1)
+	if err != nil {
+		return os.Stdout
+	}
+	syscall.CloseOnExec(fd)
+	if err := syscall.Dup3(2, 1, 0); err != nil {
+		syscall.Close(fd)
+		return os.Stdout
+	}
+	os.Stdout = os.Stderr
+	return os.NewFile(uintptr(fd), "/dev/stdout")
 }
 
 // execLimited is the child side of LimitedCommand: it sets the memory

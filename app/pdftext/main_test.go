@@ -1,6 +1,7 @@
 package pdftext
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -32,5 +33,16 @@ func TestMain(m *testing.M) {
 		}
 	}
 	RunChildIfRequested()
-	os.Exit(m.Run())
+	code := m.Run()
+	// Every reader child is either idle in the pool or gone: none may be
+	// left behind by a request, whatever became of it.
+	readers.closeIdle()
+	for deadline := time.Now().Add(10 * time.Second); liveChildren.Load() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			fmt.Fprintf(os.Stderr, "%d reader children still alive after the tests and the pool's close\n", liveChildren.Load())
+			code = 1
+			break
+		}
+	}
+	os.Exit(code)
 }

@@ -571,13 +571,13 @@ func TestChatPrintsOneLinePerCallAndResult(t *testing.T) {
 				{ID: "c2", Name: "get_ocr_text", Arguments: `{"page_num":9}`},
 				{ID: "c3", Name: "create_schema", Arguments: `{"name":"invoice","response_format":` + schema.String() + `}`},
 			}},
-			modeltest.Reply{PromptTokens: 1500, CompletionTokens: 30, ToolCalls: []modeltest.ToolCall{{
+			modeltest.Reply{PromptTokens: 5000, CompletionTokens: 30, ToolCalls: []modeltest.ToolCall{{
 				ID: "c4", Name: "create_prompt", Arguments: `{"name":"Invoice prompt","content":"Extract the invoice number and the total.","schema_id":"invoice"}`,
 			}}},
-			modeltest.Reply{PromptTokens: 2000, CompletionTokens: 8, ToolCalls: []modeltest.ToolCall{{ID: "c5", Name: "run_extraction", Arguments: `{}`}}},
+			modeltest.Reply{PromptTokens: 5500, CompletionTokens: 8, ToolCalls: []modeltest.ToolCall{{ID: "c5", Name: "run_extraction", Arguments: `{}`}}},
 			// The extraction: the total is not in the document.
 			modeltest.Reply{Text: `{"invoice_number": "42183017", "total": 999.99}`},
-			modeltest.Reply{PromptTokens: 2200, CompletionTokens: 62, Text: "Extracted."},
+			modeltest.Reply{PromptTokens: 5800, CompletionTokens: 62, Text: "Extracted."},
 		)
 	}
 	script()
@@ -597,7 +597,7 @@ func TestChatPrintsOneLinePerCallAndResult(t *testing.T) {
 		`^✓ create_prompt: created prompt Invoice prompt v1 \(prv_\w+\)$`,
 		`^→ run_extraction with the conversation's prompt "Invoice prompt" v1$`,
 		`^✓ run_extraction: valid, 1 value not found in the document \(total\)$`,
-		`^— thread thr_\w+ "please act" · 4 rounds · 6,812 tokens · \d+\.\d s$`,
+		`^— thread thr_\w+ "please act" · 4 rounds · 17,412 tokens · \d+\.\d s$`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines on stderr, want %d:\n%s", len(lines), len(want), errOut)

@@ -291,6 +291,14 @@ func (p *turnPrinter) Emit(e agent.Event) error {
 			mark = p.style.red("✗")
 		}
 		fmt.Fprintf(p.ios.Err, "%s %s\n", mark, resultLine(ev))
+	case agent.UsagePayload:
+		if ev.PromptTruncated != nil {
+			// The server cut the prompt to fit the model's window: the
+			// answer comes from part of the conversation.
+			p.endThinking()
+			p.endText()
+			fmt.Fprintf(p.ios.Err, "%s %s\n", p.style.yellow("!"), ev.PromptTruncated.Warning)
+		}
 	}
 	return nil
 }

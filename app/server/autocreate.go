@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -161,9 +162,14 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	// Built in memory first, so a bad explode path is a clean 400 rather
-	// than a half-written download.
-	var buf strings.Builder
+	s.writeExport(w, r, data, opts, ctype)
+}
+
+// writeExport answers an export as a download named after data.Name. It
+// is built in memory first, so that a bad explode path is a clean 400
+// rather than a half-written download.
+func (s *Server) writeExport(w http.ResponseWriter, r *http.Request, data export.Data, opts export.Options, ctype string) {
+	var buf bytes.Buffer
 	if err := export.Write(&buf, data, opts); err != nil {
 		var fe *fault.Error
 		if !errors.As(err, &fe) {
@@ -173,8 +179,8 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", exportFileName(data.Prompt.Name, opts.Format)))
-	_, _ = w.Write([]byte(buf.String()))
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", exportFileName(data.Name, opts.Format)))
+	_, _ = w.Write(buf.Bytes())
 }
 
 // exportFileName is a download name made of the prompt's name.

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -202,20 +200,7 @@ func (s *Server) exportSchema(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	// Built in memory first, so that a bad explode path is a clean 400
-	// rather than half a download.
-	var buf bytes.Buffer
-	if err := export.Write(&buf, data, opts); err != nil {
-		var fe *fault.Error
-		if !errors.As(err, &fe) {
-			err = fault.Errorf(fault.Invalid, "%v", err)
-		}
-		s.writeError(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", ctype)
-	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", exportFileName(data.Name, opts.Format)))
-	_, _ = w.Write(buf.Bytes())
+	s.writeExport(w, r, data, opts, ctype)
 }
 
 // rerunBody is the body of POST /api/schemas/{schema_id}/rerun.

@@ -75,11 +75,7 @@ func (s *Server) documentEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	startEventStream(w)
 	flusher, _ := w.(http.Flusher)
 	rc := http.NewResponseController(w)
 	send := func(b []byte) bool {

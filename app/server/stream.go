@@ -275,12 +275,17 @@ func (sw *streamWriter) run(ctx context.Context, q *eventQueue) error {
 }
 
 func (sw *streamWriter) start() {
-	h := sw.w.Header()
+	startEventStream(sw.w)
+	sw.started = true
+}
+
+// startEventStream answers 200 with the headers of an event stream.
+func startEventStream(w http.ResponseWriter) {
+	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // nginx and others: do not buffer
-	sw.w.WriteHeader(http.StatusOK)
-	sw.started = true
+	w.WriteHeader(http.StatusOK)
 }
 
 // write sends a batch of events as `data:` frames in one write and flush.

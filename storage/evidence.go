@@ -51,21 +51,9 @@ func (db *DB) SetExtractionEvidence(ctx context.Context, extractionID string, ev
 	if err != nil {
 		return Extraction{}, err
 	}
-	var ext Extraction
-	err = db.update(ctx, "set extraction evidence", func(tx *writeTx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE extractions SET evidence = ? WHERE id = ?`, ev, extractionID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return Errorf(ErrNotFound, "extraction %s not found", extractionID)
-		}
-		ext, err = getExtraction(ctx, tx, extractionID)
-		return err
+	return db.setExtraction(ctx, "set extraction evidence", extractionID, func(tx *writeTx) (sql.Result, error) {
+		return tx.ExecContext(ctx, `UPDATE extractions SET evidence = ? WHERE id = ?`, ev, extractionID)
 	})
-	return ext, err
 }
 
 // DocumentWords returns the stored words of each page of a document that

@@ -326,10 +326,18 @@ func (db *DB) SetExtractionValidation(ctx context.Context, extractionID, status 
 		}
 		verrs = string(c)
 	}
-	var ext Extraction
-	err = db.update(ctx, "set extraction validation", func(tx *writeTx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE extractions SET validation_status = ?, validation_errors = ?, updated_at = ?
+	return db.setExtraction(ctx, "set extraction validation", extractionID, func(tx *writeTx) (sql.Result, error) {
+		return tx.ExecContext(ctx, `UPDATE extractions SET validation_status = ?, validation_errors = ?, updated_at = ?
 			WHERE id = ?`, status, verrs, tx.nowText(), extractionID)
+	})
+}
+
+// setExtraction runs an UPDATE of one extraction and returns it as it is
+// then; an extraction the UPDATE did not find is not found.
+func (db *DB) setExtraction(ctx context.Context, op, extractionID string, exec func(*writeTx) (sql.Result, error)) (Extraction, error) {
+	var ext Extraction
+	err := db.update(ctx, op, func(tx *writeTx) error {
+		res, err := exec(tx)
 		if err != nil {
 			return err
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -227,7 +229,7 @@ func (x *Extractor) evaluateCase(ctx context.Context, prompt storage.PromptRevis
 		}
 		return &fields[key].EvalScore
 	}
-	for _, path := range sortedPaths(c.Known) {
+	for _, path := range slices.Sorted(maps.Keys(c.Known)) {
 		want := c.Known[path]
 		f := score(path)
 		f.Known++
@@ -252,7 +254,7 @@ func (x *Extractor) evaluateCase(ctx context.Context, prompt storage.PromptRevis
 		}
 	}
 	if c.Complete {
-		for _, path := range sortedPaths(got) {
+		for _, path := range slices.Sorted(maps.Keys(got)) {
 			if _, known := c.Known[path]; known || got[path] == nil || isEmptyText(got[path]) {
 				continue
 			}
@@ -277,15 +279,6 @@ func fieldKey(path string) string {
 		}
 		path = next
 	}
-}
-
-func sortedPaths(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func isEmptyText(v any) bool {

@@ -94,8 +94,7 @@ func evidenceCounts(x storage.Extraction) (evidence.Map, evidence.Counts) {
 // evidenceNote tells the model which values the document does not show,
 // so that it checks them (and fixes them with update_extraction_field and
 // a reason, or changes the prompt); "" when every value was found.
-func evidenceNote(x storage.Extraction) string {
-	m, c := evidenceCounts(x)
+func evidenceNote(m evidence.Map, c evidence.Counts) string {
 	if c.Ungrounded == 0 && c.Ambiguous == 0 {
 		return ""
 	}

@@ -62,7 +62,7 @@ func (s *WorkingState) Describe() string {
 			errs, _ := capText(string(x.ValidationErrors), TextCap/4, "")
 			fmt.Fprintf(&b, "Validation errors: %s\n", errs)
 		}
-		if note := evidenceNote(*x); note != "" {
+		if note := evidenceNote(evidenceCounts(*x)); note != "" {
 			b.WriteString(note + "\n")
 		}
 	}
@@ -105,7 +105,7 @@ func viewExtraction(x storage.Extraction) extractionView {
 	}
 	if m, c := evidenceCounts(x); c.Ungrounded+c.Ambiguous > 0 {
 		v.Ungrounded, v.Ambiguous = m.Paths(evidence.Ungrounded), m.Paths(evidence.Ambiguous)
-		v.Check = evidenceNote(x) + " Compare them with the document's text; fix a wrong value with update_extraction_field (give the reason), or improve the prompt."
+		v.Check = evidenceNote(m, c) + " Compare them with the document's text; fix a wrong value with update_extraction_field (give the reason), or improve the prompt."
 	}
 	return v
 }

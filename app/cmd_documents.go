@@ -146,15 +146,15 @@ func printExtractionEvidence(w io.Writer, x storage.Extraction) {
 		switch e, ok := m[l.Path]; {
 		case !ok:
 		case e.Status == evidence.Grounded:
-			where = fmt.Sprintf("page %d: %q", e.Page, previewText(e.Quote, 40))
+			where = fmt.Sprintf("page %d: %q", e.Page, truncate(e.Quote, 40))
 		case e.Status == evidence.Ambiguous:
-			where = fmt.Sprintf("page %d: %q (and %d other places)", e.Page, previewText(e.Quote, 40), max(len(e.Candidates)-1, 1))
+			where = fmt.Sprintf("page %d: %q (and %d other places)", e.Page, truncate(e.Quote, 40), max(len(e.Candidates)-1, 1))
 		case e.Status == evidence.Ungrounded:
 			where = "NOT FOUND in the document"
 		case e.Status == evidence.Edited:
 			where = "edited by hand"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Path, previewText(string(b), 50), where)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Path, truncate(string(b), 50), where)
 	}
 	tw.Flush()
 }

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -108,7 +109,7 @@ func truthCases(ctx context.Context, db *storage.DB, dir string) ([]agent.EvalCa
 	}
 	var cases []agent.EvalCase
 	var missing []string
-	for _, base := range sortedKeys(files) {
+	for _, base := range slices.Sorted(maps.Keys(files)) {
 		doc, ok := docs[base]
 		if !ok {
 			missing = append(missing, filepath.Base(files[base]))
@@ -146,15 +147,6 @@ func documentsByBase(ctx context.Context, db *storage.DB) (map[string]storage.Do
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // printEval prints an evaluation for a person: per field, overall, the
 // documents' mismatches, and how to compare a later run with this one.
 func printEval(env *Env, rep agent.EvalReport) {
@@ -171,7 +163,7 @@ func printEval(env *Env, rep agent.EvalReport) {
 		o.Exact, o.Known, o.Accuracy*100, o.Wrong, o.Missing, o.Extra, o.GroundedShare*100)
 	if b := rep.Baseline; b != nil {
 		fmt.Fprintf(out, "Against %s: %+d exact (%.1f%% → %.1f%%)", b.BaselineID, b.ExactChange, b.BaselineAccuracy*100, o.Accuracy*100)
-		for _, f := range sortedKeys(b.Fields) {
+		for _, f := range slices.Sorted(maps.Keys(b.Fields)) {
 			fmt.Fprintf(out, "; %s %+d", f, b.Fields[f])
 		}
 		fmt.Fprintln(out)
@@ -209,12 +201,5 @@ func evalValue(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return previewText(string(b), 60)
-}
-
-func previewText(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return truncate(string(b), 60)
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -304,14 +305,6 @@ func stringItems(v any) []string {
 // quoted is a name as the summaries quote it: “name”.
 func quoted(s string) string { return "“" + s + "”" }
 
-// cut shortens s to n characters with "…".
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
-}
-
 // formatValue is a JSON value for people: a string in quotes, a number or
 // boolean as JSON, null as "empty (null)", an absent value as "(not set)",
 // objects and arrays as compact JSON; each cut to 80 characters.
@@ -323,13 +316,13 @@ func formatValue(v any, present bool) string {
 	case nil:
 		return "empty (null)"
 	case string:
-		return quoted(cut(x, 80))
+		return quoted(truncate(x, 80))
 	case json.Number:
 		return jsNumber(x)
 	case bool:
 		return strconv.FormatBool(x)
 	}
-	return cut(compactJSON(v), 80)
+	return truncate(compactJSON(v), 80)
 }
 
 func lcfirst(s string) string {
@@ -404,7 +397,7 @@ type summaryNames struct{ summaryLookup }
 // (with " vN" when a version is given).
 func (n summaryNames) schemaRef(ref string, version int) string {
 	if r, ok := n.Schema(ref); ok {
-		return label(r.Name, cmpOr(version, r.Version))
+		return label(r.Name, cmp.Or(version, r.Version))
 	}
 	if version != 0 {
 		return fmt.Sprintf("%s v%d", quoted(ref), version)
@@ -465,13 +458,6 @@ func (n summaryNames) docRef(a *jsonObject) (current bool, name string) {
 		}
 	}
 	return current, name
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 func (n summaryNames) tagChanges(before []string, known bool, after any) []summaryChip {
@@ -1314,7 +1300,7 @@ func moreOf(f field) string {
 		}
 		parts = append(parts, k+": "+compactJSON(v))
 	}
-	return cut(strings.Join(parts, ", "), 160)
+	return truncate(strings.Join(parts, ", "), 160)
 }
 
 func holdsFields(f field) bool {

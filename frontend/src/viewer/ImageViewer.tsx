@@ -3,6 +3,7 @@
 // which browsers do not show, each page as PNG from the server
 // (GET /api/documents/{id}/pages/{page}/image, made in a reader child).
 
+import { useWidth } from "./useWidth";
 import { useEffect, useRef, useState, type CSSProperties } from "react";
 import { ErrorBox, Spinner } from "../components/common";
 import { PageHighlight, type HighlightRequest } from "../evidence/PageHighlight";
@@ -38,20 +39,11 @@ export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zo
   const [natural, setNatural] = useState<{ w: number; h: number } | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const surface = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(0);
+  const width = useWidth(box);
 
   useEffect(() => {
     onPages(Math.max(1, pages));
   }, [pages, onPages]);
-
-  useEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
-    ro.observe(el);
-    setWidth(el.clientWidth);
-    return () => ro.disconnect();
-  }, []);
 
   const n = Math.min(Math.max(1, page), Math.max(1, pages));
   const native = shownByBrowsers.has(mediaType) && pages <= 1;

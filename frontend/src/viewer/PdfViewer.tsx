@@ -3,6 +3,7 @@
 // lazy-loaded, so pdf.js (and its worker, bundled through Vite's ?url import,
 // never fetched from a CDN) only loads when a PDF is opened.
 
+import { useWidth } from "./useWidth";
 import { useEffect, useRef, useState } from "react";
 import * as pdfjs from "pdfjs-dist";
 import workerUrl from "pdfjs-dist/build/pdf.worker.min.mjs?url";
@@ -30,7 +31,7 @@ export default function PdfViewer({ url, page, zoom, onPages, highlight }: PdfVi
   const canvas = useRef<HTMLCanvasElement>(null);
   const box = useRef<HTMLDivElement>(null);
   const surface = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(0);
+  const width = useWidth(box);
   // The page on the canvas (0 before the first), so that a highlight is
   // never drawn over the page before the one asked for.
   const [shown, setShown] = useState(0);
@@ -61,15 +62,6 @@ export default function PdfViewer({ url, page, zoom, onPages, highlight }: PdfVi
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [url, attempt]);
-
-  useEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    const ro = new ResizeObserver(() => setWidth(el.clientWidth));
-    ro.observe(el);
-    setWidth(el.clientWidth);
-    return () => ro.disconnect();
-  }, []);
 
   useEffect(() => {
     if (!doc || !canvas.current || width === 0) return;

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/storage/envvar"
 )
 
 // Limits of the summary (and, with --verbose, of the arguments) shown with
@@ -32,7 +33,7 @@ var errStopAsking = errors.New("no more answers on stdin")
 // vi) on the process's own terminal and waits for it to exit. A variable so
 // that tests can put another editor in its place.
 var runEditor = func(ctx context.Context, path string) error {
-	editor := strings.TrimSpace(firstNonEmpty(os.Getenv("VISUAL"), os.Getenv("EDITOR")))
+	editor := strings.TrimSpace(firstNonEmpty(envvar.Get(envvar.Visual), envvar.Get(envvar.Editor)))
 	if editor == "" {
 		editor = "vi"
 	}

@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/envvar"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -153,14 +153,14 @@ func run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	env.DataDir = firstNonEmpty(globals["data-dir"], os.Getenv("DOCENT_DATA_DIR"))
+	env.DataDir = firstNonEmpty(globals["data-dir"], envvar.Get(envvar.DataDir))
 	if env.DataDir == "" {
 		if env.DataDir, err = DefaultDataDir(); err != nil {
 			return err
 		}
 	}
 	env.ModelFlag = globals["model"]
-	env.Model = firstNonEmpty(env.ModelFlag, os.Getenv("DOCENT_MODEL"))
+	env.Model = firstNonEmpty(env.ModelFlag, envvar.Get(envvar.Model))
 
 	top := flag.NewFlagSet("docent", flag.ContinueOnError)
 	top.SetOutput(io.Discard)
@@ -182,7 +182,14 @@ func run(ctx context.Context, env *Env, args []string) error {
 	case top.NArg() > 0:
 		name := top.Arg(0)
 		if name == "help" {
-			printHelp(env.IO.Out)
+			switch topic := top.Arg(1); topic {
+			case "":
+				printHelp(env.IO.Out)
+			case "env":
+				printEnvHelp(env.IO.Out)
+			default:
+				return usagef("no help on %q (docent help, docent help env)", topic)
+			}
 			return nil
 		}
 		for _, c := range commands() {
@@ -247,7 +254,31 @@ Global flags (before or after the command):
 Models: Ollama at OLLAMA_HOST (default http://127.0.0.1:11434); any
 OpenAI-compatible server at OPENAI_BASE_URL with OPENAI_API_KEY.
 DOC, SCHEMA and PROMPT accept an id or an exact name.
+docent help env lists every environment variable Docent reads.
 `)
+}
+
+// printEnvHelp prints the table of environment variables (storage/envvar),
+// Docent's own, then the platform's it follows; docs/configuration.md
+// holds the same table.
+func printEnvHelp(w io.Writer) {
+	fmt.Fprint(w, "Environment variables. A flag, where there is one, wins over its variable.\n")
+	section := ""
+	for _, v := range envvar.Table() {
+		heading := "\nDocent's own:\n"
+		if v.Platform {
+			heading = "\nThe platform's, which Docent follows:\n"
+		}
+		if heading != section {
+			section = heading
+			fmt.Fprint(w, heading)
+		}
+		fmt.Fprintf(w, "  %s", v.Name)
+		if v.Flag != "" {
+			fmt.Fprintf(w, "  (flag %s)", v.Flag)
+		}
+		fmt.Fprintf(w, "\n      %s\n      default: %s\n", v.Means, v.Default)
+	}
 }
 
 // globalFlags are accepted anywhere on the command line.

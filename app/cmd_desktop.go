@@ -3,12 +3,12 @@ package app
 import (
 	"context"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 
 	"github.com/docent/docent/app/desktop"
 	"github.com/docent/docent/build"
+	"github.com/docent/docent/storage/envvar"
 )
 
 // runDesktop opens the desktop window on the same data directory as the
@@ -66,7 +66,7 @@ func runDesktop(ctx context.Context, env *Env) error {
 // desktop app, whose log is its only window onto what the UI does; with
 // debug it logs every API request the window makes.
 func logLevelFromEnv() (slog.Level, bool) {
-	s := strings.TrimSpace(os.Getenv("DOCENT_LOG_LEVEL"))
+	s := strings.TrimSpace(envvar.Get(envvar.LogLevel))
 	if s == "" {
 		return 0, false
 	}

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/docent/docent/storage/envvar"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -28,7 +29,7 @@ const databaseFile = "docent.db"
 func DefaultDataDir() (string, error) {
 	switch runtime.GOOS {
 	case "windows":
-		if dir := os.Getenv("LocalAppData"); dir != "" {
+		if dir := envvar.Get(envvar.LocalAppData); dir != "" {
 			return filepath.Join(dir, "Docent"), nil
 		}
 	case "darwin":
@@ -38,7 +39,7 @@ func DefaultDataDir() (string, error) {
 		}
 		return filepath.Join(home, "Library", "Application Support", "Docent"), nil
 	}
-	if dir := os.Getenv("XDG_DATA_HOME"); dir != "" {
+	if dir := envvar.Get(envvar.XDGDataHome); dir != "" {
 		return filepath.Join(dir, "docent"), nil
 	}
 	home, err := os.UserHomeDir()

@@ -5,11 +5,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/docent/docent/storage/envvar"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -62,25 +62,25 @@ type Config struct {
 // duration such as 30m, or -1 for as long as Ollama runs).
 func ConfigFromEnv() (Config, error) {
 	cfg := Config{
-		OllamaHost:    os.Getenv("OLLAMA_HOST"),
-		OpenAIBaseURL: os.Getenv("OPENAI_BASE_URL"),
-		OpenAIKey:     os.Getenv("OPENAI_API_KEY"),
+		OllamaHost:    envvar.Get(envvar.OllamaHost),
+		OpenAIBaseURL: envvar.Get(envvar.OpenAIBase),
+		OpenAIKey:     envvar.Get(envvar.OpenAIKey),
 	}
-	if v := os.Getenv("DOCENT_IDLE_TIMEOUT"); v != "" {
+	if v := envvar.Get(envvar.IdleTimeout); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return Config{}, fault.Errorf(fault.Invalid, "DOCENT_IDLE_TIMEOUT=%q: want a positive duration such as 10m", v)
 		}
 		cfg.IdleTimeout = d
 	}
-	if v := os.Getenv("DOCENT_MAX_CONTEXT"); v != "" {
+	if v := envvar.Get(envvar.MaxContext); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 512 {
 			return Config{}, fault.Errorf(fault.Invalid, "DOCENT_MAX_CONTEXT=%q: want a number of tokens, at least 512", v)
 		}
 		cfg.MaxNumCtx = n
 	}
-	if v := os.Getenv("DOCENT_KEEP_ALIVE"); v != "" {
+	if v := envvar.Get(envvar.KeepAlive); v != "" {
 		d, err := parseKeepAlive(v)
 		if err != nil {
 			return Config{}, err

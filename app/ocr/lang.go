@@ -1,15 +1,15 @@
 package ocr
 
 import (
-	"os"
 	"regexp"
 	"strings"
 
+	"github.com/docent/docent/storage/envvar"
 	"github.com/docent/docent/storage/fault"
 )
 
 // LangEnv is the environment variable that sets the OCR languages.
-const LangEnv = "DOCENT_OCR_LANG"
+const LangEnv = string(envvar.OCRLang)
 
 // tesseractLang maps ISO 639-1 codes, as locales name languages, to
 // Tesseract's language data names.
@@ -27,15 +27,15 @@ var tesseractLang = map[string]string{
 // plus English, "deu+eng" for de_DE.UTF-8; English alone for an English,
 // C or unknown locale.
 func DefaultLang() string {
-	if l := strings.TrimSpace(os.Getenv(LangEnv)); l != "" {
+	if l := strings.TrimSpace(envvar.Get(envvar.OCRLang)); l != "" {
 		return l
 	}
-	return localeLang(firstSet("LC_ALL", "LC_MESSAGES", "LANG"))
+	return localeLang(firstSet(envvar.LCAll, envvar.LCMessages, envvar.Lang))
 }
 
-func firstSet(names ...string) string {
+func firstSet(names ...envvar.Name) string {
 	for _, n := range names {
-		if v := os.Getenv(n); v != "" {
+		if v := envvar.Get(n); v != "" {
 			return v
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/storage/envvar"
 )
 
 // Page images: what OCR reads. They are made in a reader child (the
@@ -303,7 +304,7 @@ func runPages(ctx context.Context, data []byte, req pagesRequest, lim pdftext.Li
 // wasmCacheDir is where PDFium's compiled WebAssembly is kept: compiling
 // it takes seconds, loading it a tenth of one.
 func wasmCacheDir() string {
-	if dir := os.Getenv("DOCENT_CACHE_DIR"); dir != "" {
+	if dir := envvar.Get(envvar.CacheDir); dir != "" {
 		return filepath.Join(dir, "wazero")
 	}
 	dir, err := os.UserCacheDir()

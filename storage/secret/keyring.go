@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	gokeyring "github.com/zalando/go-keyring"
+
+	"github.com/docent/docent/storage/envvar"
 )
 
 // ErrNotFound is a keyring's answer for an entry it does not have.
@@ -35,7 +37,7 @@ func (osKeyring) Delete(service, user string) error {
 	return gokeyring.Delete(service, user)
 }
 
-func keyringSetting() string { return strings.ToLower(strings.TrimSpace(os.Getenv(KeyringEnv))) }
+func keyringSetting() string { return strings.ToLower(strings.TrimSpace(envvar.Get(envvar.Keyring))) }
 
 // keyringFromEnv is the OS keyring unless KeyringEnv says "off", or, on
 // the Unixes that use the Secret Service, there is no session bus to
@@ -64,10 +66,10 @@ func keyringFromEnv() keyring {
 // XDG_RUNTIME_DIR. The Secret Service may still be missing; Seal then
 // falls back to the key file.
 func sessionBus() bool {
-	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+	if envvar.Get(envvar.DBusSessionBus) != "" {
 		return true
 	}
-	dir := os.Getenv("XDG_RUNTIME_DIR")
+	dir := envvar.Get(envvar.XDGRuntimeDir)
 	if dir == "" {
 		return false
 	}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"time"
+
+	"github.com/docent/docent/storage/envvar"
 )
 
 // KeyringEnv is the environment variable that chooses where secrets go:
@@ -14,7 +16,7 @@ import (
 // is an OS keyring (tests set it, so they never touch the user's
 // keyring); "on" uses the keyring without first looking for a session
 // bus; unset or anything else means "auto".
-const KeyringEnv = "DOCENT_KEYRING"
+const KeyringEnv = string(envvar.Keyring)
 
 // KeyringTimeout bounds every keyring call: a locked keyring can wait for
 // an unlock prompt nobody answers, and Docent must start anyway.

@@ -70,7 +70,7 @@ type AutoCreateOptions struct {
 	// PromptID (with SchemaID) is the prompt to extract with; it must link
 	// that schema.
 	PromptID string
-	// Sink, when set, receives the run's events (agent-protocol.md).
+	// Sink, when set, receives the run's events (docs/protocol.md).
 	Sink Sink
 }
 

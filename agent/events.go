@@ -7,7 +7,7 @@ import (
 	"github.com/docent/docent/agent/provider"
 )
 
-// This file declares the events of a turn as agent-protocol.md ("Events" and
+// This file declares the events of a turn as docs/protocol.md ("Events" and
 // the `result` object) names them: one payload type per event type, whose
 // JSON tags are the protocol's field names. Everything else is derived from
 // these types: the wire JSON and its decoding (event_wire.go), the checker

@@ -111,7 +111,7 @@ const (
 	MaxSearchCalls = 5
 )
 
-// Tools returns the registry, in catalogue order (tools.md).
+// Tools returns the registry, in catalogue order (docs/tools.md).
 func Tools() []Tool { return slices.Clone(registry) }
 
 // ToolByName returns the tool with this name.
@@ -152,14 +152,14 @@ func ProviderTools() []provider.Tool {
 var registry = slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), helpTools())
 
 func init() {
-	// Catalogue order, as tools.md lists them: read-only first.
+	// Catalogue order, as docs/tools.md lists them: read-only first.
 	order := catalogueOrder
 	slices.SortStableFunc(registry, func(a, b Tool) int {
 		return slices.Index(order, a.Name) - slices.Index(order, b.Name)
 	})
 }
 
-// catalogueOrder is the order of tools.md.
+// catalogueOrder is the order of docs/tools.md.
 var catalogueOrder = []string{
 	"get_ocr_text", "get_document", "list_documents", "get_extraction_result",
 	"get_schema", "list_schemas", "validate_schema", "validate_against_schema",

@@ -13,7 +13,7 @@ import (
 	"github.com/docent/docent/storage/fault"
 )
 
-// catalogue is tools.md's table: every tool and its access class, in order.
+// catalogue is docs/tools.md's tables: every tool and its access class, in order.
 var catalogue = []struct {
 	name   string
 	access Access

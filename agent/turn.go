@@ -29,7 +29,7 @@ const MaxRoundsText = "(Max tool rounds reached.)"
 // RejectedText is the error a rejected call reports to the model.
 const RejectedText = "User rejected this action."
 
-// Agent runs the turns of document conversations (agent-protocol.md,
+// Agent runs the turns of document conversations (docs/protocol.md,
 // "Turn").
 type Agent struct {
 	DB           *storage.DB

@@ -23,7 +23,7 @@ import (
 // documents, a few at a time.
 //
 // With --json, stdout is NDJSON: the agent events of every run
-// (agent-protocol.md, without the fine-grained *_chunk events, each with a
+// (docs/protocol.md, without the fine-grained *_chunk events, each with a
 // document_id added), one "auto_create_result" line per document as it
 // ends, and one "auto_create_summary" line at the end.
 func runAutoCreate(ctx context.Context, env *Env, args []string) error {

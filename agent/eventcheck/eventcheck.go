@@ -1,5 +1,5 @@
 // Package eventcheck checks that the events of a turn follow the ordering
-// rules of agent-protocol.md ("Events"): turn_started first, exactly one
+// rules of docs/protocol.md ("Events"): turn_started first, exactly one
 // done or error and it is last, rounds counted up from 0 without gaps, the
 // order of events within a round, tool results that answer the round's
 // calls, and a done that carries turn_id and tool_calls exactly when the

@@ -35,7 +35,7 @@ const maxStopsAhead = 64
 // Turns is bound into the window: the web UI runs agent turns through it
 // (window.go.desktop.Turns.Chat and .Approve) and gets each event as a
 // Wails runtime event on the channel it named for the turn, as
-// agent-protocol.md says. Each event's data is the JSON object that the SSE
+// docs/protocol.md says. Each event's data is the JSON object that the SSE
 // stream sends in one data frame.
 type Turns struct {
 	runner TurnRunner

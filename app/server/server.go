@@ -2,8 +2,8 @@
 // http.Handler that `docent --serve` listens with and that the desktop shell
 // mounts unchanged inside its window.
 //
-// The routes are those of agent-protocol.md ("HTTP API"), declared once in
-// routeTable. Handlers decode, call one use case of storage, agent or ingest,
+// The routes are those of docs/protocol.md ("HTTP API"), declared once in
+// routeTable (docs_test.go checks that each has its row there). Handlers decode, call one use case of storage, agent or ingest,
 // and encode; what is cross-cutting (access token, Origin, body limits) is in
 // ServeHTTP. Chat turns stream as Server-Sent Events through a bounded queue
 // (stream.go) so that a slow client never grows memory without bound.
@@ -144,8 +144,8 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// routeTable is the API, in the order of agent-protocol.md's table, then
-// the routes this server adds (revision lists, settings, export).
+// routeTable is the API, grouped as docs/protocol.md's route tables are
+// grouped by resource; every route has its row there.
 func (s *Server) routeTable() []route {
 	return []route{
 		{"GET /api/health", s.handleHealth},

@@ -1,4 +1,4 @@
-// Typed helpers for every route of agent-protocol.md's HTTP table. The chat
+// Typed helpers for the routes of docs/protocol.md's HTTP API. The chat
 // and approve streams are in transport.ts; uploads (which need progress) in
 // upload.ts.
 
@@ -91,7 +91,7 @@ export const api = {
   schemaExportURL: (schemaId: string, format: "csv" | "xlsx" | "json", q: DataQuery) =>
     `/api/schemas/${enc(schemaId)}/export?${dataQueryString(q, { format })}`,
   getSchemaRevision: (revid: string) => request<SchemaRevision>(`/api/schema-revisions/${enc(revid)}`),
-  /** OPTIONAL route, not in agent-protocol.md: the revisions of one schema. */
+  /** The revisions of one schema (docs/protocol.md). */
   listSchemaRevisions: async (id: string) =>
     listOf<SchemaRevision>(await request<unknown>(`/api/schemas/${enc(id)}/revisions`), "revisions"),
 
@@ -103,7 +103,7 @@ export const api = {
     request<PromptRevision>(`/api/prompts/${enc(id)}`, { method: "PUT", body }),
   deletePrompt: (id: string) => request<unknown>(`/api/prompts/${enc(id)}`, { method: "DELETE" }),
   getPromptRevision: (revid: string) => request<PromptRevision>(`/api/prompt-revisions/${enc(revid)}`),
-  /** OPTIONAL route, not in agent-protocol.md: the revisions of one prompt. */
+  /** The revisions of one prompt (docs/protocol.md). */
   listPromptRevisions: async (id: string) =>
     listOf<PromptRevision>(await request<unknown>(`/api/prompts/${enc(id)}/revisions`), "revisions"),
 

@@ -84,7 +84,7 @@ declare global {
 /**
  * The desktop transport: turns run through the Go methods bound as
  * window.go.desktop.Turns and their events are Wails runtime events, one
- * channel per turn, named by the caller (agent-protocol.md). Null without
+ * channel per turn, named by the caller (docs/protocol.md). Null without
  * the bindings: SSE is used then.
  */
 export function createWailsTransport(runtime: WailsRuntime, turns: WailsTurns | null = wailsTurns()): ChatTransport | null {

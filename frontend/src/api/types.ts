@@ -1,5 +1,5 @@
 // Wire types of the HTTP API and the agent events, named as
-// /work/shared/design/agent-protocol.md names them. Field names are the
+// docs/protocol.md names them. Field names are the
 // protocol's; do not rename them here.
 //
 // The agent's events, the `result` object and the types they use (ToolCall,

@@ -1,7 +1,7 @@
 // The desktop transport: in the Wails window a turn is a call of the Go
 // methods bound as window.go.desktop.Turns (app/desktop/turns.go), and its
 // events arrive as Wails runtime events on a channel this side names, one per
-// turn (agent-protocol.md, "Events"). Each event's data is the object the SSE
+// turn (docs/protocol.md, "Events"). Each event's data is the object the SSE
 // stream sends in one `data:` frame, so the same reducer shows it. The call
 // resolves with the number of events emitted once the turn has ended; a
 // request refused before the turn starts rejects with the HTTP API's error

@@ -164,6 +164,10 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 		var kind *storage.Kind
 		if kind, err = c.chooseKind(runCtx, claim.Document, opts, &res); kind != nil {
 			gate.Unlock()
+			// Its prompt is the one a person chose for the kind; none
+			// (a kind nobody has accepted yet) extracts with the
+			// schema's auto-create prompt, never with the prompt of
+			// another document's proposal.
 			opts.SchemaID, opts.PromptID = kind.Schema.SchemaID, ""
 			if p, perr := db.KindPrompt(runCtx, kind.Schema.SchemaID); perr == nil {
 				opts.PromptID = p.PromptID
@@ -212,7 +216,13 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	}
 	err = fault.Report(ctx, nil, "auto-create of "+claim.Document.Name, err)
 	res.Error = fault.ErrorMessage(err)
-	if d, ferr := db.FailAutoCreate(keep, claim, res.Error); ferr == nil {
+	if len(res.Refused) > 0 {
+		// The run may have failed because a document steered it: say so
+		// where people look for why.
+		slog.WarnContext(ctx, "auto-create: the failed run tried calls outside its scope, which were refused; they are kept with the document",
+			"document", claim.DocumentID, "name", claim.Document.Name, "refused", len(res.Refused), "first_tool", res.Refused[0].Tool, "first_reason", res.Refused[0].Reason)
+	}
+	if d, ferr := db.FailAutoCreate(keep, claim, res.Error, res.Refused); ferr == nil {
 		res.Status = d.AutoCreateStatus
 	} else {
 		res.Status = storage.AutoCreateRunning
@@ -333,17 +343,20 @@ func (c *AutoCreator) extractOnly(ctx context.Context, claim storage.AutoCreateC
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
-	// The thread comes first: what the run makes after it (the schema's
-	// auto-create prompt) is the run's own, for a reject to remove.
+	// The prompt comes before the thread, the first thing the run makes:
+	// the schema's auto-create prompt (Docent's own words, made here when
+	// the kind has no prompt chosen yet) belongs to the kind, not to this
+	// run, so rejecting this proposal does not take down the proposals of
+	// the other documents of the kind that use it.
+	prompt, err := c.schemaPrompt(ctx, srev, opts.PromptID)
+	if err != nil {
+		return storage.AutoCreateLinks{}, err
+	}
 	th, err := a.DB.CreateThread(ctx, claim.DocumentID, "Auto-create with schema "+srev.Name, firstNonEmpty(opts.Model, a.DefaultModel))
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
 	if err := rec.record(storage.AutoCreateLinks{ThreadID: th.ID}); err != nil {
-		return storage.AutoCreateLinks{}, err
-	}
-	prompt, err := c.schemaPrompt(ctx, srev, opts.PromptID)
-	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
 	if err := rec.record(storage.AutoCreateLinks{SchemaID: srev.SchemaID, PromptID: prompt.PromptID}); err != nil {

@@ -179,16 +179,25 @@ func TestAutoCreateWithASchemaOnlyExtracts(t *testing.T) {
 		t.Errorf("the continued turn lost the working state: %+v", tr.WorkingState)
 	}
 
-	// Rejecting keeps the schema (it was there before) and removes the
-	// run's prompt and extraction.
+	// Nobody chose the schema's auto-create prompt for the kind: until the
+	// proposal is accepted nothing else extracts with it.
+	if _, err := f.db.KindPrompt(ctx, s.SchemaID); fault.ErrorCode(err) != "not_found" {
+		t.Errorf("the kind has a prompt before anyone accepted one: %v", err)
+	}
+	// Rejecting keeps the schema (it was there before) and its auto-create
+	// prompt (Docent's words, made before the run's thread: the kind's,
+	// for the next run of it, not the run's) and removes the extraction.
 	if _, err := f.db.RejectAutoCreate(ctx, f.doc.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.db.GetSchema(ctx, s.SchemaID); err != nil {
 		t.Errorf("reject removed the reused schema: %v", err)
 	}
-	if _, err := f.db.GetPrompt(ctx, res.PromptID); fault.ErrorCode(err) != "not_found" {
-		t.Errorf("reject kept the run's prompt: %v", err)
+	if _, err := f.db.GetExtraction(ctx, res.ExtractionID); fault.ErrorCode(err) != "not_found" {
+		t.Errorf("reject kept the run's extraction: %v", err)
+	}
+	if _, err := f.db.GetPrompt(ctx, res.PromptID); err != nil {
+		t.Errorf("reject removed the schema's auto-create prompt: %v", err)
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/docent/docent/agent"
@@ -75,12 +77,19 @@ func TestAutoCreateKeepsOneSchemaPerKind(t *testing.T) {
 		docs = append(docs, d)
 	}
 	f.srv.Handle(kindModel(t))
+	var mu sync.Mutex
+	var reused []storage.Document // the invoices that extracted with the kind of another's run
 	sched := &agent.AutoCreateScheduler{
 		Creator:     func() *agent.AutoCreator { return &agent.AutoCreator{Agent: f.agent} },
 		Concurrency: 3,
 		Done: func(_ context.Context, d storage.Document, res agent.AutoCreateResult, err error) {
 			if err != nil || res.Status != storage.AutoCreateProposed {
 				t.Errorf("%s: %+v %v", d.Name, res, err)
+			}
+			if res.ExtractionOnly && !strings.HasPrefix(d.Name, "receipt") {
+				mu.Lock()
+				reused = append(reused, d)
+				mu.Unlock()
 			}
 		},
 	}
@@ -97,25 +106,57 @@ func TestAutoCreateKeepsOneSchemaPerKind(t *testing.T) {
 	if len(kinds) != 2 || got["invoice"] != 4 || got["receipt"] != 2 {
 		t.Fatalf("kinds %v, want invoice 4 and receipt 2", got)
 	}
+	// Each kind: the schema and prompt of the run that made it, and the
+	// schema's auto-create prompt the others extracted with (nobody has
+	// accepted the first run's prompt yet, so no other document is
+	// extracted with it).
 	_, schemas, _ := f.db.ListSchemas(ctx, storage.ListFilter{})
 	_, prompts, _ := f.db.ListPrompts(ctx, storage.PromptFilter{})
-	if schemas != 2 || prompts != 2 {
-		t.Errorf("%d schemas and %d prompts, want one of each per kind", schemas, prompts)
+	if schemas != 2 || prompts != 4 {
+		t.Errorf("%d schemas and %d prompts, want one schema and two prompts per kind", schemas, prompts)
 	}
 
-	// A document rejected and run again is of its kind again, and the run
-	// makes nothing new.
-	if _, err := f.db.RejectAutoCreate(ctx, docs[1].ID); err != nil {
+	// A document that reused its kind, rejected and run again, is of its
+	// kind again, and the run makes nothing new.
+	if len(reused) != 3 {
+		t.Fatalf("%d invoices reused the kind, want 3", len(reused))
+	}
+	again := reused[0]
+	if _, err := f.db.RejectAutoCreate(ctx, again.ID); err != nil {
 		t.Fatal(err)
 	}
-	res, err := (&agent.AutoCreator{Agent: f.agent}).Run(ctx, docs[1].ID, agent.AutoCreateOptions{})
+	res, err := (&agent.AutoCreator{Agent: f.agent}).Run(ctx, again.ID, agent.AutoCreateOptions{})
 	if err != nil || !res.ExtractionOnly {
 		t.Fatalf("rerun: %+v %v, want an extraction with the kind's schema", res, err)
 	}
 	_, schemas2, _ := f.db.ListSchemas(ctx, storage.ListFilter{})
 	_, prompts2, _ := f.db.ListPrompts(ctx, storage.PromptFilter{})
-	if schemas2 != 2 || prompts2 != 2 {
-		t.Errorf("the rerun made %d schemas and %d prompts", schemas2-2, prompts2-2)
+	if schemas2 != schemas || prompts2 != prompts {
+		t.Errorf("the rerun made %d schemas and %d prompts", schemas2-schemas, prompts2-prompts)
+	}
+
+	// Rejecting the run that made the invoice kind removes the kind: the
+	// proposals that extracted with it, nobody having accepted them, go
+	// with it and say why.
+	maker := ""
+	for _, d := range docs[:4] {
+		if !slices.ContainsFunc(reused, func(r storage.Document) bool { return r.ID == d.ID }) {
+			maker = d.ID
+		}
+	}
+	if _, err := f.db.RejectAutoCreate(ctx, maker); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range reused {
+		d, _ := f.db.GetDocument(ctx, r.ID)
+		if d.AutoCreateStatus != storage.AutoCreateFailed || d.SchemaID != "" || !strings.Contains(d.AutoCreateError, "was removed") {
+			t.Errorf("%s after its kind's run was rejected: %s %q, kind %q; want failed saying why, no kind", d.Name, d.AutoCreateStatus, d.AutoCreateError, d.SchemaID)
+		}
+	}
+	_, schemas3, _ := f.db.ListSchemas(ctx, storage.ListFilter{})
+	_, prompts3, _ := f.db.ListPrompts(ctx, storage.PromptFilter{})
+	if schemas3 != 1 || prompts3 != 2 {
+		t.Errorf("after rejecting the invoice kind's run: %d schemas and %d prompts, want the receipt kind's 1 and 2", schemas3, prompts3)
 	}
 }
 

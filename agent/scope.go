@@ -29,6 +29,11 @@ const (
 	OpCreate = "create"
 	OpUpdate = "update"
 	OpDelete = "delete"
+	// OpLink is a call that makes what it creates or changes point at this
+	// (a prompt's schema or tags): a prompt linked to a schema is one its
+	// kind can be extracted with, so linking is a change of what is linked
+	// to, not only of the prompt.
+	OpLink = "link"
 )
 
 // Change is one thing a tool call would change.
@@ -47,11 +52,17 @@ type Change struct {
 
 func (c Change) String() string {
 	what := c.Kind
+	if c.Op == OpLink {
+		what = "link to " + what
+	}
 	if c.Name != "" {
 		what += fmt.Sprintf(" %q", c.Name)
 	}
 	if c.ID != "" {
 		what += " (" + c.ID + ")"
+	}
+	if c.Op == OpLink {
+		return what
 	}
 	return c.Op + " " + what
 }
@@ -68,7 +79,10 @@ type Ref struct {
 // calls) may change. It may read anything, create schemas and prompts, run
 // extraction on its own document, and change or delete what it
 // created itself; it may not change or delete documents, or schemas,
-// prompts, tags and extractions it did not create. A refused call is not
+// prompts, tags and extractions it did not create, and what it creates or
+// changes may link only what it created in the same run (a prompt on the
+// user's schema would become a way to extract the user's kind; a tag it
+// did not make would put its prompt among the user's). A refused call is not
 // run: the model is told why, and the refusal is kept for the proposal's
 // review.
 type Scope struct {
@@ -107,6 +121,9 @@ func (s *Scope) check(changes []Change) string {
 			// Tags outlive a rejected proposal: nobody would take them back.
 			return "an unattended run may not create tags: people tag documents"
 		case c.Op == OpCreate:
+		case c.Op == OpLink && !s.created[Ref{Kind: c.Kind, ID: c.ID}]:
+			return fmt.Sprintf("an unattended run may not %s: it did not create it in this run; what it makes may link only what it created", c)
+		case c.Op == OpLink:
 		case !s.created[Ref{Kind: c.Kind, ID: c.ID}]:
 			return fmt.Sprintf("an unattended run may not %s: it did not create it in this run; it may change only what it created", c)
 		}
@@ -212,6 +229,60 @@ func tagChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Ch
 		t, err := db.FindTag(ctx, ref)
 		return t.ID, t.Name, err
 	})
+}
+
+// promptLinks are the links of a prompt's schema and tags as
+// create_prompt and update_prompt name them: the schema (an id, revision
+// id or name; "" links none) and the tags (ids or names).
+func promptLinks(ctx context.Context, db *storage.DB, schemaRef *string, tagRefs []string) ([]Change, error) {
+	var out []Change
+	if schemaRef != nil && strings.TrimSpace(*schemaRef) != "" {
+		s, err := db.FindSchema(ctx, strings.TrimSpace(*schemaRef))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Change{Kind: KindSchema, Op: OpLink, ID: s.SchemaID, Name: s.Name})
+	}
+	for _, ref := range tagRefs {
+		t, err := db.FindTag(ctx, strings.TrimSpace(ref))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Change{Kind: KindTag, Op: OpLink, ID: t.ID, Name: t.Name})
+	}
+	return out, nil
+}
+
+// promptCreate is create_prompt's change: a new prompt, and the links to
+// its schema and tags.
+func promptCreate(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
+	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
+		SchemaID *string  `json:"schema_id"`
+		TagIDs   []string `json:"tag_ids"`
+	}) ([]Change, error) {
+		links, err := promptLinks(ctx, env.DB, a.SchemaID, a.TagIDs)
+		if err != nil {
+			return nil, err
+		}
+		return append([]Change{{Kind: KindPrompt, Op: OpCreate}}, links...), nil
+	})(ctx, env, raw)
+}
+
+// promptUpdate is update_prompt's change: the prompt, and the links to the
+// schema and tags the call sets (those it leaves were checked when they
+// were set).
+func promptUpdate(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
+	changes, err := promptChange(OpUpdate)(ctx, env, raw)
+	if err != nil {
+		return nil, err
+	}
+	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
+		SchemaID *string  `json:"schema_id"`
+		TagIDs   []string `json:"tag_ids"`
+	}) ([]Change, error) {
+		links, err := promptLinks(ctx, env.DB, a.SchemaID, a.TagIDs)
+		return append(changes, links...), err
+	})(ctx, env, raw)
 }
 
 // extractionRun is run_extraction's change: a new extraction of the

@@ -133,7 +133,7 @@ func artifactTools() []Tool {
 				"tag_ids":        `{"type":"array","items":{"type":"string"},"description":"Tags of the prompt."}`,
 			}),
 			Access:        ReadWrite,
-			Changes:       creates(KindPrompt),
+			Changes:       promptCreate,
 			HeadlessLimit: 1,
 			Run:           decodeArgs(createPrompt),
 		},
@@ -150,7 +150,7 @@ func artifactTools() []Tool {
 				"tag_ids":        `{"type":"array","items":{"type":"string"},"description":"Tags from now on (replaces them)."}`,
 			}),
 			Access:        ReadWrite,
-			Changes:       promptChange(OpUpdate),
+			Changes:       promptUpdate,
 			HeadlessLimit: 2,
 			Run:           decodeArgs(updatePrompt),
 		},
@@ -422,7 +422,11 @@ func createPrompt(ctx context.Context, env *ToolEnv, a struct {
 	Model         string   `json:"model"`
 	TagIDs        []string `json:"tag_ids"`
 }) (any, error) {
-	np := storage.NewPrompt{Name: a.Name, Content: a.Content, SchemaVersion: a.SchemaVersion, Model: strings.TrimSpace(a.Model), TagIDs: a.TagIDs}
+	// A call a person approved chooses the prompt for its kind; an
+	// unattended run's (env.Scope) never does: its prompt waits for the
+	// proposal to be accepted.
+	np := storage.NewPrompt{Name: a.Name, Content: a.Content, SchemaVersion: a.SchemaVersion, Model: strings.TrimSpace(a.Model), TagIDs: a.TagIDs,
+		ForKind: env.Scope == nil}
 	if strings.TrimSpace(a.SchemaID) != "" {
 		s, err := resolveSchemaID(ctx, env.DB, a.SchemaID)
 		if err != nil {
@@ -456,7 +460,8 @@ func updatePrompt(ctx context.Context, env *ToolEnv, a struct {
 	if err != nil {
 		return nil, err
 	}
-	p := storage.PromptPatch{Name: a.Name, Content: a.Content, SchemaVersion: a.SchemaVersion, Model: a.Model, TagIDs: a.TagIDs}
+	p := storage.PromptPatch{Name: a.Name, Content: a.Content, SchemaVersion: a.SchemaVersion, Model: a.Model, TagIDs: a.TagIDs,
+		ForKind: env.Scope == nil}
 	if a.SchemaID != nil {
 		id := strings.TrimSpace(*a.SchemaID)
 		if id != "" {

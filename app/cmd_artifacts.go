@@ -193,7 +193,8 @@ func createPrompt(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	// --model is a global flag, so it arrives in env rather than in fs.
-	np := storage.NewPrompt{Name: *name, Content: *content, Model: env.ModelFlag}
+	// A person's prompt is the one its kind extracts with.
+	np := storage.NewPrompt{Name: *name, Content: *content, Model: env.ModelFlag, ForKind: true}
 	if *schemaRef != "" {
 		rev, err := db.FindSchema(ctx, *schemaRef)
 		if err != nil {

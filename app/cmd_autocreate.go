@@ -374,6 +374,9 @@ func resultWord(r batchResult) string {
 		return "skipped: " + r.Error
 	case r.Skipped:
 		return "skipped, already " + r.Status
+	case r.Status == storage.AutoCreateFailed && len(r.Refused) > 0:
+		return fmt.Sprintf("failed: %s; REVIEW: %d calls outside the run's scope were refused (first: %s: %s)",
+			r.Error, len(r.Refused), r.Refused[0].Tool, r.Refused[0].Reason)
 	case r.Status == storage.AutoCreateFailed:
 		return "failed: " + r.Error
 	case r.Status == storage.AutoCreateProposed && len(r.Refused) > 0:
@@ -501,7 +504,7 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 	}
 	if len(refused) > 0 {
 		// The document's text may be steering the model: say so loudly.
-		fmt.Fprintln(b.env.IO.Err, "refused, outside the run's scope (review these proposals before accepting them):")
+		fmt.Fprintln(b.env.IO.Err, "refused, outside the run's scope (review these documents, failed or proposed, before accepting anything of theirs):")
 		for _, r := range refused {
 			for _, x := range r.Refused {
 				fmt.Fprintf(b.env.IO.Err, "  %s: %s: %s\n", r.DocumentName, x.Tool, x.Reason)

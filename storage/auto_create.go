@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -263,23 +264,34 @@ func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCr
 }
 
 // FailAutoCreate ends a run that did not reach a proposal: what it made
-// (its schema, prompt and extractions, unless something else uses them,
-// and its thread) is removed, no link is left on the document, and the
-// status becomes failed with message as the error.
-func (db *DB) FailAutoCreate(ctx context.Context, c AutoCreateClaim, message string) (Document, error) {
-	return db.endUnfinished(ctx, c, AutoCreateFailed, message)
+// (its schema, prompt and extractions, unless a person uses them, and its
+// thread) is removed, no link is left on the document, and the status
+// becomes failed with message as the error. refused, which may be empty,
+// is what the run tried outside its scope: it stays on the document
+// (auto_create_refused), as a proposal's does, since a run that a
+// document's text steered off its job often fails, and that is when a
+// person most needs to see why.
+func (db *DB) FailAutoCreate(ctx context.Context, c AutoCreateClaim, message string, refused []Refusal) (Document, error) {
+	return db.endUnfinished(ctx, c, AutoCreateFailed, message, refused)
 }
 
 // RequeueAutoCreate ends a run that was interrupted (Ctrl-C, shutdown): it
 // is cleaned up as a failed run, and the document goes back to pending so
 // that the next batch runs it again.
 func (db *DB) RequeueAutoCreate(ctx context.Context, c AutoCreateClaim) (Document, error) {
-	return db.endUnfinished(ctx, c, AutoCreatePending, "")
+	return db.endUnfinished(ctx, c, AutoCreatePending, "", nil)
 }
 
-func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, message string) (Document, error) {
+func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, message string, refused []Refusal) (Document, error) {
+	if refused == nil {
+		refused = []Refusal{}
+	}
+	refusedJSON, err := json.Marshal(refused)
+	if err != nil {
+		return Document{}, err
+	}
 	var doc Document
-	err := db.update(ctx, "end auto-create", func(tx *writeTx) error {
+	err = db.update(ctx, "end auto-create", func(tx *writeTx) error {
 		d, err := checkClaim(ctx, tx, c)
 		if err != nil {
 			return err
@@ -291,9 +303,9 @@ func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, mess
 		if status != AutoCreatePending {
 			model = ""
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = ?, auto_create_refused = '[]',
+		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = ?, auto_create_refused = ?,
 			auto_create_schema_id = NULL, auto_create_prompt_id = NULL, auto_create_extraction_id = NULL,
-			auto_create_thread_id = NULL, auto_create_model = ?, auto_create_updated_at = ? WHERE id = ?`, status, message, model, tx.nowText(), d.ID); err != nil {
+			auto_create_thread_id = NULL, auto_create_model = ?, auto_create_updated_at = ? WHERE id = ?`, status, message, string(refusedJSON), model, tx.nowText(), d.ID); err != nil {
 			return err
 		}
 		doc, err = getDocument(ctx, tx, d.ID)
@@ -303,7 +315,10 @@ func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, mess
 }
 
 // AcceptAutoCreate accepts a proposal: everything stays, the status
-// becomes accepted. Only a proposed document can be accepted.
+// becomes accepted, and the proposal's prompt becomes its kind's prompt
+// (KindPrompt) when the run made it, or when the kind has none chosen
+// yet: until a person accepts it, no other document is extracted with
+// it. Only a proposed document can be accepted.
 func (db *DB) AcceptAutoCreate(ctx context.Context, documentID string) (Document, error) {
 	var doc Document
 	err := db.update(ctx, "accept auto-create", func(tx *writeTx) error {
@@ -313,6 +328,12 @@ func (db *DB) AcceptAutoCreate(ctx context.Context, documentID string) (Document
 		}
 		if d.AutoCreateStatus != AutoCreateProposed {
 			return Errorf(ErrConflict, "document %q has no proposal to accept (auto-create status %s)", d.Name, d.AutoCreateStatus)
+		}
+		if d.AutoCreatePromptID != "" {
+			madeByRun := d.AutoCreateThreadID != "" && ulidOf(d.AutoCreatePromptID) > ulidOf(d.AutoCreateThreadID)
+			if err := chooseKindPrompt(ctx, tx, d.AutoCreatePromptID, !madeByRun); err != nil {
+				return err
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_updated_at = ? WHERE id = ?`,
 			AutoCreateAccepted, tx.nowText(), d.ID); err != nil {
@@ -370,10 +391,73 @@ func (db *DB) RejectAutoCreate(ctx context.Context, documentID string) (Document
 // makes). Without a thread (deleted by the user since, or never started)
 // only the recorded extraction is removed, so that nothing older is ever
 // deleted.
+//
+// What the run made goes even when other documents' runs that nobody has
+// accepted yet used it (a batch that reused the run's schema as their
+// kind): those proposals are taken down with it (their extractions made
+// with it removed, their status failed, saying why), since nothing a
+// proposal made may stay in use once the proposal is gone. It stays only
+// when a person uses it (artifactKept): a prompt chosen for a kind, an
+// accepted proposal, a document a person put in the kind, an extraction
+// outside every unaccepted run.
 func cleanupAutoCreate(ctx context.Context, tx *writeTx, d Document, deleteThread bool) error {
+	c := &autoCreateCleanup{ctx: ctx, tx: tx, done: map[string]bool{}, origin: d}
+	return c.run(d, deleteThread)
+}
+
+// autoCreateCleanup is one cleanup, with the documents it has cleaned up
+// so far (a chain of proposals that used each other's work ends).
+type autoCreateCleanup struct {
+	ctx    context.Context
+	tx     *writeTx
+	done   map[string]bool
+	origin Document
+}
+
+// unacceptedRunExtraction is the condition that extraction e was made by
+// an auto-create run nobody has accepted: on a document whose run is
+// running or proposed, after that run's thread.
+const unacceptedRunExtraction = `EXISTS (SELECT 1 FROM documents o WHERE o.id = e.document_id
+	AND o.auto_create_status IN ('running', 'proposed') AND o.auto_create_thread_id IS NOT NULL
+	AND substr(e.id, instr(e.id, '_') + 1) > substr(o.auto_create_thread_id, instr(o.auto_create_thread_id, '_') + 1))`
+
+func (c *autoCreateCleanup) exec(q string, args ...any) (bool, error) {
+	res, err := c.tx.ExecContext(c.ctx, q, args...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+func (c *autoCreateCleanup) exists(q string, args ...any) (bool, error) {
+	var b bool
+	err := c.tx.QueryRowContext(c.ctx, `SELECT `+q, args...).Scan(&b)
+	return b, err
+}
+
+func (c *autoCreateCleanup) strings(q string, args ...any) ([]string, error) {
+	rows, err := c.tx.QueryContext(c.ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func (c *autoCreateCleanup) run(d Document, deleteThread bool) error {
+	c.done[d.ID] = true
 	runStart := ""
 	if d.AutoCreateThreadID != "" {
-		if err := threadExists(ctx, tx, d.AutoCreateThreadID); err == nil {
+		if err := threadExists(c.ctx, c.tx, d.AutoCreateThreadID); err == nil {
 			runStart = ulidOf(d.AutoCreateThreadID)
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
@@ -383,14 +467,8 @@ func cleanupAutoCreate(ctx context.Context, tx *writeTx, d Document, deleteThrea
 		return id != "" && runStart != "" && ulidOf(id) > runStart
 	}
 	removed := false
-	exec := func(q string, args ...any) error {
-		res, err := tx.ExecContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err == nil && n > 0 {
-			removed = true
-		}
+	note := func(ok bool, err error) error {
+		removed = removed || ok
 		return err
 	}
 
@@ -398,40 +476,32 @@ func cleanupAutoCreate(ctx context.Context, tx *writeTx, d Document, deleteThrea
 	// prompt, every extraction of this document made with it (earlier
 	// attempts of the refinement).
 	if d.AutoCreateExtractionID != "" {
-		if err := exec(`DELETE FROM extractions WHERE id = ? AND document_id = ?`, d.AutoCreateExtractionID, d.ID); err != nil {
+		if err := note(c.exec(`DELETE FROM extractions WHERE id = ? AND document_id = ?`, d.AutoCreateExtractionID, d.ID)); err != nil {
 			return err
 		}
 	}
 	if createdByRun(d.AutoCreatePromptID) {
-		if err := exec(`DELETE FROM extractions WHERE document_id = ? AND prompt_revid IN
-			(SELECT id FROM prompt_revisions WHERE prompt_id = ?)`, d.ID, d.AutoCreatePromptID); err != nil {
+		if err := note(c.exec(`DELETE FROM extractions WHERE document_id = ? AND prompt_revid IN
+			(SELECT id FROM prompt_revisions WHERE prompt_id = ?)`, d.ID, d.AutoCreatePromptID)); err != nil {
 			return err
 		}
-		var used bool
-		if err := tx.QueryRowContext(ctx, `SELECT
-				EXISTS (SELECT 1 FROM documents WHERE id <> ? AND auto_create_prompt_id = ?)
-			 OR EXISTS (SELECT 1 FROM extractions e JOIN prompt_revisions p ON p.id = e.prompt_revid
-			             WHERE p.prompt_id = ? AND e.document_id <> ?)`,
-			d.ID, d.AutoCreatePromptID, d.AutoCreatePromptID, d.ID).Scan(&used); err != nil {
+		kept, err := c.promptKept(d.AutoCreatePromptID, d.ID)
+		if err != nil {
 			return err
 		}
-		if !used {
-			if err := exec(`DELETE FROM prompts WHERE id = ?`, d.AutoCreatePromptID); err != nil {
+		if !kept {
+			if err := note(c.removePrompt(d.AutoCreatePromptID, d.ID)); err != nil {
 				return err
 			}
 		}
 	}
 	if createdByRun(d.AutoCreateSchemaID) {
-		var used bool
-		if err := tx.QueryRowContext(ctx, `SELECT
-				EXISTS (SELECT 1 FROM documents WHERE id <> ? AND auto_create_schema_id = ?)
-			 OR EXISTS (SELECT 1 FROM prompt_revisions p JOIN schema_revisions r ON r.id = p.schema_revid
-			             WHERE r.schema_id = ?)`,
-			d.ID, d.AutoCreateSchemaID, d.AutoCreateSchemaID).Scan(&used); err != nil {
+		kept, err := c.schemaKept(d.AutoCreateSchemaID, d.ID)
+		if err != nil {
 			return err
 		}
-		if !used {
-			if err := exec(`DELETE FROM schemas WHERE id = ?`, d.AutoCreateSchemaID); err != nil {
+		if !kept {
+			if err := note(c.removeSchema(d.AutoCreateSchemaID, d.ID)); err != nil {
 				return err
 			}
 		}
@@ -440,14 +510,142 @@ func cleanupAutoCreate(ctx context.Context, tx *writeTx, d Document, deleteThrea
 		return nil
 	}
 	if deleteThread {
-		_, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ? AND document_id = ?`, d.AutoCreateThreadID, d.ID)
+		_, err := c.tx.ExecContext(c.ctx, `DELETE FROM threads WHERE id = ? AND document_id = ?`, d.AutoCreateThreadID, d.ID)
 		return err
 	}
 	if removed {
 		// The working state named what is gone; the next turn starts clean.
-		_, err := tx.ExecContext(ctx, `UPDATE threads SET working_state = '{}', updated_at = ? WHERE id = ? AND document_id = ?`,
-			tx.nowText(), d.AutoCreateThreadID, d.ID)
+		_, err := c.tx.ExecContext(c.ctx, `UPDATE threads SET working_state = '{}', updated_at = ? WHERE id = ? AND document_id = ?`,
+			c.tx.nowText(), d.AutoCreateThreadID, d.ID)
 		return err
+	}
+	return nil
+}
+
+// promptKept reports whether a person uses prompt id, apart from document
+// doc: it is a kind's chosen prompt, the prompt of an accepted proposal,
+// or some extraction made with it is not part of an unaccepted run.
+func (c *autoCreateCleanup) promptKept(id, doc string) (bool, error) {
+	return c.exists(`EXISTS (SELECT 1 FROM schemas WHERE kind_prompt_id = ?)
+		OR EXISTS (SELECT 1 FROM documents WHERE id <> ? AND auto_create_status = 'accepted' AND auto_create_prompt_id = ?)
+		OR EXISTS (SELECT 1 FROM extractions e JOIN prompt_revisions r ON r.id = e.prompt_revid
+		            WHERE r.prompt_id = ? AND e.document_id <> ? AND NOT `+unacceptedRunExtraction+`)`,
+		id, doc, id, id, doc)
+}
+
+// schemaKept reports whether a person uses schema id, apart from document
+// doc: it has a prompt chosen for its kind, it is the schema of an
+// accepted proposal, a document is of its kind other than by a proposal
+// nobody accepted yet, or a prompt linking it is kept.
+func (c *autoCreateCleanup) schemaKept(id, doc string) (bool, error) {
+	kept, err := c.exists(`EXISTS (SELECT 1 FROM schemas WHERE id = ? AND kind_prompt_id IS NOT NULL)
+		OR EXISTS (SELECT 1 FROM documents o WHERE o.id <> ? AND (
+		       (o.auto_create_status = 'accepted' AND o.auto_create_schema_id = ?)
+		    OR (o.schema_id = ? AND NOT (o.auto_create_status IN ('running', 'proposed') AND o.auto_create_schema_id = ?))))`,
+		id, doc, id, id, id)
+	if err != nil || kept {
+		return kept, err
+	}
+	prompts, err := c.promptsLinking(id)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range prompts {
+		if kept, err := c.promptKept(p, doc); err != nil || kept {
+			return kept, err
+		}
+	}
+	return false, nil
+}
+
+// promptsLinking are the prompts whose latest revision links schema id.
+func (c *autoCreateCleanup) promptsLinking(id string) ([]string, error) {
+	return c.strings(`SELECT DISTINCT p.prompt_id FROM prompt_revisions p JOIN schema_revisions sr ON sr.id = p.schema_revid
+		WHERE sr.schema_id = ? AND `+latestPromptRevision+` ORDER BY p.prompt_id`, id)
+}
+
+// removePrompt deletes a prompt nobody keeps with every extraction made
+// with it, and takes down the proposals of other documents that used it.
+func (c *autoCreateCleanup) removePrompt(id, doc string) (bool, error) {
+	users, err := c.strings(`SELECT o.id FROM documents o WHERE o.id <> ? AND o.auto_create_status = 'proposed' AND (
+		o.auto_create_prompt_id = ?
+		OR EXISTS (SELECT 1 FROM extractions e JOIN prompt_revisions r ON r.id = e.prompt_revid WHERE e.document_id = o.id AND r.prompt_id = ?))
+		ORDER BY o.id`, doc, id, id)
+	if err != nil {
+		return false, err
+	}
+	if _, err := c.exec(`DELETE FROM extractions WHERE prompt_revid IN (SELECT id FROM prompt_revisions WHERE prompt_id = ?)`, id); err != nil {
+		return false, err
+	}
+	removed, err := c.exec(`DELETE FROM prompts WHERE id = ?`, id)
+	if err != nil {
+		return false, err
+	}
+	return removed, c.takeDown(users)
+}
+
+// removeSchema deletes a schema nobody keeps with the prompts linking it
+// (removePrompt), and takes down the proposals of other documents that
+// used it.
+func (c *autoCreateCleanup) removeSchema(id, doc string) (bool, error) {
+	users, err := c.strings(`SELECT o.id FROM documents o WHERE o.id <> ? AND o.auto_create_status = 'proposed' AND o.auto_create_schema_id = ?
+		ORDER BY o.id`, doc, id)
+	if err != nil {
+		return false, err
+	}
+	prompts, err := c.promptsLinking(id)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range prompts {
+		if _, err := c.removePrompt(p, doc); err != nil {
+			return false, err
+		}
+	}
+	removed, err := c.exec(`DELETE FROM schemas WHERE id = ?`, id)
+	if err != nil {
+		return false, err
+	}
+	return removed, c.takeDown(users)
+}
+
+// takeDown ends the proposals of documents ids, which used what the
+// cleanup removed: what their runs made is cleaned up as for a rejected
+// proposal (their threads stay, to be read), their kind from the proposal
+// goes, and their status becomes failed, saying why, so that they can be
+// run again.
+func (c *autoCreateCleanup) takeDown(ids []string) error {
+	for _, id := range ids {
+		if c.done[id] {
+			continue
+		}
+		d, err := getDocument(c.ctx, c.tx, id)
+		if err != nil {
+			return err
+		}
+		if d.AutoCreateStatus != AutoCreateProposed {
+			continue
+		}
+		if d.AutoCreateSchemaID != "" {
+			if _, err := c.exec(`UPDATE documents SET schema_id = NULL WHERE id = ? AND schema_id = ?`, d.ID, d.AutoCreateSchemaID); err != nil {
+				return err
+			}
+		}
+		if err := c.run(d, false); err != nil {
+			return err
+		}
+		why := fmt.Sprintf("the proposal used what the auto-create run of %q made, which was removed when that run was rejected or failed; run auto-create again", c.origin.Name)
+		if _, err := c.exec(`UPDATE documents SET auto_create_status = ?, auto_create_error = ?,
+			auto_create_schema_id = NULL, auto_create_prompt_id = NULL, auto_create_extraction_id = NULL,
+			auto_create_updated_at = ? WHERE id = ?`, AutoCreateFailed, why, c.tx.nowText(), d.ID); err != nil {
+			return err
+		}
+		if d.AutoCreateThreadID != "" {
+			if _, err := c.exec(`UPDATE threads SET working_state = '{}', updated_at = ? WHERE id = ? AND document_id = ?`,
+				c.tx.nowText(), d.AutoCreateThreadID, d.ID); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -111,7 +111,7 @@ func TestAutoCreateProposeAcceptAndNoRerun(t *testing.T) {
 		t.Errorf("claim of a proposed document: %v, want a conflict", err)
 	}
 	// The finished run's claim is spent.
-	if _, err := db.FailAutoCreate(ctx, c, "late"); fault.ErrorCode(err) != "conflict" {
+	if _, err := db.FailAutoCreate(ctx, c, "late", nil); fault.ErrorCode(err) != "conflict" {
 		t.Errorf("fail after propose: %v, want a conflict", err)
 	}
 	if d, err = db.AcceptAutoCreate(ctx, doc.ID); err != nil || d.AutoCreateStatus != AutoCreateAccepted || d.AutoCreateExtractionID != l.ExtractionID {
@@ -132,13 +132,18 @@ func TestAutoCreateFailLeavesNothingHalfSet(t *testing.T) {
 	}
 	c := mustClaim(t, db, doc.ID)
 	acRun(t, db, c, "inv")
-	d, err := db.FailAutoCreate(ctx, c, "the model timed out")
+	refused := []Refusal{{Tool: "create_prompt", Reason: "an unattended run may not link to schema \"user\""}}
+	d, err := db.FailAutoCreate(ctx, c, "the model timed out", refused)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.AutoCreateStatus != AutoCreateFailed || d.AutoCreateError != "the model timed out" ||
 		d.AutoCreateSchemaID != "" || d.AutoCreatePromptID != "" || d.AutoCreateExtractionID != "" || d.AutoCreateThreadID != "" {
 		t.Fatalf("failed document %+v", d)
+	}
+	// What the failed run tried outside its scope stays with it.
+	if d, err = db.GetDocument(ctx, doc.ID); err != nil || len(d.AutoCreateRefused) != 1 || d.AutoCreateRefused[0] != refused[0] {
+		t.Errorf("the failed run's refusals: %+v %v, want %+v", d.AutoCreateRefused, err, refused)
 	}
 	for table, want := range map[string]int{"schemas": 1, "prompts": 0, "extractions": 0, "threads": 0} {
 		if n := count(t, db, table, ""); n != want {
@@ -187,9 +192,11 @@ func TestAutoCreateStaleRunIsReclaimedAndCleaned(t *testing.T) {
 }
 
 // TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore: of two
-// documents whose runs share the first one's schema and prompt, rejecting
-// the first removes only its extraction; rejecting a run that made its own
-// schema and prompt removes them, but never a schema that existed before.
+// documents whose runs share the first one's schema and prompt (nobody
+// accepted either), rejecting the first removes them, the second's
+// extraction with them and takes the second's proposal down (failed,
+// saying why); rejecting a run that made its own prompt on a schema made
+// before it removes the prompt, never that schema.
 func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
 	db := mustOpen(t)
 	ctx := context.Background()
@@ -245,14 +252,31 @@ func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
 	if _, err := db.GetExtraction(ctx, unrelated.ID); err != nil {
 		t.Errorf("an extraction from before the run is gone: %v", err)
 	}
-	if _, err := db.GetPrompt(ctx, la.PromptID); err != nil {
-		t.Errorf("the prompt b uses is gone: %v", err)
+	if _, err := db.GetPrompt(ctx, la.PromptID); fault.ErrorCode(err) != "not_found" {
+		t.Errorf("a's prompt survived the reject because b's unaccepted run used it: %v", err)
 	}
-	if _, err := db.GetSchema(ctx, la.SchemaID); err != nil {
-		t.Errorf("the schema b uses is gone: %v", err)
+	if _, err := db.GetSchema(ctx, la.SchemaID); fault.ErrorCode(err) != "not_found" {
+		t.Errorf("a's schema survived the reject because b's unaccepted run used it: %v", err)
+	}
+	if _, err := db.GetExtraction(ctx, xb.ID); fault.ErrorCode(err) != "not_found" {
+		t.Errorf("b's extraction with a's prompt survived: %v", err)
 	}
 	if _, err := db.GetThread(ctx, a.ID, la.ThreadID); err != nil {
 		t.Errorf("the thread of the rejected run is gone: %v", err)
+	}
+	db2, err := db.GetDocument(ctx, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db2.AutoCreateStatus != AutoCreateFailed || !strings.Contains(db2.AutoCreateError, `"a.txt"`) || db2.SchemaID != "" ||
+		db2.AutoCreatePromptID != "" || db2.AutoCreateExtractionID != "" || db2.AutoCreateThreadID != thb.ID {
+		t.Errorf("b after a's reject: status %s (%q), kind %q, links %q %q, thread %q; want failed naming a.txt, no kind or links, its thread kept",
+			db2.AutoCreateStatus, db2.AutoCreateError, db2.SchemaID, db2.AutoCreatePromptID, db2.AutoCreateExtractionID, db2.AutoCreateThreadID)
+	}
+	if _, err := db.GetDocument(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	} else if dc, _ := db.GetDocument(ctx, c.ID); dc.AutoCreateStatus != AutoCreateProposed {
+		t.Errorf("c's proposal, which used nothing of a's, is %s", dc.AutoCreateStatus)
 	}
 
 	if _, err := db.RejectAutoCreate(ctx, c.ID); err != nil {
@@ -269,17 +293,59 @@ func TestAutoCreateRejectRemovesWhatTheRunMadeAndNothingMore(t *testing.T) {
 	if _, err := db.GetSchema(ctx, before.SchemaID); err != nil {
 		t.Errorf("the schema made before c's run is gone: %v", err)
 	}
+}
 
-	// Now b alone uses the shared schema and prompt: rejecting b leaves
-	// them, since b's run did not make them (a's did).
-	if _, err := db.RejectAutoCreate(ctx, b.ID); err != nil {
+// What a person uses of a proposal's work stays when the proposal is
+// rejected: a prompt run by hand on another document, a schema whose
+// kind's proposal was accepted. Accepting chooses the proposal's prompt
+// for its kind.
+func TestAutoCreateRejectKeepsWhatAPersonUses(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	a := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"a"}})
+	b := mustCreateDocument(t, db, NewDocument{Name: "b.txt", Pages: []string{"b"}})
+	mine := mustCreateDocument(t, db, NewDocument{Name: "mine.txt", Pages: []string{"mine"}})
+
+	ca := mustClaim(t, db, a.ID)
+	la := acRun(t, db, ca, "a-kind")
+	if _, err := db.ProposeAutoCreate(ctx, ca, la, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.GetPrompt(ctx, la.PromptID); err != nil {
-		t.Errorf("b's reject removed a prompt b's run did not make: %v", err)
+	if _, err := db.KindPrompt(ctx, la.SchemaID); fault.ErrorCode(err) != "not_found" {
+		t.Errorf("a proposal's prompt is its kind's before anyone accepted it: %v", err)
 	}
-	if n := count(t, db, "extractions", "document_id = ?", b.ID); n != 0 {
-		t.Errorf("b keeps %d extractions", n)
+	// A person extracts their own document with a's prompt.
+	p, _ := db.GetPrompt(ctx, la.PromptID)
+	byHand, err := db.CreateExtraction(ctx, NewExtraction{DocumentID: mine.ID, PromptRevID: p.PromptRevID, Value: json.RawMessage(`{"total":5}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := mustClaim(t, db, b.ID)
+	lb := acRun(t, db, cb, "b-kind")
+	if _, err := db.ProposeAutoCreate(ctx, cb, lb, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AcceptAutoCreate(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if kp, err := db.KindPrompt(ctx, lb.SchemaID); err != nil || kp.PromptID != lb.PromptID {
+		t.Errorf("accepting did not choose the proposal's prompt for its kind: %s %v", kp.PromptID, err)
+	}
+
+	if _, err := db.RejectAutoCreate(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.GetExtraction(ctx, byHand.ID); err != nil {
+		t.Errorf("the extraction a person made with a's prompt is gone: %v", err)
+	}
+	if _, err := db.GetPrompt(ctx, la.PromptID); err != nil {
+		t.Errorf("the prompt a person used is gone: %v", err)
+	}
+	if _, err := db.GetSchema(ctx, la.SchemaID); err != nil {
+		t.Errorf("the schema of the prompt a person used is gone: %v", err)
+	}
+	if _, err := db.GetSchema(ctx, lb.SchemaID); err != nil {
+		t.Errorf("the accepted schema is gone: %v", err)
 	}
 }
 
@@ -358,7 +424,7 @@ func TestQueuedAutoCreateKeepsItsModel(t *testing.T) {
 		t.Errorf("requeued: %+v %v", d, err)
 	}
 	claim = mustClaim(t, db, a.ID)
-	if d, err := db.FailAutoCreate(ctx, claim, "no such model"); err != nil || d.AutoCreateStatus != AutoCreateFailed || d.AutoCreateModel != "" {
+	if d, err := db.FailAutoCreate(ctx, claim, "no such model", nil); err != nil || d.AutoCreateStatus != AutoCreateFailed || d.AutoCreateModel != "" {
 		t.Errorf("failed: %+v %v", d, err)
 	}
 	if _, err := db.QueueAutoCreate(ctx, "ollama/llama3.2:1b", a.ID); err != nil {

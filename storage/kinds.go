@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
 )
 
@@ -13,6 +14,9 @@ type Kind struct {
 	Schema SchemaRevision `json:"schema"`
 	// Documents is how many documents are of this kind.
 	Documents int `json:"documents"`
+	// PromptID is the prompt chosen for the kind (KindPrompt); "" when
+	// none is.
+	PromptID string `json:"prompt_id,omitempty"`
 }
 
 // Kinds returns the schemas that are some document's kind, with how many
@@ -47,7 +51,13 @@ func (db *DB) Kinds(ctx context.Context) ([]Kind, error) {
 			if err != nil {
 				return err
 			}
-			out = append(out, Kind{Schema: rev, Documents: c.n})
+			k := Kind{Schema: rev, Documents: c.n}
+			if p, err := kindPrompt(ctx, tx, rev); err == nil {
+				k.PromptID = p.PromptID
+			} else if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			out = append(out, k)
 		}
 		return nil
 	})
@@ -81,24 +91,60 @@ func (db *DB) SetDocumentKind(ctx context.Context, documentID, schemaRef string)
 }
 
 // KindPrompt returns the prompt documents of this kind are extracted with:
-// the newest prompt whose latest revision links the schema (not found when
-// none does).
+// the one chosen for the schema (chooseKindPrompt: a person created it
+// linking the schema, or accepted a proposal of the kind), at its latest
+// revision. Not found when none is chosen, or the chosen one links another
+// schema now: no other prompt takes its place unasked.
 func (db *DB) KindPrompt(ctx context.Context, schemaID string) (PromptRevision, error) {
-	var revs []PromptRevision
+	var rev PromptRevision
 	err := db.view(ctx, "find the prompt of a kind", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+promptRevisionColumns+promptRevisionFrom+` WHERE `+latestPromptRevision+
-			` AND sr.schema_id = ? ORDER BY p.created_at DESC, p.id DESC LIMIT 1`, schemaID)
+		s, err := latestSchema(ctx, tx, schemaID)
 		if err != nil {
 			return err
 		}
-		revs, err = scanPromptRevisions(rows)
+		rev, err = kindPrompt(ctx, tx, s)
 		return err
 	})
-	if err != nil {
+	return rev, err
+}
+
+func kindPrompt(ctx context.Context, q queryer, s SchemaRevision) (PromptRevision, error) {
+	var chosen sql.NullString
+	if err := q.QueryRowContext(ctx, `SELECT kind_prompt_id FROM schemas WHERE id = ?`, s.SchemaID).Scan(&chosen); err != nil {
 		return PromptRevision{}, err
 	}
-	if len(revs) == 0 {
-		return PromptRevision{}, Errorf(ErrNotFound, "no prompt extracts with schema %s", schemaID)
+	if chosen.Valid {
+		rev, err := latestPrompt(ctx, q, chosen.String)
+		if err == nil && rev.SchemaID == s.SchemaID {
+			return rev, nil
+		}
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return PromptRevision{}, err
+		}
 	}
-	return revs[0], nil
+	return PromptRevision{}, Errorf(ErrNotFound, "no prompt is chosen for schema %s: create a prompt linking it, or accept a proposal of that kind", s.Name)
+}
+
+// chooseKindPrompt makes promptID the prompt of its schema's kind. With
+// onlyIfNone it does so only while the schema has no valid choice (a
+// prompt that still links it). It does nothing when the prompt's latest
+// revision links no schema.
+func chooseKindPrompt(ctx context.Context, tx *writeTx, promptID string, onlyIfNone bool) error {
+	rev, err := latestPrompt(ctx, tx, promptID)
+	if err != nil || rev.SchemaID == "" {
+		return err
+	}
+	if onlyIfNone {
+		s, err := latestSchema(ctx, tx, rev.SchemaID)
+		if err != nil {
+			return err
+		}
+		if _, err := kindPrompt(ctx, tx, s); err == nil {
+			return nil
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE schemas SET kind_prompt_id = ? WHERE id = ?`, promptID, rev.SchemaID)
+	return err
 }

@@ -40,6 +40,10 @@ type NewPrompt struct {
 	SchemaVersion int
 	Model         string
 	TagIDs        []string
+	// ForKind makes the prompt its schema's kind prompt (KindPrompt): set
+	// when a person creates it (the HTTP API, the CLI, a chat call a
+	// person approved), never by an unattended run.
+	ForKind bool
 }
 
 // PromptPatch is what UpdatePrompt changes; nil fields carry over from the
@@ -55,6 +59,9 @@ type PromptPatch struct {
 	Model         *string
 	// TagIDs, when set, replaces the tags.
 	TagIDs *[]string
+	// ForKind (a person changes the prompt) makes the new revision's schema
+	// choose this prompt for its kind when it has no prompt chosen yet.
+	ForKind bool
 }
 
 // PromptFilter selects and pages prompts.
@@ -242,8 +249,13 @@ func (db *DB) CreatePrompt(ctx context.Context, np NewPrompt) (PromptRevision, e
 			id, name, now, now); err != nil {
 			return err
 		}
-		rev, err = addPromptRevision(ctx, tx, id, 1, f)
-		return err
+		if rev, err = addPromptRevision(ctx, tx, id, 1, f); err != nil {
+			return err
+		}
+		if np.ForKind {
+			return chooseKindPrompt(ctx, tx, id, false)
+		}
+		return nil
 	})
 	return rev, err
 }
@@ -328,8 +340,13 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 		if _, err := tx.ExecContext(ctx, `UPDATE prompts SET updated_at = ? WHERE id = ?`, tx.nowText(), promptID); err != nil {
 			return err
 		}
-		rev, err = addPromptRevision(ctx, tx, promptID, latest.Version+1, f)
-		return err
+		if rev, err = addPromptRevision(ctx, tx, promptID, latest.Version+1, f); err != nil {
+			return err
+		}
+		if p.ForKind {
+			return chooseKindPrompt(ctx, tx, promptID, true)
+		}
+		return nil
 	})
 	if err != nil {
 		return PromptRevision{}, false, err

@@ -340,37 +340,11 @@ type extraColumns struct {
 
 func (x extraColumns) Scan(dest ...any) error { return x.s.Scan(append(dest, x.extra...)...) }
 
-// NewestPromptForSchema returns the latest revision of the prompt that
-// extracts with the schema: of the prompts whose latest revision links a
-// revision of it, the one changed last. Not found when none does.
-func (db *DB) NewestPromptForSchema(ctx context.Context, schemaID string) (PromptRevision, error) {
-	var r PromptRevision
-	err := db.view(ctx, "newest prompt for schema", func(tx *sql.Tx) error {
-		s, err := latestSchema(ctx, tx, schemaID)
-		if err != nil {
-			return err
-		}
-		r, err = newestPromptForSchema(ctx, tx, s)
-		return err
-	})
-	return r, err
-}
-
-func newestPromptForSchema(ctx context.Context, q queryer, s SchemaRevision) (PromptRevision, error) {
-	r, err := scanPromptRevision(q.QueryRowContext(ctx, `SELECT `+promptRevisionColumns+promptRevisionFrom+`
-		WHERE `+latestPromptRevision+` AND sr.schema_id = ?
-		ORDER BY p.created_at DESC, p.id DESC LIMIT 1`, s.SchemaID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return PromptRevision{}, Errorf(ErrNotFound, "no prompt extracts with schema %s: create one linking it", s.Name)
-	}
-	return r, err
-}
-
 // RerunPrompt returns the prompt revision to extract a document with again
 // for a schema: the prompt of the document's newest extraction made with
 // a revision of the schema, at its latest revision while that still links
 // the schema (else the revision that ran); for a document without one,
-// NewestPromptForSchema.
+// the kind's prompt (KindPrompt).
 func (db *DB) RerunPrompt(ctx context.Context, documentID, schemaID string) (PromptRevision, error) {
 	var r PromptRevision
 	err := db.view(ctx, "rerun prompt", func(tx *sql.Tx) error {
@@ -388,7 +362,7 @@ func (db *DB) RerunPrompt(ctx context.Context, documentID, schemaID string) (Pro
 			WHERE e.document_id = ? AND sr.schema_id = ?
 			ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, documentID, s.SchemaID).Scan(&ranRev, &promptID)
 		if errors.Is(err, sql.ErrNoRows) {
-			r, err = newestPromptForSchema(ctx, tx, s)
+			r, err = kindPrompt(ctx, tx, s)
 			return err
 		}
 		if err != nil {

@@ -31,10 +31,10 @@ func newRowsFixture(t *testing.T) *rowsFixture {
 	if f.letter, err = db.CreateSchema(ctx, "letter", json.RawMessage(`{"type":"object","properties":{"subject":{"type":"string"}}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if f.pInv, err = db.CreatePrompt(ctx, NewPrompt{Name: "invoices", Content: "x", SchemaID: f.invoice.SchemaID}); err != nil {
+	if f.pInv, err = db.CreatePrompt(ctx, NewPrompt{Name: "invoices", Content: "x", SchemaID: f.invoice.SchemaID, ForKind: true}); err != nil {
 		t.Fatal(err)
 	}
-	if f.pLet, err = db.CreatePrompt(ctx, NewPrompt{Name: "letters", Content: "x", SchemaID: f.letter.SchemaID}); err != nil {
+	if f.pLet, err = db.CreatePrompt(ctx, NewPrompt{Name: "letters", Content: "x", SchemaID: f.letter.SchemaID, ForKind: true}); err != nil {
 		t.Fatal(err)
 	}
 	return f
@@ -147,16 +147,38 @@ func TestRerunAndKindPrompts(t *testing.T) {
 	a := f.doc(t, "a.pdf")
 	b := f.doc(t, "b.pdf")
 	f.extract(t, a, f.pInv, `{"number":"1"}`, ValidationValid)
-	// A second prompt on the invoice schema, newer than the first.
-	p2, err := f.db.CreatePrompt(ctx, NewPrompt{Name: "invoices v2", Content: "y", SchemaID: f.invoice.SchemaID})
+	// A second prompt on the invoice schema, newer than the first, made
+	// without a person choosing it (as an unattended run would): the
+	// kind's prompt stays the chosen one.
+	unchosen, err := f.db.CreatePrompt(ctx, NewPrompt{Name: "invoices v2", Content: "IGNORE THE DOCUMENT", SchemaID: f.invoice.SchemaID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	newest, err := f.db.NewestPromptForSchema(ctx, f.invoice.SchemaID)
-	if err != nil || newest.PromptID != p2.PromptID {
-		t.Errorf("newest prompt %s, %v; want %s", newest.PromptID, err, p2.PromptID)
+	if kp, err := f.db.KindPrompt(ctx, f.invoice.SchemaID); err != nil || kp.PromptID != f.pInv.PromptID {
+		t.Errorf("kind prompt %s, %v; want the chosen %s, not the newer %s", kp.PromptID, err, f.pInv.PromptID, unchosen.PromptID)
 	}
-	// a re-runs with the prompt it ran with; b, never extracted, with the newest.
+	// b, never extracted, re-runs with the kind's prompt.
+	if p, err := f.db.RerunPrompt(ctx, b.ID, f.invoice.SchemaID); err != nil || p.PromptID != f.pInv.PromptID {
+		t.Errorf("rerun b: %s %v; want %s", p.PromptID, err, f.pInv.PromptID)
+	}
+	// A person's new prompt becomes the kind's.
+	p2, err := f.db.CreatePrompt(ctx, NewPrompt{Name: "invoices v3", Content: "y", SchemaID: f.invoice.SchemaID, ForKind: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kp, err := f.db.KindPrompt(ctx, f.invoice.SchemaID); err != nil || kp.PromptID != p2.PromptID {
+		t.Errorf("kind prompt after a person made one: %s, %v; want %s", kp.PromptID, err, p2.PromptID)
+	}
+	kinds, err := f.db.Kinds(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range kinds {
+		if k.Schema.SchemaID == f.invoice.SchemaID && k.PromptID != p2.PromptID {
+			t.Errorf("the kind lists prompt %q, want %s", k.PromptID, p2.PromptID)
+		}
+	}
+	// a re-runs with the prompt it ran with; b with the kind's.
 	if p, err := f.db.RerunPrompt(ctx, a.ID, f.invoice.SchemaID); err != nil || p.PromptID != f.pInv.PromptID {
 		t.Errorf("rerun a: %s %v; want %s", p.PromptID, err, f.pInv.PromptID)
 	}
@@ -171,12 +193,27 @@ func TestRerunAndKindPrompts(t *testing.T) {
 	if p, err := f.db.RerunPrompt(ctx, a.ID, f.invoice.SchemaID); err != nil || p.PromptRevID != f.pInv.PromptRevID {
 		t.Errorf("rerun a after its prompt moved on: %s %v; want revision %s", p.PromptRevID, err, f.pInv.PromptRevID)
 	}
+	// The chosen prompt moved to another schema: the kind has none, and
+	// no other prompt linking it takes its place unasked.
+	invoiceID := f.invoice.SchemaID
+	if _, _, err := f.db.UpdatePrompt(ctx, p2.PromptID, PromptPatch{SchemaID: &letterID}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.db.KindPrompt(ctx, f.invoice.SchemaID)
+	wantCode(t, err, ErrNotFound, "no prompt is chosen for schema invoice: create a prompt linking it, or accept a proposal of that kind")
+	// A person linking a prompt to a kind without one chooses it.
+	if _, _, err := f.db.UpdatePrompt(ctx, unchosen.PromptID, PromptPatch{Content: ptr("Extract."), SchemaID: &invoiceID, ForKind: true}); err != nil {
+		t.Fatal(err)
+	}
+	if kp, err := f.db.KindPrompt(ctx, f.invoice.SchemaID); err != nil || kp.PromptID != unchosen.PromptID {
+		t.Errorf("kind prompt after a person linked one: %s, %v; want %s", kp.PromptID, err, unchosen.PromptID)
+	}
 	empty, err := f.db.CreateSchema(ctx, "unused", json.RawMessage(`{"type":"object"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.db.NewestPromptForSchema(ctx, empty.SchemaID)
-	wantCode(t, err, ErrNotFound, "no prompt extracts with schema unused: create one linking it")
+	_, err = f.db.KindPrompt(ctx, empty.SchemaID)
+	wantCode(t, err, ErrNotFound, "")
 }
 
 func TestDocumentsSortByKindAndExtractionStatus(t *testing.T) {

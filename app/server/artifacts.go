@@ -201,6 +201,7 @@ func (s *Server) createPrompt(w http.ResponseWriter, r *http.Request) {
 		Name: deref(body.Name), Content: deref(body.Content),
 		SchemaID: deref(body.SchemaID), SchemaVersion: deref(body.SchemaVersion),
 		Model: deref(body.Model), TagIDs: deref(body.TagIDs),
+		ForKind: true, // a person's prompt is the one its kind extracts with
 	})
 	if err != nil {
 		s.writeError(w, r, err)
@@ -234,7 +235,7 @@ func (s *Server) updatePrompt(w http.ResponseWriter, r *http.Request) {
 	}
 	rev, noChanges, err := agent.UpdatePrompt(r.Context(), s.cfg.DB, r.PathValue("prompt_id"), storage.PromptPatch{
 		Name: body.Name, Content: body.Content, SchemaID: body.SchemaID, SchemaVersion: body.SchemaVersion,
-		Model: body.Model, TagIDs: body.TagIDs,
+		Model: body.Model, TagIDs: body.TagIDs, ForKind: true,
 	})
 	if err != nil {
 		s.writeError(w, r, err)

@@ -44,7 +44,8 @@ func (s *Server) newAutoCreateScheduler() *agent.AutoCreateScheduler {
 		},
 		Done: func(ctx context.Context, d storage.Document, res agent.AutoCreateResult, err error) {
 			if err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Warn("auto-create ended without a proposal", "document", d.ID, "status", res.Status, "err", err)
+				s.cfg.Logger.Warn("auto-create ended without a proposal", "document", d.ID, "status", res.Status, "err", err,
+					"refused", len(res.Refused)) // kept with the document: GET /api/documents/{id}, auto_create_refused
 			}
 		},
 	}

@@ -262,8 +262,8 @@ type rerunReport struct {
 
 // rerunSchema answers POST /api/schemas/{schema_id}/rerun {document_ids,
 // model?}: each document is extracted again with the schema's prompt for
-// it (the prompt of its latest extraction with the schema, else the newest
-// prompt linking the schema; storage.RerunPrompt), with the model asked
+// it (the prompt of its latest extraction with the schema, else the kind's
+// prompt; storage.RerunPrompt), with the model asked
 // for over the prompt's. The runs are inline, rerunConcurrency at a time:
 // the answer comes when all have ended, and a client that leaves cancels
 // those not done.
@@ -398,7 +398,8 @@ type kindChanged struct {
 
 // setDocumentKind answers PUT /api/documents/{id}/kind {schema_id}: the
 // document becomes of that kind and is extracted again, inline, with the
-// newest prompt linking the schema when there is one. The kind is changed
+// kind's prompt (storage.KindPrompt: the one a person chose) when there is
+// one. The kind is changed
 // even when the extraction then fails: extraction_error says why.
 func (s *Server) setDocumentKind(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -441,9 +442,9 @@ func (s *Server) setDocumentKind(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// extractKind extracts a document with the newest prompt of its kind.
+// extractKind extracts a document with its kind's prompt.
 func (s *Server) extractKind(ctx context.Context, doc storage.Document, model string) (storage.Extraction, error) {
-	prompt, err := s.cfg.DB.NewestPromptForSchema(ctx, doc.SchemaID)
+	prompt, err := s.cfg.DB.KindPrompt(ctx, doc.SchemaID)
 	if err != nil {
 		return storage.Extraction{}, err
 	}

@@ -69,7 +69,7 @@ export const api = {
   documentFileURL: (id: string) => `/api/documents/${enc(id)}/file`,
   documentText: (id: string, page?: number) =>
     request<DocumentText>(`/api/documents/${enc(id)}/text`, { query: { page } }),
-  /** Moves a document to another kind (a schema id; "" clears it); the server extracts it again with the kind's newest prompt. */
+  /** Moves a document to another kind (a schema id; "" clears it); the server extracts it again with the kind's prompt (the one a person made or accepted). */
   setDocumentKind: (id: string, schema_id: string) =>
     request<KindChanged>(`/api/documents/${enc(id)}/kind`, { method: "PUT", body: { schema_id } }),
 

@@ -43,7 +43,7 @@ export interface DocumentInfo {
   auto_create_prompt_id?: string;
   auto_create_extraction_id?: string;
   auto_create_thread_id?: string;
-  /** What the last unattended run tried outside its scope and was refused. */
+  /** What the last unattended run tried outside its scope and was refused (kept with a proposal and with a failed run). */
   auto_create_refused?: { tool: string; reason: string }[];
   /** The document's kind: the schema documents like it are extracted with ("" or absent for none). */
   schema_id?: string;

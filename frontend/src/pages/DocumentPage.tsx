@@ -9,6 +9,7 @@ import { api } from "../api/routes";
 import type { DocumentInfo, Extraction, WorkingState } from "../api/types";
 import { AgentPanel } from "../agent/AgentPanel";
 import { ErrorBox, Spinner } from "../components/common";
+import { RefusedCalls } from "../proposals/RefusedCalls";
 import { evidenceOf, placeText, reviewList, targetOf, type FieldSelection } from "../evidence/evidence";
 import type { HighlightRequest } from "../evidence/PageHighlight";
 import { navigate, useRoute } from "../lib/router";
@@ -140,24 +141,13 @@ function AutoCreateBar({
             </button>
           )}
           <ProposalReview doc={doc} current={current} onPick={onPick} />
-          {doc.auto_create_refused && doc.auto_create_refused.length > 0 && (
-            <div className="field-error" data-testid="auto-create-refused">
-              Review with care: the run tried {doc.auto_create_refused.length === 1 ? "one change" : `${doc.auto_create_refused.length} changes`} outside
-              its own document and what it made, and was refused (the document's text may be telling the model what to do):
-              <ul>
-                {doc.auto_create_refused.map((r, i) => (
-                  <li key={i}>
-                    <code>{r.tool}</code>: {r.reason}
-                  </li>
-                ))}
-              </ul>
-            </div>
-          )}
+          <RefusedCalls refused={doc.auto_create_refused} />
         </>
       )}
       {status === "failed" && (
         <>
           Auto-create failed: {doc.auto_create_error || "no proposal"}. {start}
+          <RefusedCalls refused={doc.auto_create_refused} failed />
         </>
       )}
       {status === "rejected" && <>You rejected the proposal. {start}</>}
@@ -186,7 +176,7 @@ const NO_KIND = "-";
 /**
  * Moves the document to another kind: the kinds by schema name (ids in
  * tooltips). The server extracts the document again with the new kind's
- * newest prompt, which takes a while with a local model.
+ * prompt (the one a person chose), which takes a while with a local model.
  */
 function KindPicker({ doc, onMoved }: { doc: DocumentInfo; onMoved(): void }) {
   const schemas = useAsync(() => api.listSchemas(), []);

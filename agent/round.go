@@ -35,6 +35,8 @@ type roundStream struct {
 type roundFacts struct {
 	speed      Speed
 	thinkingMS int64
+	// outputCut is set when the server cut the answer at its output limit.
+	outputCut *OutputTruncation
 }
 
 func (s *roundStream) onDelta(d provider.Delta) error {
@@ -90,7 +92,7 @@ func (s *roundStream) finish(resp provider.Response) error {
 	s.t.Usage.PromptTokens += resp.Usage.PromptTokens
 	s.t.Usage.CompletionTokens += resp.Usage.CompletionTokens
 	sp := s.speed(resp.Usage, time.Now())
-	s.t.lastRound = roundFacts{speed: sp}
+	s.t.lastRound = roundFacts{speed: sp, outputCut: outputTruncation(s.t.Model, resp)}
 	if !s.thinkStart.IsZero() && !s.thinkEnd.IsZero() {
 		s.t.lastRound.thinkingMS = max(s.thinkEnd.Sub(s.thinkStart).Milliseconds(), 1)
 	}
@@ -99,7 +101,11 @@ func (s *roundStream) finish(resp provider.Response) error {
 		slog.Debug("the model server cut the prompt to fit the context window", "model", s.t.Model, "round", s.round,
 			"kept_tokens", tr.Kept, "window_tokens", tr.Window, "dropped", tr.Dropped)
 	}
-	return s.t.send(NewEvent(UsagePayload{RoundIndex: s.round, Usage: resp.Usage, Speed: sp, PromptTruncated: resp.PromptTruncated}))
+	if cut := s.t.lastRound.outputCut; cut != nil {
+		slog.Debug("the model server cut the answer at its output limit", "model", s.t.Model, "round", s.round, "reason", cut.Reason)
+	}
+	return s.t.send(NewEvent(UsagePayload{RoundIndex: s.round, Usage: resp.Usage, Speed: sp,
+		PromptTruncated: resp.PromptTruncated, OutputTruncated: s.t.lastRound.outputCut}))
 }
 
 // speed is how fast the round's model call answered, once it is done; zero
@@ -166,6 +172,8 @@ func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
 		if resp.Thinking != "" {
 			thinking = append(thinking, resp.Thinking)
 		}
+		// The answer that ends the round says whether it was cut.
+		out.Truncated, out.DoneReason = resp.Truncated, resp.DoneReason
 		reply, perr := parseTextReply(resp.Text)
 		if perr == nil && attempt < 2 {
 			out.Text, out.ToolCalls = reply.Text, reply.Calls

@@ -205,7 +205,7 @@ type turn struct {
 // assistantData is the metadata of a round's assistant message.
 func (t *turn) assistantData(round int, u provider.Usage) MessageData {
 	return MessageData{RoundIndex: new(round), Usage: new(u), Model: t.Model,
-		ThinkingMS: t.lastRound.thinkingMS, Speed: t.lastRound.speed}
+		ThinkingMS: t.lastRound.thinkingMS, Speed: t.lastRound.speed, OutputTruncated: t.lastRound.outputCut}
 }
 
 func (a *Agent) maxRounds() int {

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"strings"
 	"time"
@@ -98,11 +97,11 @@ func (s *roundStream) finish(resp provider.Response) error {
 	}
 	if tr := resp.PromptTruncated; tr != nil {
 		// The usage event tells the user; this is for debugging.
-		slog.Debug("the model server cut the prompt to fit the context window", "model", s.t.Model, "round", s.round,
+		s.t.a.logger().Debug("the model server cut the prompt to fit the context window", "model", s.t.Model, "round", s.round,
 			"kept_tokens", tr.Kept, "window_tokens", tr.Window, "dropped", tr.Dropped)
 	}
 	if cut := s.t.lastRound.outputCut; cut != nil {
-		slog.Debug("the model server cut the answer at its output limit", "model", s.t.Model, "round", s.round, "reason", cut.Reason)
+		s.t.a.logger().Debug("the model server cut the answer at its output limit", "model", s.t.Model, "round", s.round, "reason", cut.Reason)
 	}
 	return s.t.send(NewEvent(UsagePayload{RoundIndex: s.round, Usage: resp.Usage, Speed: sp,
 		PromptTruncated: resp.PromptTruncated, OutputTruncated: s.t.lastRound.outputCut}))
@@ -144,7 +143,7 @@ func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.
 		if provider.ErrorKind(err) != provider.KindNoToolSupport || s.streamed {
 			return resp, err
 		}
-		slog.Info("model takes no tools; using the text protocol", "model", t.Model)
+		t.a.logger().InfoContext(ctx, "model takes no tools; using the text protocol", "model", t.Model)
 		t.TextMode = true
 	}
 	return t.textRound(ctx)
@@ -191,7 +190,7 @@ func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
 		if attempt == 0 {
 			follow = fmt.Sprintf(textRepromptFormat, perr)
 		}
-		slog.Debug("text protocol answer unreadable", "model", t.Model, "attempt", attempt+1, "err", perr)
+		t.a.logger().DebugContext(ctx, "text protocol answer unreadable", "model", t.Model, "attempt", attempt+1, "err", perr)
 		msgs = append(msgs,
 			provider.Message{Role: storage.RoleAssistant, Content: resp.Text},
 			provider.Message{Role: storage.RoleUser, Content: follow})

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
@@ -375,9 +376,15 @@ func thousands(n int) string {
 	return b.String()
 }
 
+// clip cuts s to at most n bytes, marked with "…": a bound on the size of
+// what a server said, kept in a message. The cut falls between
+// characters, never inside one's UTF-8 bytes.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

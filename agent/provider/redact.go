@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/docent/docent/storage/secret"
 )
 
 // A server may quote a request's Authorization header in its error body
@@ -14,13 +16,14 @@ import (
 // takes its secrets out of every error it returns, once, here, rather than
 // each edge that shows one.
 
-// redacted stands for a secret in a message.
+// redacted stands for a secret in a message, as secret.Redact writes it.
 const redacted = "[redacted]"
 
-// minSecret is the shortest value treated as a secret. Shorter "keys" are
-// the placeholders local servers are given ("EMPTY", "none", "ollama"), and
-// replacing them wherever they occur would garble messages; a quoted
-// Authorization header still loses them to bearerToken.
+// minSecret is the shortest value replaced wherever it occurs. Shorter
+// "keys" are the placeholders local servers are given ("EMPTY", "none",
+// "ollama", "test"), and replacing them in every message would garble it
+// ("run `[redacted] pull ...`"); a quoted Authorization header still loses
+// them to bearerToken.
 const minSecret = 8
 
 // bearerToken is a bearer credential as a header quotes it.
@@ -28,8 +31,7 @@ var bearerToken = regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]+`)
 
 // redactor takes a provider's secrets out of text.
 type redactor struct {
-	// secrets replaces each secret with redacted; nil when there is none.
-	secrets *strings.Replacer
+	secrets []secret.Value
 }
 
 // newRedactor is the redactor of cfg's secrets: the API key, and the
@@ -37,36 +39,33 @@ type redactor struct {
 // HTTP client sends as a Basic Authorization header, with that header's
 // encoded credential.
 func newRedactor(cfg Config) redactor {
-	var pairs []string
+	var r redactor
 	add := func(s string) {
 		if len(s) >= minSecret {
-			pairs = append(pairs, s, redacted)
+			r.secrets = append(r.secrets, secret.New(s))
 		}
 	}
 	add(cfg.OpenAIKey)
 	for _, raw := range []string{cfg.OllamaHost, cfg.OpenAIBaseURL} {
-		u, err := url.Parse(strings.TrimSpace(raw))
+		raw = strings.TrimSpace(raw)
+		if !strings.Contains(raw, "://") {
+			raw = "http://" + raw // OLLAMA_HOST's scheme is optional
+		}
+		u, err := url.Parse(raw)
 		if err != nil || u.User == nil {
 			continue
 		}
 		pass, _ := u.User.Password()
 		add(pass)
-		add(base64.StdEncoding.EncodeToString([]byte(u.User.String())))
-		if s, err := url.PathUnescape(u.User.String()); err == nil {
-			add(base64.StdEncoding.EncodeToString([]byte(s)))
-		}
+		// What net/http sends for the URL's credentials (SetBasicAuth).
+		add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass)))
 	}
-	if len(pairs) == 0 {
-		return redactor{}
-	}
-	return redactor{secrets: strings.NewReplacer(pairs...)}
+	return r
 }
 
 // string is s without the secrets and without any bearer token.
 func (r redactor) string(s string) string {
-	if r.secrets != nil {
-		s = r.secrets.Replace(s)
-	}
+	s = secret.Redact(s, r.secrets...)
 	if strings.Contains(strings.ToLower(s), "bearer") {
 		s = bearerToken.ReplaceAllString(s, "${1}"+redacted)
 	}

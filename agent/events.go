@@ -172,6 +172,11 @@ type UsagePayload struct {
 	// so silently), so that the model answered having seen only part of
 	// it. Its `warning` says what was seen and what to change, for people.
 	PromptTruncated *PromptTruncation `json:"prompt_truncated,omitempty"`
+	// OutputTruncated is `output_truncated?`: present when the model
+	// server stopped the round's answer at its output limit (done_reason
+	// or finish_reason "length"), so that the answer is incomplete. Its
+	// `warning` says so and what to change, for people.
+	OutputTruncated *OutputTruncation `json:"output_truncated,omitempty"`
 }
 
 // PromptTruncation is what the model saw of a prompt the server cut:

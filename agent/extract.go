@@ -35,6 +35,8 @@ type Extractor struct {
 	// imported before words were (the importer reads them again), so that
 	// its values get boxes; grounding goes on without them if it fails.
 	EnsureWords func(ctx context.Context, documentID string) error
+	// Logger is where extractions log; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // ExtractRequest names what to run on what.
@@ -103,7 +105,7 @@ func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExt
 		case err != nil:
 			// The first answer is still an answer: store it as it is
 			// rather than lose it to a failed second attempt.
-			slog.WarnContext(ctx, "extraction repair call failed; storing the first answer",
+			x.logger().WarnContext(ctx, "extraction repair call failed; storing the first answer",
 				"document", job.doc.ID, "prompt_revid", job.prompt.PromptRevID, "model", job.modelID, "err", err)
 		default:
 			usage.PromptTokens += resp.Usage.PromptTokens
@@ -125,7 +127,7 @@ func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExt
 			pages, thousands(utf8.RuneCountInString(job.text))))
 		// The note tells the user (docent extract prints it); the log is
 		// for debugging, not a second warning on the CLI's stderr.
-		slog.DebugContext(ctx, "the model saw only part of the document: the server cut the prompt to fit the context window",
+		x.logger().DebugContext(ctx, "the model saw only part of the document: the server cut the prompt to fit the context window",
 			"document", job.doc.ID, "model", job.modelID, "kept_tokens", truncated.Kept, "window_tokens", truncated.Window)
 	}
 
@@ -176,10 +178,14 @@ func (x *Extractor) ground(ctx context.Context, job *extractJob, value json.RawM
 	}
 	if x.EnsureWords != nil {
 		if err := x.EnsureWords(ctx, job.doc.ID); err != nil {
-			slog.WarnContext(ctx, "grounding without word boxes", "document", job.doc.ID, "err", err)
+			x.logger().WarnContext(ctx, "grounding without word boxes", "document", job.doc.ID, "err", err)
 		}
 	}
-	return groundValue(ctx, x.DB, job.doc.ID, job.texts, value)
+	ev, err := groundValue(ctx, x.DB, job.doc.ID, job.texts, value)
+	if err != nil {
+		x.logger().WarnContext(ctx, "extraction stored without evidence", "document", job.doc.ID, "err", err)
+	}
+	return ev
 }
 
 // extractJob is everything a run needs, gathered and checked before the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"strings"
 
@@ -85,7 +84,7 @@ func (x *Extractor) tryWindows(ctx context.Context, job *extractJob, windows [][
 		}
 		value, err := parseAnswer(resp.Text)
 		if err != nil {
-			slog.WarnContext(ctx, "a page window's answer is not JSON; the other windows are kept",
+			x.logger().WarnContext(ctx, "a page window's answer is not JSON; the other windows are kept",
 				"document", job.doc.ID, "pages", pageRange(w), "err", err)
 			continue
 		}

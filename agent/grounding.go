@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"github.com/docent/docent/agent/evidence"
@@ -37,20 +36,20 @@ func groundingPages(ctx context.Context, db *storage.DB, documentID string, text
 // groundValue returns the evidence of an extracted value in its document,
 // as stored with the extraction. Grounding never fails an extraction: if
 // the document's words cannot be read, the extraction is stored without
-// evidence ({}) and the reason is logged.
-func groundValue(ctx context.Context, db *storage.DB, documentID string, texts []string, value json.RawMessage) json.RawMessage {
+// evidence ({}), and the error says why, for the caller to log.
+func groundValue(ctx context.Context, db *storage.DB, documentID string, texts []string, value json.RawMessage) (json.RawMessage, error) {
 	if len(value) == 0 || string(value) == "null" {
-		return nil
+		return nil, nil
 	}
 	pages, err := groundingPages(ctx, db, documentID, texts)
-	if err == nil {
-		var m evidence.Map
-		if m, err = evidence.Ground(value, pages); err == nil {
-			return mustJSON(m)
-		}
+	if err != nil {
+		return nil, err
 	}
-	slog.WarnContext(ctx, "extraction stored without evidence", "document", documentID, "err", err)
-	return nil
+	m, err := evidence.Ground(value, pages)
+	if err != nil {
+		return nil, err
+	}
+	return mustJSON(m), nil
 }
 
 // GroundExtraction computes the evidence of a stored extraction again from

@@ -11,9 +11,9 @@ import "encoding/json"
 //
 //   - user: mentions, when the message had any;
 //   - assistant: round_index, usage, and how the round's model call went
-//     (model, thinking_ms, first_token_ms, tokens_per_second), so that a
-//     reopened thread shows what the live turn showed; a paused round's
-//     also turn_id and needs_approval;
+//     (model, thinking_ms, first_token_ms, tokens_per_second,
+//     output_truncated), so that a reopened thread shows what the live
+//     turn showed; a paused round's also turn_id and needs_approval;
 //   - tool: round_index, proposed_arguments, success, and arguments when
 //     the call ran (edited when they differ from the proposed ones) or
 //     rejected when it did not.
@@ -31,6 +31,9 @@ type MessageData struct {
 	// Speed is `first_token_ms` and `tokens_per_second`, when the round's
 	// model call streamed.
 	Speed
+	// OutputTruncated is `output_truncated`: the model server stopped the
+	// round's answer at its output limit, as the usage event said.
+	OutputTruncated *OutputTruncation `json:"output_truncated,omitempty"`
 	// TurnID is `turn_id`: the paused turn that approve continues, on the
 	// assistant message whose calls wait for approval.
 	TurnID string `json:"turn_id,omitempty"`

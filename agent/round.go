@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"strings"
 	"time"
@@ -35,6 +34,8 @@ type roundStream struct {
 type roundFacts struct {
 	speed      Speed
 	thinkingMS int64
+	// outputCut is set when the server cut the answer at its output limit.
+	outputCut *OutputTruncation
 }
 
 func (s *roundStream) onDelta(d provider.Delta) error {
@@ -90,16 +91,20 @@ func (s *roundStream) finish(resp provider.Response) error {
 	s.t.Usage.PromptTokens += resp.Usage.PromptTokens
 	s.t.Usage.CompletionTokens += resp.Usage.CompletionTokens
 	sp := s.speed(resp.Usage, time.Now())
-	s.t.lastRound = roundFacts{speed: sp}
+	s.t.lastRound = roundFacts{speed: sp, outputCut: outputTruncation(s.t.Model, resp)}
 	if !s.thinkStart.IsZero() && !s.thinkEnd.IsZero() {
 		s.t.lastRound.thinkingMS = max(s.thinkEnd.Sub(s.thinkStart).Milliseconds(), 1)
 	}
 	if tr := resp.PromptTruncated; tr != nil {
 		// The usage event tells the user; this is for debugging.
-		slog.Debug("the model server cut the prompt to fit the context window", "model", s.t.Model, "round", s.round,
+		s.t.a.logger().Debug("the model server cut the prompt to fit the context window", "model", s.t.Model, "round", s.round,
 			"kept_tokens", tr.Kept, "window_tokens", tr.Window, "dropped", tr.Dropped)
 	}
-	return s.t.send(NewEvent(UsagePayload{RoundIndex: s.round, Usage: resp.Usage, Speed: sp, PromptTruncated: resp.PromptTruncated}))
+	if cut := s.t.lastRound.outputCut; cut != nil {
+		s.t.a.logger().Debug("the model server cut the answer at its output limit", "model", s.t.Model, "round", s.round, "reason", cut.Reason)
+	}
+	return s.t.send(NewEvent(UsagePayload{RoundIndex: s.round, Usage: resp.Usage, Speed: sp,
+		PromptTruncated: resp.PromptTruncated, OutputTruncated: s.t.lastRound.outputCut}))
 }
 
 // speed is how fast the round's model call answered, once it is done; zero
@@ -138,7 +143,7 @@ func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.
 		if provider.ErrorKind(err) != provider.KindNoToolSupport || s.streamed {
 			return resp, err
 		}
-		slog.Info("model takes no tools; using the text protocol", "model", t.Model)
+		t.a.logger().InfoContext(ctx, "model takes no tools; using the text protocol", "model", t.Model)
 		t.TextMode = true
 	}
 	return t.textRound(ctx)
@@ -166,6 +171,8 @@ func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
 		if resp.Thinking != "" {
 			thinking = append(thinking, resp.Thinking)
 		}
+		// The answer that ends the round says whether it was cut.
+		out.Truncated, out.DoneReason = resp.Truncated, resp.DoneReason
 		reply, perr := parseTextReply(resp.Text)
 		if perr == nil && attempt < 2 {
 			out.Text, out.ToolCalls = reply.Text, reply.Calls
@@ -183,7 +190,7 @@ func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
 		if attempt == 0 {
 			follow = fmt.Sprintf(textRepromptFormat, perr)
 		}
-		slog.Debug("text protocol answer unreadable", "model", t.Model, "attempt", attempt+1, "err", perr)
+		t.a.logger().DebugContext(ctx, "text protocol answer unreadable", "model", t.Model, "attempt", attempt+1, "err", perr)
 		msgs = append(msgs,
 			provider.Message{Role: storage.RoleAssistant, Content: resp.Text},
 			provider.Message{Role: storage.RoleUser, Content: follow})

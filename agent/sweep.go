@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"log/slog"
 	"time"
 )
 
@@ -22,9 +21,9 @@ func (a *Agent) SweepTurns(ctx context.Context, interval time.Duration) {
 	defer tick.Stop()
 	for {
 		if n, err := a.DB.SweepTurnStates(ctx, time.Now()); err != nil && ctx.Err() == nil {
-			slog.Warn("sweep turn states", "err", err)
+			a.logger().WarnContext(ctx, "sweep turn states", "err", err)
 		} else if n > 0 {
-			slog.Debug("swept turn states", "count", n)
+			a.logger().DebugContext(ctx, "swept turn states", "count", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -40,6 +40,9 @@ type Agent struct {
 	MaxToolRounds int
 	// TurnTTL is how long a paused turn waits for approval (default 30m).
 	TurnTTL time.Duration
+	// Logger is where the agent logs; nil means slog.Default(). The
+	// composition root sets the process's logger.
+	Logger *slog.Logger
 }
 
 // ChatRequest starts a turn.
@@ -205,7 +208,7 @@ type turn struct {
 // assistantData is the metadata of a round's assistant message.
 func (t *turn) assistantData(round int, u provider.Usage) MessageData {
 	return MessageData{RoundIndex: new(round), Usage: new(u), Model: t.Model,
-		ThinkingMS: t.lastRound.thinkingMS, Speed: t.lastRound.speed}
+		ThinkingMS: t.lastRound.thinkingMS, Speed: t.lastRound.speed, OutputTruncated: t.lastRound.outputCut}
 }
 
 func (a *Agent) maxRounds() int {
@@ -306,7 +309,7 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 		user.Data = mustJSON(MessageData{Mentions: req.Mentions})
 	}
 	if err := t.persist(ctx, user); err != nil {
-		return t.fail(err)
+		return t.fail(ctx, err)
 	}
 	t.History = append(t.History, provider.Message{Role: storage.RoleUser, Content: req.Message})
 	return t.loop(ctx)
@@ -438,7 +441,7 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 		return c.Arguments, true
 	}
 	if err := t.execute(ctx, pending, calls, decide, true); err != nil {
-		return t.fail(err)
+		return t.fail(ctx, err)
 	}
 	t.Round++
 	return t.loop(ctx)
@@ -469,7 +472,7 @@ func (a *Agent) holdThread(ctx context.Context, threadID string) (release func()
 				return
 			case <-tick.C:
 				if err := a.DB.RenewThreadHold(keep, h, threadLease); err != nil {
-					slog.WarnContext(keep, "turn: renew the thread's hold", "thread", threadID, "err", err)
+					a.logger().WarnContext(keep, "turn: renew the thread's hold", "thread", threadID, "err", err)
 				}
 			}
 		}
@@ -478,7 +481,7 @@ func (a *Agent) holdThread(ctx context.Context, threadID string) (release func()
 		close(stop)
 		<-done
 		if err := a.DB.ReleaseThread(keep, h); err != nil {
-			slog.WarnContext(keep, "turn: release the thread", "thread", threadID, "err", err)
+			a.logger().WarnContext(keep, "turn: release the thread", "thread", threadID, "err", err)
 		}
 	}, nil
 }
@@ -519,13 +522,16 @@ type clientGone struct{ err error }
 func (c clientGone) Error() string { return "client gone: " + c.err.Error() }
 func (c clientGone) Unwrap() error { return c.err }
 
-// fail ends the turn with an error event (unless the client is gone).
-func (t *turn) fail(err error) (TurnResult, error) {
+// fail ends the turn with an error event (unless the client is gone). The
+// turn's ctx goes to the log with the error, for a handler that reads its
+// values; a ctx past its deadline still logs (logging does not depend on
+// cancellation), so it needs no context.WithoutCancel.
+func (t *turn) fail(ctx context.Context, err error) (TurnResult, error) {
 	var gone clientGone
 	if errors.As(err, &gone) || errors.Is(err, context.Canceled) {
 		return TurnResult{}, err
 	}
-	err = fault.Report(context.Background(), nil, "chat turn in thread "+t.ThreadID, err)
+	err = fault.Report(ctx, t.a.logger(), "chat turn in thread "+t.ThreadID, err)
 	code, msg, _ := fault.Describe(err)
 	_ = t.emit(ErrorEvent(msg, string(code)))
 	return TurnResult{}, err
@@ -567,7 +573,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		round := t.Round
 		resp, err := t.modelRound(ctx, tools)
 		if err != nil {
-			return t.fail(err)
+			return t.fail(ctx, err)
 		}
 
 		if len(resp.ToolCalls) == 0 {
@@ -575,11 +581,11 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 				Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
 				Data: mustJSON(t.assistantData(round, resp.Usage)),
 			}); err != nil {
-				return t.fail(err)
+				return t.fail(ctx, err)
 			}
 			res := t.result(resp.Text, resp.Thinking)
 			if err := t.send(Done(res)); err != nil {
-				return t.fail(err)
+				return t.fail(ctx, err)
 			}
 			return res, nil
 		}
@@ -592,7 +598,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 			}
 		}
 		if err := t.send(ToolCalls(round, calls, needs)); err != nil {
-			return t.fail(err)
+			return t.fail(ctx, err)
 		}
 		assistant := storage.ThreadMessage{
 			Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
@@ -603,15 +609,15 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 			return t.pause(ctx, assistant, calls, needs, resp)
 		}
 		if err := t.execute(ctx, assistant, calls, nil, false); err != nil {
-			return t.fail(err)
+			return t.fail(ctx, err)
 		}
 	}
 	res := t.result(MaxRoundsText, "")
 	if err := t.persist(ctx, storage.ThreadMessage{Role: storage.RoleAssistant, Content: MaxRoundsText}); err != nil {
-		return t.fail(err)
+		return t.fail(ctx, err)
 	}
 	if err := t.send(Done(res)); err != nil {
-		return t.fail(err)
+		return t.fail(ctx, err)
 	}
 	return res, nil
 }
@@ -666,29 +672,29 @@ func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls
 	if !t.stateless {
 		th, err := t.a.DB.GetThread(ctx, t.doc.ID, t.ThreadID)
 		if err != nil {
-			return t.fail(err)
+			return t.fail(ctx, err)
 		}
 		saved.MessageCount = th.MessageCount + 1
 		saved.History = nil // the thread holds it
 	}
 	raw, err := json.Marshal(saved)
 	if err != nil {
-		return t.fail(err)
+		return t.fail(ctx, err)
 	}
 	ts, err := t.a.DB.SaveTurnState(ctx, t.ThreadID, t.doc.ID, raw, t.a.turnTTL())
 	if err != nil {
-		return t.fail(err)
+		return t.fail(ctx, err)
 	}
 	data := t.assistantData(t.Round, resp.Usage)
 	data.TurnID, data.NeedsApproval = ts.ID, needs
 	assistant.Data = mustJSON(data)
 	if err := t.persist(ctx, assistant); err != nil {
-		return t.fail(err)
+		return t.fail(ctx, err)
 	}
 	res := t.result(resp.Text, resp.Thinking)
 	res.TurnID, res.ToolCalls = ts.ID, calls
 	if err := t.send(Done(res)); err != nil {
-		return t.fail(err)
+		return t.fail(ctx, err)
 	}
 	return res, nil
 }

@@ -36,3 +36,27 @@ func TestChatSaysWhenTheServerCutThePrompt(t *testing.T) {
 		t.Errorf("stderr does not warn of the cut prompt:\n%s", errOut)
 	}
 }
+
+// `docent chat` says so on stderr when the model server cut the answer at
+// its output limit, with what to change.
+func TestChatSaysWhenTheServerCutTheAnswer(t *testing.T) {
+	srv := modeltest.New(t)
+	modelsEnv(t, srv)
+	t.Setenv("DOCENT_MODEL", "ollama/qwen3:8b")
+	srv.Enqueue(modeltest.Reply{Text: "The widgets are: one, two, th", DoneReason: "length"})
+	data := t.TempDir()
+	doc := filepath.Join(t.TempDir(), "note.txt")
+	if err := os.WriteFile(doc, []byte("A short note."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := docent(t, data, "import", doc); code != ExitOK {
+		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := docent(t, data, "chat", "note.txt", "List every widget.")
+	if code != ExitOK || !strings.Contains(out, "one, two, th") {
+		t.Fatalf("chat: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	if !strings.Contains(errOut, "! the model server stopped the answer at its output limit") || !strings.Contains(errOut, "num_predict") {
+		t.Errorf("stderr does not warn of the cut answer:\n%s", errOut)
+	}
+}

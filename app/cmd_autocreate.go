@@ -216,6 +216,7 @@ func (b *autoCreateBatch) run(ctx context.Context, docs []storage.Document) []ba
 		index[docs[i].ID] = i
 	}
 	sched := &agent.AutoCreateScheduler{
+		Logger:      b.env.Logger,
 		Creator:     func() *agent.AutoCreator { return b.creator },
 		Concurrency: b.concurrency,
 		Options:     b.starting,

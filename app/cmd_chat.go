@@ -299,6 +299,13 @@ func (p *turnPrinter) Emit(e agent.Event) error {
 			p.endText()
 			fmt.Fprintf(p.ios.Err, "%s %s\n", p.style.yellow("!"), ev.PromptTruncated.Warning)
 		}
+		if ev.OutputTruncated != nil {
+			// The server cut the answer at its output limit: what was
+			// printed is incomplete.
+			p.endThinking()
+			p.endText()
+			fmt.Fprintf(p.ios.Err, "%s %s\n", p.style.yellow("!"), ev.OutputTruncated.Warning)
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
@@ -36,7 +37,7 @@ func (e *Env) Settings(ctx context.Context) (*settings.Live, error) {
 		return nil, err
 	}
 	live, err := settings.NewLive(ctx, db, envCfg, e.Model, func(setup settings.Setup) *agent.Agent {
-		return agentOn(db, setup)
+		return agentOn(db, setup, e.Logger)
 	})
 	if err != nil {
 		return nil, err
@@ -57,15 +58,16 @@ func (e *Env) Agent(ctx context.Context) (*agent.Agent, error) {
 
 // agentOn builds the providers and the agent on a provider setup: the one
 // place that does, for the commands and for the server (whose settings
-// call it again whenever they change).
-func agentOn(db *storage.DB, setup settings.Setup) *agent.Agent {
+// call it again whenever they change). The agent and its extractor log to
+// the process's logger.
+func agentOn(db *storage.DB, setup settings.Setup, logger *slog.Logger) *agent.Agent {
 	reg := provider.NewRegistry(setup.Config)
 	ensureWords := func(ctx context.Context, documentID string) error {
 		return ingest.EnsureWords(ctx, db, documentID, nil)
 	}
 	return &agent.Agent{
-		DB: db, Providers: reg, DefaultModel: setup.DefaultModel,
-		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: setup.DefaultModel, EnsureWords: ensureWords},
+		DB: db, Providers: reg, DefaultModel: setup.DefaultModel, Logger: logger,
+		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: setup.DefaultModel, EnsureWords: ensureWords, Logger: logger},
 	}
 }
 

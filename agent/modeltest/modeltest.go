@@ -121,6 +121,12 @@ type Fault struct {
 	// Header is added to the error response: a server's rate-limit
 	// headers (X-RateLimit-Reset-Requests, X-RateLimit-Reset, ...).
 	Header http.Header
+	// QuoteAuthorization, with Status, ends the error message with the
+	// request's Authorization header as received, as gateways and proxies
+	// that echo the request in their error bodies do ("... (request
+	// headers: Authorization: Bearer sk-...)"): a test can check that the
+	// client shows no key.
+	QuoteAuthorization bool
 	// CutAfterChunks > 0 closes the connection abruptly (hijack and close,
 	// no final frame, no terminating chunk) after that many frames.
 	CutAfterChunks int
@@ -477,7 +483,11 @@ func (s *Server) reply(w http.ResponseWriter, r *http.Request, req Request, writ
 		if f.RetryAfter != "" {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
-		writeError(w, f.Status, cmp.Or(f.Message, http.StatusText(f.Status)))
+		msg := cmp.Or(f.Message, http.StatusText(f.Status))
+		if f.QuoteAuthorization {
+			msg += " (request headers: Authorization: " + r.Header.Get("Authorization") + ")"
+		}
+		writeError(w, f.Status, msg)
 		return rep, false
 	}
 	return rep, true

@@ -279,6 +279,18 @@ func TestOpenAIErrorsCarryStatus(t *testing.T) {
 	}
 }
 
+// A fault with QuoteAuthorization echoes the request's Authorization
+// header in its error message, as some gateways do.
+func TestErrorCanQuoteTheAuthorizationHeader(t *testing.T) {
+	s := New(t)
+	s.Enqueue(Reply{Fault: Fault{Status: 401, Message: "invalid key", QuoteAuthorization: true}})
+	_, err := openaiClient(s).Chat.Completions.New(context.Background(), chatParams("a"))
+	var ae *openai.Error
+	if !errors.As(err, &ae) || ae.StatusCode != 401 || ae.Message != "invalid key (request headers: Authorization: Bearer test)" {
+		t.Errorf("401 quoting the header: %v %+v", err, ae)
+	}
+}
+
 func TestOpenAICutStreamIsAnError(t *testing.T) {
 	s := New(t)
 	s.Enqueue(Reply{Text: "this answer will be cut short", ChunkRunes: 3, Fault: Fault{CutAfterChunks: 3}})

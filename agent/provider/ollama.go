@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
@@ -27,6 +28,7 @@ type Ollama struct {
 	hc     *http.Client // records exchanges (withNotes)
 	client *api.Client
 	retry  retryPolicy
+	red    redactor // takes the secrets out of every error returned
 
 	mu    sync.Mutex
 	shows map[string]ModelInfo // /api/show answers, by model name
@@ -37,9 +39,10 @@ type Ollama struct {
 // NewOllama returns the Ollama provider for cfg.OllamaHost.
 func NewOllama(cfg Config) (*Ollama, error) {
 	cfg = cfg.withDefaults()
+	red := newRedactor(cfg)
 	base, err := ollamaURL(cfg.OllamaHost)
 	if err != nil {
-		return nil, newError(KindUnreachable, err, "OLLAMA_HOST %q is not a host or URL: %v", cfg.OllamaHost, err)
+		return nil, red.error(newError(KindUnreachable, err, "OLLAMA_HOST %q is not a host or URL: %v", cfg.OllamaHost, err))
 	}
 	hc := withNotes(cfg.HTTPClient)
 	return &Ollama{
@@ -48,6 +51,7 @@ func NewOllama(cfg Config) (*Ollama, error) {
 		hc:     hc,
 		client: api.NewClient(base, hc),
 		retry:  defaultRetry(cfg.MaxRetries),
+		red:    red,
 		shows:  map[string]ModelInfo{},
 		ctxs:   map[string]int{},
 	}, nil
@@ -65,6 +69,11 @@ const showConcurrency = 4
 // Models lists the pulled models, each with the context length and
 // capabilities /api/show reports (left out for a model it cannot show).
 func (p *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
+	list, err := p.models(ctx)
+	return list, p.red.error(err)
+}
+
+func (p *Ollama) models(ctx context.Context) ([]ModelInfo, error) {
 	xctx, x := withExchange(ctx)
 	list, err := p.client.List(xctx)
 	if err != nil {
@@ -94,6 +103,11 @@ func (p *Ollama) Models(ctx context.Context) ([]ModelInfo, error) {
 // Show asks /api/show for the model's context length and capabilities.
 // Answers are cached for the provider's lifetime.
 func (p *Ollama) Show(ctx context.Context, name string) (ModelInfo, error) {
+	info, err := p.show(ctx, name)
+	return info, p.red.error(err)
+}
+
+func (p *Ollama) show(ctx context.Context, name string) (ModelInfo, error) {
 	if err := checkModelName(name); err != nil {
 		return ModelInfo{}, err
 	}
@@ -142,6 +156,11 @@ func checkModelName(name string) error {
 
 // Chat streams one call to /api/chat.
 func (p *Ollama) Chat(ctx context.Context, req Request, onDelta func(Delta) error) (Response, error) {
+	resp, err := p.chat(ctx, req, onDelta)
+	return resp, p.red.error(err)
+}
+
+func (p *Ollama) chat(ctx context.Context, req Request, onDelta func(Delta) error) (Response, error) {
 	if err := checkModelName(req.Model); err != nil {
 		return Response{}, err
 	}
@@ -273,7 +292,7 @@ func (p *Ollama) transportError(err error, chars, frames int) *Error {
 
 // statusError explains an error status from Ollama with its own message.
 func (p *Ollama) statusError(name string, tools bool, status int, header http.Header, body []byte) *Error {
-	se := parseServerError(body)
+	se := parseServerError(p.red.bytes(body))
 	err := &api.StatusError{StatusCode: status, Status: http.StatusText(status), ErrorMessage: se.Message}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -357,9 +376,15 @@ func thousands(n int) string {
 	return b.String()
 }
 
+// clip cuts s to at most n bytes, marked with "…": a bound on the size of
+// what a server said, kept in a message. The cut falls between
+// characters, never inside one's UTF-8 bytes.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -49,7 +49,7 @@ func (p *Ollama) attempt(ctx context.Context, name string, tools bool, body []by
 		frames++
 		var f ollamaLine
 		if err := json.Unmarshal(line, &f); err != nil {
-			return newError(KindBadResponse, err, "Ollama sent a malformed response after %d characters: %s", d.chars, clip(string(line), 120))
+			return newError(KindBadResponse, err, "Ollama sent a malformed response after %d characters: %s", d.chars, clip(p.red.string(string(line)), 120))
 		}
 		if f.Error != "" {
 			return p.streamError(name, tools, line, f.Status, d.chars)
@@ -175,6 +175,7 @@ func (p *Ollama) chatRequest(ctx context.Context, body []byte) (*http.Request, e
 // streamError is an error line in the stream: Ollama's message, once,
 // with the status it gives, if any.
 func (p *Ollama) streamError(name string, tools bool, line []byte, status, chars int) *Error {
+	line = p.red.bytes(line)
 	se := parseServerError(line)
 	if status != 0 {
 		e := p.statusError(name, tools, status, nil, line)

@@ -28,6 +28,7 @@ type OpenAI struct {
 	cfg    Config
 	client openai.Client
 	retry  retryPolicy
+	red    redactor // takes the key out of every error returned
 }
 
 // NewOpenAI returns the provider for cfg.OpenAIBaseURL with cfg.OpenAIKey.
@@ -43,7 +44,7 @@ func NewOpenAI(cfg Config) *OpenAI {
 		// Docent resolves that variable itself, for its own server only.
 		option.WithAPIKey(cfg.OpenAIKey),
 	}
-	return &OpenAI{cfg: cfg, client: openai.NewClient(opts...), retry: defaultRetry(cfg.MaxRetries)}
+	return &OpenAI{cfg: cfg, client: openai.NewClient(opts...), retry: defaultRetry(cfg.MaxRetries), red: newRedactor(cfg)}
 }
 
 // Name is "openai".
@@ -51,6 +52,11 @@ func (p *OpenAI) Name() string { return "openai" }
 
 // Models lists GET /models.
 func (p *OpenAI) Models(ctx context.Context) ([]ModelInfo, error) {
+	list, err := p.models(ctx)
+	return list, p.red.error(err)
+}
+
+func (p *OpenAI) models(ctx context.Context) ([]ModelInfo, error) {
 	xctx, x := withExchange(ctx)
 	page, err := p.client.Models.List(xctx)
 	if err != nil {
@@ -75,7 +81,7 @@ func (p *OpenAI) Show(ctx context.Context, model string) (ModelInfo, error) {
 			return m, nil
 		}
 	}
-	return ModelInfo{}, p.notFound(model, "", nil)
+	return ModelInfo{}, p.red.error(p.notFound(model, "", nil))
 }
 
 // Chat streams one call to /chat/completions.
@@ -90,7 +96,7 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 		res, err = p.attempt(ctx, req.Model, len(req.Tools) > 0, params, onDelta)
 		return res.streamed, err
 	})
-	return res.Response, err
+	return res.Response, p.red.error(err)
 }
 
 func (p *OpenAI) attempt(ctx context.Context, model string, tools bool, params openai.ChatCompletionNewParams, onDelta func(Delta) error) (attemptResult, error) {
@@ -236,7 +242,7 @@ func (p *OpenAI) classify(err error, x *exchange, model string, tools bool, char
 
 // statusError explains an error status with the server's own message.
 func (p *OpenAI) statusError(model string, tools bool, status int, header http.Header, body []byte) *Error {
-	se := parseServerError(body)
+	se := parseServerError(p.red.bytes(body))
 	err := &openai.Error{StatusCode: status, Message: se.Message, Code: se.Code, Type: se.Type}
 	url := p.cfg.OpenAIBaseURL
 	switch {
@@ -266,7 +272,7 @@ func (p *OpenAI) statusError(model string, tools bool, status int, header http.H
 // or vLLM's flat error chunk): the server's message, once, as a failure of
 // the kind its code says.
 func (p *OpenAI) streamError(model string, tools bool, data []byte, chars int) *Error {
-	se := parseServerError(data)
+	se := parseServerError(p.red.bytes(data))
 	if se.Message == "" {
 		se.Message = "an error event without a message"
 	}

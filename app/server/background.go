@@ -36,7 +36,7 @@ func (s *Server) Start(ctx context.Context) {
 	b.wg.Go(func() { s.ocr.Serve(ctx) }) // documents that wait for OCR (ocr.go)
 	b.wg.Go(func() {
 		// The sweep is work on the store alone: it needs no provider.
-		(&agent.Agent{DB: s.cfg.DB}).SweepTurns(ctx, agent.DefaultSweepInterval)
+		(&agent.Agent{DB: s.cfg.DB, Logger: s.cfg.Logger}).SweepTurns(ctx, agent.DefaultSweepInterval)
 	})
 }
 

@@ -154,6 +154,11 @@ function AssistantMessage({
           The model saw only part of this conversation: {m.truncated}
         </div>
       )}
+      {m.outputTruncated && (
+        <div className="turn-error soft" role="status" data-testid="turn-output-truncated">
+          The answer was cut off: {m.outputTruncated}
+        </div>
+      )}
       {(m.usage.prompt_tokens > 0 || m.usage.completion_tokens > 0) && m.status !== "streaming" && (
         <div className="usage muted" data-testid="turn-usage">
           {formatCount(m.usage.prompt_tokens)} prompt + {formatCount(m.usage.completion_tokens)} completion tokens

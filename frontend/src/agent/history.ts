@@ -99,6 +99,9 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta
         usage,
       };
       if (facts.model) a.model = facts.model;
+      // As live: a round whose answer the server cut flags the turn.
+      const cut = data.output_truncated;
+      if (cut && typeof cut.warning === "string") a.outputTruncated = cut.warning;
       // As live: the first round's wait for its first token, the last round's speed.
       if (facts.firstTokenMs !== undefined && a.speed.first_token_ms === undefined) a.speed = { ...a.speed, first_token_ms: facts.firstTokenMs };
       if (facts.tokensPerSecond !== undefined) a.speed = { ...a.speed, tokens_per_second: facts.tokensPerSecond };

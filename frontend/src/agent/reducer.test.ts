@@ -473,3 +473,34 @@ describe("a cut prompt", () => {
     expect(a?.truncated).toBe("raise DOCENT_MAX_CONTEXT");
   });
 });
+
+describe("a cut answer", () => {
+  it("keeps the usage event's output_truncated warning on the turn", () => {
+    let s = sent("hi");
+    s = run(s, ev({ type: "turn_started", thread_id: "thr_1", model: "ollama/m" }));
+    s = run(
+      s,
+      ev({
+        type: "usage", round_index: 0, prompt_tokens: 40, completion_tokens: 128,
+        output_truncated: { reason: "length", warning: "ask for less, or raise num_predict" },
+      } as AgentEvent),
+    );
+    const a = s.messages.find((m): m is AssistantMessageView => m.kind === "assistant");
+    expect(a?.outputTruncated).toBe("ask for less, or raise num_predict");
+  });
+
+  it("shows it again when the thread is reopened", () => {
+    const stored = [
+      { seq: 0, role: "user", content: "list them", created_at: "" },
+      {
+        seq: 1, role: "assistant", content: "one, two, th", created_at: "",
+        data: { round_index: 0, usage: { prompt_tokens: 40, completion_tokens: 128 }, output_truncated: { reason: "length", warning: "ask for less, or raise num_predict" } },
+      },
+      { seq: 2, role: "user", content: "thanks", created_at: "" },
+      { seq: 3, role: "assistant", content: "You are welcome.", created_at: "", data: { round_index: 0 } },
+    ];
+    const msgs = messagesFromThread(stored as ThreadMessage[]);
+    expect((msgs[1] as AssistantMessageView).outputTruncated).toBe("ask for less, or raise num_predict");
+    expect((msgs[3] as AssistantMessageView).outputTruncated).toBeUndefined();
+  });
+});

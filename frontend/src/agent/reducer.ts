@@ -91,6 +91,9 @@ export interface AssistantMessageView {
   /** The model server cut the prompt to fit its context (a usage event's
    * prompt_truncated): what it says to do. */
   truncated?: string;
+  /** The model server cut the answer at its output limit (a usage event's
+   * output_truncated, or a stored message's): what it says to do. */
+  outputTruncated?: string;
   /** The final answer, from done's result.text. */
   text: string;
 }
@@ -353,6 +356,7 @@ function applyEvent(s: ConversationState, e: AgentEvent, now: number): Conversat
             tokens_per_second: e.tokens_per_second ?? m.speed.tokens_per_second,
           },
           ...(e.prompt_truncated ? { truncated: e.prompt_truncated.warning } : {}),
+          ...(e.output_truncated ? { outputTruncated: e.output_truncated.warning } : {}),
         };
       });
 

@@ -160,6 +160,13 @@ export interface UsageEvent {
    * it. Its `warning` says what was seen and what to change, for people.
    */
   prompt_truncated?: PromptTruncation;
+  /**
+   * OutputTruncated is `output_truncated?`: present when the model
+   * server stopped the round's answer at its output limit (done_reason
+   * or finish_reason "length"), so that the answer is incomplete. Its
+   * `warning` says so and what to change, for people.
+   */
+  output_truncated?: OutputTruncation;
 }
 
 /** DonePayload is done: it ends a turn with its result. */
@@ -282,6 +289,23 @@ export interface PromptTruncation {
 }
 
 /**
+ * OutputTruncation says that the model server stopped a round's answer at
+ * its output limit, so that the answer is incomplete: Ollama's done_reason
+ * and OpenAI's finish_reason "length" ("model_length" on Mistral, when the
+ * model's context is full). Nothing else shows it: the answer reads like a
+ * whole one that ends mid-sentence.
+ */
+export interface OutputTruncation {
+  /**
+   * Reason is `reason`: the done or finish reason the server gave
+   * ("length", "model_length", "max_tokens").
+   */
+  reason: string;
+  /** Warning is `warning`: the same for people, with what to change. */
+  warning: string;
+}
+
+/**
  * TurnResult is the protocol's `result`: done's payload, and the answer of
  * a chat or approve request that does not stream.
  */
@@ -323,9 +347,9 @@ export interface TurnResult {
  *
  *   - user: mentions, when the message had any;
  *   - assistant: round_index, usage, and how the round's model call went
- *     (model, thinking_ms, first_token_ms, tokens_per_second), so that a
- *     reopened thread shows what the live turn showed; a paused round's
- *     also turn_id and needs_approval;
+ *     (model, thinking_ms, first_token_ms, tokens_per_second,
+ *     output_truncated), so that a reopened thread shows what the live
+ *     turn showed; a paused round's also turn_id and needs_approval;
  *   - tool: round_index, proposed_arguments, success, and arguments when
  *     the call ran (edited when they differ from the proposed ones) or
  *     rejected when it did not.
@@ -355,6 +379,11 @@ export interface MessageData {
    * time from the first token to the end.
    */
   tokens_per_second?: number;
+  /**
+   * OutputTruncated is `output_truncated`: the model server stopped the
+   * round's answer at its output limit, as the usage event said.
+   */
+  output_truncated?: OutputTruncation;
   /**
    * TurnID is `turn_id`: the paused turn that approve continues, on the
    * assistant message whose calls wait for approval.

@@ -278,6 +278,7 @@ func (db *DB) RequeueAutoCreate(ctx context.Context, c AutoCreateClaim) (Documen
 }
 
 func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, message string) (Document, error) {
+	message = CapMessage(message)
 	var doc Document
 	err := db.update(ctx, "end auto-create", func(tx *writeTx) error {
 		d, err := checkClaim(ctx, tx, c)

@@ -1,13 +1,27 @@
 package ocr_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/app/internal/testcorpus"
 	"github.com/docent/docent/app/ocr"
+	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -59,5 +73,120 @@ func TestEngineOutputIsBounded(t *testing.T) {
 				t.Errorf("listed: %d documents (%v)", len(list), err)
 			}
 		})
+	}
+}
+
+// png16Claiming is a 16-bit RGB PNG whose header claims w×h pixels and
+// whose data is one pixel.
+func png16Claiming(t *testing.T, w, h uint32) []byte {
+	img := image.NewRGBA64(image.Rect(0, 0, 1, 1))
+	img.Set(0, 0, color.RGBA64{R: 0x1234, G: 0x5678, B: 0x9abc, A: 0xffff})
+	data := pngBytes(t, img)
+	if data[24] != 16 || data[25] != 2 {
+		t.Fatalf("the encoder wrote bit depth %d, colour type %d; want a 16-bit RGB PNG", data[24], data[25])
+	}
+	binary.BigEndian.PutUint32(data[16:20], w)
+	binary.BigEndian.PutUint32(data[20:24], h)
+	binary.BigEndian.PutUint32(data[29:33], crc32.ChecksumIEEE(data[12:29]))
+	return data
+}
+
+// TestLargeDecodedPageIsRefusedUpFront is issue 21's item 3: a 100
+// megapixel 16-bit page decodes to 800 MB, which with the file, its grey
+// copy and the PNG OCR reads passes the image reader's 1 GiB; the child
+// died part way, or not, depending on what else ran, and the document
+// said "Internal error". Its decoded size is checked against the child's
+// memory limit before decoding, every time, with the reason.
+func TestLargeDecodedPageIsRefusedUpFront(t *testing.T) {
+	data := png16Claiming(t, 10_000, 10_000)
+	_, err := ocr.ProbeImage(context.Background(), bytes.NewReader(data), int64(len(data)))
+	if !errors.Is(err, pdftext.ErrTooLarge) || !strings.Contains(err.Error(), "more than the image reader's memory limit of 1024 MiB") {
+		t.Fatalf("probe of a 100 MP 16-bit PNG: %v; want too large for the memory limit", err)
+	}
+
+	db := openDB(t)
+	o := (&ingest.Importer{DB: db}).ImportBytes(context.Background(), "huge.png", data, ingest.Options{})
+	if o.Document == nil || o.Document.Status != storage.StatusFailed || !strings.Contains(o.Document.Error, "memory limit") ||
+		!strings.Contains(fault.ErrorMessage(o.Err), "10000×10000 pixels of 8 bytes each") {
+		t.Fatalf("import: %+v, %v", o.Document, o.Err)
+	}
+}
+
+// TestOCROutOfMemoryNamesTheCause: a page whose image takes more memory
+// than OCR's image reader may use fails the document with that cause, not
+// "Internal error … in its log" with nothing in the log.
+func TestOCROutOfMemoryNamesTheCause(t *testing.T) {
+	db := openDB(t)
+	doc := importFile(t, db, "big.png", pngBytes(t, blank(4000, 4000)))
+	fakeTesseract(t, "exit 1") // not reached
+	got, err := ocrDocument(t, db, doc.ID, ocr.Options{Limits: pdftext.Limits{MemoryBytes: 32 << 20}})
+	if err == nil || got.Status != storage.StatusFailed || !strings.Contains(got.Error, "memory limit of 32 MiB") ||
+		strings.Contains(got.Error, fault.InternalMessage) || fault.ErrorCode(err) != fault.Invalid {
+		t.Fatalf("got %s %q (%v, code %s); want failed naming the memory limit", got.Status, got.Error, err, fault.ErrorCode(err))
+	}
+}
+
+// TestWorkerLogsWhyOCRFailed: the background worker's log says why a
+// document failed, as the document does.
+func TestWorkerLogsWhyOCRFailed(t *testing.T) {
+	db := openDB(t)
+	doc := importFile(t, db, "a.png", pngBytes(t, printed(600, 200, "HELLO")))
+	fakeTesseract(t, tsvHeader+"; "+tsvWords(1_000_000, 8))
+	var log syncBuffer
+	w := ocr.NewWorker(db, slog.New(slog.NewTextHandler(&log, nil)))
+	w.Lang = func() string { return "eng" }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	w.Wake()
+	got := waitFor(t, db, doc.ID, storage.StatusFailed, nil)
+	if !strings.Contains(got.Error, "over 16 MiB") {
+		t.Fatalf("document: %q", got.Error)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(log.String(), "over 16 MiB") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log does not say why: %s", log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer written by a worker and read by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestOCRReaderOutOfMemoryNamesTheCause: a page renderer that runs out of
+// its memory limit fails the document saying so. With 16 MiB, PDFium
+// cannot even map its compiled code: that was an internal error, with
+// nothing in any log.
+func TestOCRReaderOutOfMemoryNamesTheCause(t *testing.T) {
+	dir := testcorpus.Dir(t)
+	data, err := os.ReadFile(filepath.Join(dir, "invoice2data", "Amazon_EU_2014-06-04.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	doc := importFile(t, db, "scan.pdf", data)
+	fakeTesseract(t, "exit 1") // not reached
+	got, err := ocrDocument(t, db, doc.ID, ocr.Options{Limits: pdftext.Limits{MemoryBytes: 16 << 20}})
+	if err == nil || got.Status != storage.StatusFailed || !strings.Contains(got.Error, "out of memory") ||
+		strings.Contains(got.Error, fault.InternalMessage) {
+		t.Fatalf("got %s %q (%v); want failed, out of memory", got.Status, got.Error, err)
 	}
 }

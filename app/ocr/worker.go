@@ -90,11 +90,13 @@ func (w *Worker) Serve(ctx context.Context) {
 				break
 			}
 			w.notify(job.Document)
-			doc, err := Run(ctx, w.DB, &job, Options{Lang: w.lang(), Vision: w.Vision, Progress: func(d storage.Document, done, total int) {
+			doc, err := Run(ctx, w.DB, &job, Options{Lang: w.lang(), Vision: w.Vision, Logger: w.Logger, Progress: func(d storage.Document, done, total int) {
 				w.notify(d)
 			}})
 			if err != nil && ctx.Err() == nil {
-				w.Logger.Warn("OCR", "document", job.Document.ID, "name", job.Document.Name, "err", fault.ErrorMessage(err))
+				// What the document now says: the cause (an internal
+				// error's details were logged by Run).
+				w.Logger.Warn("OCR failed", "document", job.Document.ID, "name", job.Document.Name, "status", doc.Status, "err", fault.ErrorMessage(err))
 			}
 			w.notify(doc)
 		}

@@ -30,9 +30,13 @@ import (
 	"github.com/docent/docent/storage/fault"
 )
 
-// Lease is how long a run holds a document between two pages before
-// another worker may take it over.
-const Lease = 5 * time.Minute
+// Lease is how long a run holds a document without renewing it before
+// another worker may take it over. A run renews it every third of it
+// while it works (renewLease), whatever a page takes, so a short lease
+// costs nothing while the run lives; a document whose run was killed
+// (kill -9, a power cut) is taken up again by the next worker a minute
+// later, not after five as when the lease was renewed only per page.
+const Lease = time.Minute
 
 // batchPages is how many page images one child makes at a time, so that a
 // 500-page document never has more than a few on disk.
@@ -204,12 +208,11 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 			opts.Progress(doc, done, total)
 		}
 	}
-	if vision != nil {
-		// A page waits for its turn at the model (visionSlot): the lease
-		// is renewed meanwhile, not only when a page finishes.
-		stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
-		defer stop()
-	}
+	// A page may take minutes (Tesseract's PageTimeout, a wait for a
+	// reader slot or for a vision model's turn): the lease is renewed
+	// meanwhile, not only when a page finishes.
+	stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
+	defer stop()
 
 	for start := 0; start < len(todo); start += batchPages {
 		batch := todo[start:min(start+batchPages, len(todo))]

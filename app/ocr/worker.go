@@ -21,8 +21,9 @@ type Worker struct {
 	Lang   func() string
 	Logger *slog.Logger
 	// Poll is how often the worker looks for work without being woken
-	// (lapsed leases, documents another process imported); 0 means a
-	// minute.
+	// (lapsed leases, documents another process imported); 0 means half
+	// a Lease, so that a document whose run was killed is taken up again
+	// soon after its lease lapses.
 	Poll time.Duration
 	// OnDocument, if not nil, is called when a document changes: claimed,
 	// after each batch of pages, and at the end.
@@ -57,7 +58,7 @@ func (w *Worker) Wake() {
 func (w *Worker) Serve(ctx context.Context) {
 	poll := w.Poll
 	if poll <= 0 {
-		poll = time.Minute
+		poll = Lease / 2
 	}
 	t := time.NewTicker(poll)
 	defer t.Stop()

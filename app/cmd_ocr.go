@@ -1,12 +1,14 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ocr"
@@ -109,7 +111,7 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 			ids = append(ids, d.ID)
 		}
 	}
-	results := ocrDocumentsWith(ctx, env, db, ids, ocr.Options{Lang: lang, Vision: vision}, true)
+	results := ocrDocumentsWith(ctx, env, db, ids, ocr.Options{Lang: lang, Vision: vision, Logger: env.Logger}, true)
 	report := ocrReport{Documents: []storage.Document{}, Errors: []importError{}, Lang: lang}
 	with := lang
 	if engine != nil {
@@ -206,7 +208,7 @@ type ocrResult struct {
 // line per page otherwise). again also takes documents that are ready or
 // failed (a re-run); without it only those waiting for OCR.
 func ocrDocuments(ctx context.Context, env *Env, db *storage.DB, ids []string, lang string, again bool) []ocrResult {
-	return ocrDocumentsWith(ctx, env, db, ids, ocr.Options{Lang: lang}, again)
+	return ocrDocumentsWith(ctx, env, db, ids, ocr.Options{Lang: lang, Logger: env.Logger}, again)
 }
 
 // ocrDocumentsWith is ocrDocuments with the options of each run (the
@@ -256,19 +258,40 @@ feed:
 }
 
 func ocrOne(ctx context.Context, db *storage.DB, id string, opts ocr.Options, again bool, progress func(storage.Document, int, int)) ocrResult {
-	job, err := db.ClaimOCR(ctx, id, again, ocr.Lease)
-	if err != nil {
-		d, _ := db.GetDocument(ctx, id)
-		name := d.Name
-		if name == "" {
-			name = id
+	for {
+		job, err := db.ClaimOCR(ctx, id, again, ocr.Lease)
+		if err == nil {
+			opts.Progress = progress
+			doc, err := ocr.Run(ctx, db, &job, opts)
+			return ocrResult{name: job.Document.Name, doc: doc, err: err}
+		}
+		d, gerr := db.GetDocument(ctx, id)
+		name := cmp.Or(d.Name, id)
+		switch {
+		case again || gerr != nil:
+		case errors.Is(err, storage.ErrConflict) && d.Status == storage.StatusOCR:
+			// Another process reads it (docent --serve's worker, beside
+			// this import): wait for its end, or for its lease to lapse
+			// and take it over.
+			select {
+			case <-ctx.Done():
+				return ocrResult{name: name, doc: d, err: ctx.Err()}
+			case <-time.After(ocrWaitPoll):
+			}
+			continue
+		case d.Status == storage.StatusReady:
+			return ocrResult{name: name, doc: d} // another process read it
+		case d.Status == storage.StatusFailed:
+			// Another process tried and failed: its message is the cause.
+			return ocrResult{name: name, doc: d, err: fault.Errorf(fault.Invalid, "%s", d.Error)}
 		}
 		return ocrResult{name: name, doc: d, err: err}
 	}
-	opts.Progress = progress
-	doc, err := ocr.Run(ctx, db, &job, opts)
-	return ocrResult{name: job.Document.Name, doc: doc, err: err}
 }
+
+// ocrWaitPoll is how often ocrOne looks again at a document that another
+// process reads.
+var ocrWaitPoll = time.Second
 
 func ocrLine(r ocrResult) string {
 	switch {

@@ -283,6 +283,7 @@ func (db *DB) RequeueAutoCreate(ctx context.Context, c AutoCreateClaim) (Documen
 }
 
 func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, message string, refused []Refusal) (Document, error) {
+	message = CapMessage(message)
 	if refused == nil {
 		refused = []Refusal{}
 	}

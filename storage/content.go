@@ -82,7 +82,7 @@ func (db *DB) ReplaceDocumentContent(ctx context.Context, id string, content Doc
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, pages = ?, updated_at = ? WHERE id = ?`,
-			status, content.Error, len(content.Pages), tx.nowText(), id)
+			status, CapMessage(content.Error), len(content.Pages), tx.nowText(), id)
 		if err != nil {
 			return err
 		}

@@ -263,7 +263,7 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 		_, err = tx.ExecContext(ctx, `INSERT INTO documents
 			(id, name, media_type, size, sha256, pages, status, error, metadata, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, name, nd.MediaType, file.Size, sha, 0, status, nd.Error, metadata, now, now)
+			id, name, nd.MediaType, file.Size, sha, 0, status, CapMessage(nd.Error), metadata, now, now)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,9 @@
 package storage
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Length limits of the short texts that name and describe things, counted
 // in characters after surrounding space is trimmed. They keep a name
@@ -22,4 +25,31 @@ func checkLength(what, s string, limit int) error {
 		return Errorf(ErrInvalid, "%s is %d characters long: at most %d are allowed", what, n, limit)
 	}
 	return nil
+}
+
+// MaxMessageBytes bounds a message stored with a document (its error, its
+// auto-create error): 4 KiB, a long paragraph. Whatever writes it (an OCR
+// engine's stderr, a reader's crash report, a model server's answer) is
+// cut to this size here, so that no writer can make a document, and every
+// list that shows it, megabytes long.
+const MaxMessageBytes = 4 << 10
+
+// CapMessage returns message cut to MaxMessageBytes: its beginning, which
+// says what failed, and its end, where a program's output puts the cause,
+// with a note of how much was left out between them. Cuts fall between
+// characters, so the result is valid UTF-8 when message is.
+func CapMessage(message string) string {
+	if len(message) <= MaxMessageBytes {
+		return message
+	}
+	const tailBytes = 1 << 10
+	headEnd := MaxMessageBytes - tailBytes - 64 // room for the note
+	for headEnd > 0 && !utf8.RuneStart(message[headEnd]) {
+		headEnd--
+	}
+	tailStart := len(message) - tailBytes
+	for tailStart < len(message) && !utf8.RuneStart(message[tailStart]) {
+		tailStart++
+	}
+	return message[:headEnd] + " … (" + strconv.Itoa(tailStart-headEnd) + " bytes left out) … " + message[tailStart:]
 }

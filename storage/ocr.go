@@ -406,7 +406,7 @@ func holdsLease(ctx context.Context, tx *writeTx, job *OCRJob) error {
 
 func endOCR(ctx context.Context, tx *writeTx, id, status, message string) error {
 	_, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, ocr_pages_done = 0, ocr_pages_total = 0,
-		ocr_token = '', ocr_until = '', updated_at = ? WHERE id = ?`, status, message, tx.nowText(), id)
+		ocr_token = '', ocr_until = '', updated_at = ? WHERE id = ?`, status, CapMessage(message), tx.nowText(), id)
 	return err
 }
 
@@ -661,6 +661,7 @@ func (db *DB) PageWords(ctx context.Context, id string, page int) (PageWords, er
 // to message (why OCR cannot run: what to install) and returns how many
 // changed.
 func (db *DB) NoteOCRUnavailable(ctx context.Context, message string) (int, error) {
+	message = CapMessage(message)
 	var n int64
 	err := db.update(ctx, "note that OCR is unavailable", func(tx *writeTx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE documents SET error = ?, updated_at = ? WHERE status = 'needs_ocr' AND error <> ?`,

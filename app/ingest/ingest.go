@@ -56,6 +56,11 @@ type Options struct {
 	TagIDs []string
 	// Password opens encrypted PDFs whose user password is not empty.
 	Password string
+	// DecodeImagesLater checks only an image's headers (its type, pages
+	// and size; ocr.ProbeImageHeaders), not that every page decodes: the
+	// OCR that follows decodes it and fails the document if it cannot.
+	// The HTTP upload sets it, so that it answers at once.
+	DecodeImagesLater bool
 }
 
 // Outcome is what happened to one file.
@@ -213,16 +218,20 @@ func (im *Importer) read(ctx context.Context, media string, r *io.SectionReader,
 	if media == MediaPDF {
 		return im.readPDF(ctx, r, first, opts)
 	}
-	content, err := im.readImage(ctx, r, first)
+	content, err := im.readImage(ctx, r, first, opts.DecodeImagesLater)
 	return content, nil, err
 }
 
 // readImage checks an image in a reader child (its pages, their size
 // against the decompression-bomb limit, that each decodes) and gives one
 // empty page per image page, all waiting for OCR.
-func (im *Importer) readImage(ctx context.Context, r *io.SectionReader, first firstPass) (storage.DocumentContent, error) {
+func (im *Importer) readImage(ctx context.Context, r *io.SectionReader, first firstPass, headersOnly bool) (storage.DocumentContent, error) {
 	probe := im.ProbeImage
-	if probe == nil {
+	switch {
+	case probe != nil:
+	case headersOnly:
+		probe = ocr.ProbeImageHeaders
+	default:
 		probe = ocr.ProbeImage
 	}
 	checked := newRecheck(r, first.crc)

@@ -135,11 +135,79 @@ func (f *imageFile) config(i int) (image.Config, error) {
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return cfg, badImage("the image is %d×%d pixels", cfg.Width, cfg.Height)
 	}
-	if px := int64(cfg.Width) * int64(cfg.Height); px > MaxPixels {
+	px := int64(cfg.Width) * int64(cfg.Height)
+	if px > MaxPixels {
 		return cfg, tooManyPixels("page %d is %d×%d pixels (%d megapixels), more than the limit of %d megapixels: a decompression bomb, or a scan at a far higher resolution than text needs",
 			i+1, cfg.Width, cfg.Height, px/1_000_000, MaxPixels/1_000_000)
 	}
+	if limit := pdftext.ChildMemoryLimit(); limit > 0 {
+		if need := f.memoryFor(cfg); need > limit-limit/8 {
+			return cfg, tooManyPixels("page %d is %d×%d pixels of %d bytes each once decoded: reading it takes about %d MiB, more than the image reader's memory limit of %d MiB allows (scan it with fewer bits per channel, in grey, or at a lower resolution)",
+				i+1, cfg.Width, cfg.Height, bytesPerPixel(cfg.ColorModel), need>>20, limit>>20)
+		}
+	}
 	return cfg, nil
+}
+
+// memoryFor is about how much memory making the image of a page of size
+// cfg takes at its peak: the file, the decoded pixels, the grey copy OCR
+// reads, the PNG it is written as, and a progressive JPEG's coefficients.
+// It is checked before decoding (config), so that whether a large page is
+// read does not depend on what else the reader child holds.
+func (f *imageFile) memoryFor(cfg image.Config) int64 {
+	px := int64(cfg.Width) * int64(cfg.Height)
+	bpp := bytesPerPixel(cfg.ColorModel)
+	need := int64(len(f.data)) + px*bpp + px // decoded, written
+	if cfg.ColorModel != color.GrayModel {
+		need += px // the grey copy
+	}
+	if f.media == MediaJPEG && progressiveJPEG(f.data) {
+		// One block of 64 int32 coefficients per 64 pixels and component,
+		// held until the last scan.
+		need += px * 4 * min(bpp, 4)
+	}
+	return need
+}
+
+// bytesPerPixel is the size of one pixel of an image decoded in model m:
+// 8, the largest, for a model not known here.
+func bytesPerPixel(m color.Model) int64 {
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	switch m {
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.Gray16Model, color.Alpha16Model:
+		return 2
+	case color.YCbCrModel:
+		return 3 // 4:4:4, the largest a JPEG or WebP decodes to
+	case color.NYCbCrAModel, color.RGBAModel, color.NRGBAModel, color.CMYKModel:
+		return 4
+	}
+	return 8
+}
+
+// progressiveJPEG reports whether a JPEG's frame is progressive (SOF2 or
+// another progressive start of frame), which the decoder keeps as
+// coefficients until its last scan.
+func progressiveJPEG(data []byte) bool {
+	i := 2
+	for i+4 <= len(data) && data[i] == 0xff {
+		marker := data[i+1]
+		switch marker {
+		case 0xc2, 0xc6, 0xca, 0xce:
+			return true
+		case 0xc0, 0xc1, 0xc3, 0xc5, 0xc7, 0xc9, 0xcb, 0xcd, 0xcf, 0xda:
+			return false
+		}
+		size := int(binary.BigEndian.Uint16(data[i+2 : i+4]))
+		if size < 2 {
+			return false
+		}
+		i += 2 + size
+	}
+	return false
 }
 
 // checkAll checks every page's header: the count of pages and the pixels

@@ -36,7 +36,7 @@ func TestImageMediaTypeByContent(t *testing.T) {
 func TestTIFFEveryFrameIsAPage(t *testing.T) {
 	frames := []*image.Gray{blankGrey(30, 20, 255), blankGrey(40, 10, 0), textImage(200, 80, 2, "x")}
 	data := multiTIFF(frames...)
-	info, err := probeImage(data)
+	info, err := probeImage(data, false)
 	if err != nil {
 		t.Fatal(err)
 	}

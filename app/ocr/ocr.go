@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -29,9 +30,13 @@ import (
 	"github.com/docent/docent/storage/fault"
 )
 
-// Lease is how long a run holds a document between two pages before
-// another worker may take it over.
-const Lease = 5 * time.Minute
+// Lease is how long a run holds a document without renewing it before
+// another worker may take it over. A run renews it every third of it
+// while it works (renewLease), whatever a page takes, so a short lease
+// costs nothing while the run lives; a document whose run was killed
+// (kill -9, a power cut) is taken up again by the next worker a minute
+// later, not after five as when the lease was renewed only per page.
+const Lease = time.Minute
 
 // batchPages is how many page images one child makes at a time, so that a
 // 500-page document never has more than a few on disk.
@@ -55,6 +60,9 @@ type Options struct {
 	// photos, pages Tesseract reads with a low confidence, and every page
 	// when Tesseract is not installed.
 	Vision *Vision
+	// Logger gets the details of a run that failed inside Docent (the
+	// document says they are in the log); nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Run reads the pages of a claimed job and stores the text. Whatever
@@ -75,7 +83,7 @@ func Run(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options)
 		return d, ferr
 	}
 	status := storage.StatusFailed
-	message := "OCR failed: " + fault.ErrorMessage(err)
+	var message string
 	switch {
 	case ctx.Err() != nil:
 		status, message = back(job), job.Document.Error
@@ -84,6 +92,11 @@ func Run(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options)
 		}
 	case errors.Is(err, fault.Unavailable):
 		status, message = back(job), fault.ErrorMessage(err)
+	default:
+		// The cause is named on the document; what has no name here is
+		// logged, whole, for the message that says to look there.
+		err = fault.Report(ctx, opts.Logger, "OCR of document "+job.Document.ID, namedCause(err))
+		message = "OCR failed: " + fault.ErrorMessage(err)
 	}
 	if job.Previous == storage.StatusReady && status == storage.StatusReady {
 		message = doc.Error // a re-run that could not start keeps the old text and message
@@ -93,6 +106,25 @@ func Run(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options)
 	}
 	d, _ := db.GetDocument(endCtx, job.Document.ID)
 	return d, err
+}
+
+// namedCause gives the errors of the reader children and of the page
+// images (a child out of memory, a crash, a time limit, an image too
+// large or unreadable) the code they are shown with: their own messages
+// say what happened, and shown as internal errors they said nothing.
+func namedCause(err error) error {
+	var c fault.Coder
+	if errors.As(err, &c) {
+		return err
+	}
+	switch {
+	case errors.Is(err, pdftext.ErrTimeout):
+		return fault.Errorf(fault.Timeout, "%w", err)
+	case errors.Is(err, pdftext.ErrTooLarge), errors.Is(err, pdftext.ErrMalformed), errors.Is(err, pdftext.ErrNoPages),
+		errors.Is(err, pdftext.ErrPasswordRequired):
+		return fault.Errorf(fault.Invalid, "%w", err)
+	}
+	return err
 }
 
 // back is the status a job that could not run returns its document to.
@@ -176,12 +208,11 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 			opts.Progress(doc, done, total)
 		}
 	}
-	if vision != nil {
-		// A page waits for its turn at the model (visionSlot): the lease
-		// is renewed meanwhile, not only when a page finishes.
-		stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
-		defer stop()
-	}
+	// A page may take minutes (Tesseract's PageTimeout, a wait for a
+	// reader slot or for a vision model's turn): the lease is renewed
+	// meanwhile, not only when a page finishes.
+	stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
+	defer stop()
 
 	for start := 0; start < len(todo); start += batchPages {
 		batch := todo[start:min(start+batchPages, len(todo))]

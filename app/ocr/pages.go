@@ -30,7 +30,13 @@ const (
 
 func init() {
 	pdftext.RegisterChildOp(opProbe, func(ctx context.Context, params json.RawMessage, data []byte) (any, error) {
-		return probeImage(data)
+		var req probeRequest
+		if len(params) > 0 {
+			if err := json.Unmarshal(params, &req); err != nil {
+				return nil, err
+			}
+		}
+		return probeImage(data, req.HeadersOnly)
 	})
 	pdftext.RegisterChildOp(opPages, func(ctx context.Context, params json.RawMessage, data []byte) (any, error) {
 		var req pagesRequest
@@ -61,11 +67,29 @@ type PageSize struct {
 // fails at import rather than at OCR.
 func ProbeImage(ctx context.Context, r io.Reader, size int64) (ImageInfo, error) {
 	var info ImageInfo
-	err := pdftext.RunIsolated(ctx, "image reader", opProbe, struct{}{}, r, size, pdftext.Limits{}, &info)
+	err := pdftext.RunIsolated(ctx, "image reader", opProbe, probeRequest{}, r, size, pdftext.Limits{}, &info)
 	return info, err
 }
 
-func probeImage(data []byte) (ImageInfo, error) {
+// ProbeImageHeaders is ProbeImage without decoding: it reads each page's
+// header only (its type, its pages, their size against MaxPixels and the
+// reader's memory limit), which takes milliseconds whatever the file. A
+// page that does not decode is then found by OCR, in the background, and
+// fails the document with its cause: the HTTP upload answers at once
+// rather than while a decompression bomb of a few bytes is decoded.
+func ProbeImageHeaders(ctx context.Context, r io.Reader, size int64) (ImageInfo, error) {
+	var info ImageInfo
+	err := pdftext.RunIsolated(ctx, "image reader", opProbe, probeRequest{HeadersOnly: true}, r, size, pdftext.Limits{}, &info)
+	return info, err
+}
+
+// probeRequest is the parameters of opProbe.
+type probeRequest struct {
+	// HeadersOnly reads the pages' headers without decoding them.
+	HeadersOnly bool `json:"headers_only,omitempty"`
+}
+
+func probeImage(data []byte, headersOnly bool) (ImageInfo, error) {
 	f, err := openImage(data)
 	if err != nil {
 		return ImageInfo{}, err
@@ -78,8 +102,10 @@ func probeImage(data []byte) (ImageInfo, error) {
 	for i, cfg := range cfgs {
 		// Decode each page once: a truncated or corrupt image is refused
 		// now, with its cause, not when OCR reads it.
-		if _, err := f.decode(i); err != nil {
-			return ImageInfo{}, err
+		if !headersOnly {
+			if _, err := f.decode(i); err != nil {
+				return ImageInfo{}, err
+			}
 		}
 		info.Pages = append(info.Pages, PageSize{Width: cfg.Width, Height: cfg.Height})
 	}

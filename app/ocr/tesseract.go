@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -75,7 +76,7 @@ func FindEngine(ctx context.Context) (*Engine, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").CombinedOutput()
+	out, err := engineOutput(ctx, path, "--version")
 	if err != nil {
 		return nil, fault.Errorf(fault.Unavailable, "tesseract --version failed: %v: %s", err, firstLine(string(out)))
 	}
@@ -87,7 +88,7 @@ func FindEngine(ctx context.Context) (*Engine, error) {
 	if !strings.HasPrefix(e.Version, "5.") && !strings.HasPrefix(e.Version, "4.") {
 		return nil, fault.Errorf(fault.Unavailable, "tesseract %q is too old: OCR needs Tesseract 4 or 5 (%s)", e.Version, installHint(nil))
 	}
-	out, err = exec.CommandContext(ctx, path, "--list-langs").CombinedOutput()
+	out, err = engineOutput(ctx, path, "--list-langs")
 	if err != nil {
 		return nil, fault.Errorf(fault.Unavailable, "tesseract --list-langs failed: %v: %s", err, firstLine(string(out)))
 	}
@@ -98,6 +99,23 @@ func FindEngine(ctx context.Context) (*Engine, error) {
 	}
 	engineCache, engineAt = e, time.Now()
 	return e, nil
+}
+
+// engineOutput runs tesseract with one argument and returns what it
+// printed, stdout and stderr together, up to 64 KiB: a version and a list
+// of languages are a few lines, and a program that prints more is stopped.
+func engineOutput(ctx context.Context, path, arg string) ([]byte, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := &capWriter{max: 64 << 10, over: cancel}
+	cmd := exec.CommandContext(ctx, path, arg)
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	if out.exceeded() {
+		return out.buf.Bytes(), fmt.Errorf("it printed more than %d KiB", 64)
+	}
+	return out.buf.Bytes(), err
 }
 
 // CheckLangs returns an error that says what to install when a language of
@@ -147,12 +165,18 @@ func (e *Engine) Recognize(ctx context.Context, file string, langs string, dpi f
 	}
 	// One thread per page: pages run side by side, one per reader slot.
 	cmd.Env = append(cmd.Env, "OMP_THREAD_LIMIT=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// What it prints is bounded (output.go): stdout past maxPageTSV stops
+	// it, and of stderr only the end is kept.
+	stdout := &capWriter{max: maxPageTSV, over: cancel}
+	stderr := &tailWriter{max: stderrKeep}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 2 * time.Second
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
 		return "", nil, ctx.Err()
+	}
+	if stdout.exceeded() {
+		return "", nil, fault.Errorf(fault.Invalid, "tesseract's output for the page is over %d MiB, far more than a page of text has: it was stopped and nothing of the page is kept (a faulty engine?)", maxPageTSV>>20)
 	}
 	if runCtx.Err() != nil {
 		return "", nil, fault.Errorf(fault.Timeout, "tesseract did not finish within %s", lim.Timeout)
@@ -165,7 +189,7 @@ func (e *Engine) Recognize(ctx context.Context, file string, langs string, dpi f
 		}
 		return "", nil, fault.Errorf(fault.Invalid, "tesseract failed (%v): %s", runErr, msg)
 	}
-	tsv, err := parseTSV(stdout.Bytes())
+	tsv, err := parseTSV(stdout.buf.Bytes())
 	if err != nil {
 		return "", nil, err
 	}
@@ -173,7 +197,11 @@ func (e *Engine) Recognize(ctx context.Context, file string, langs string, dpi f
 	for i, w := range tsv {
 		words[i] = w.Word
 	}
-	return layoutText(tsv), words, nil
+	text := layoutText(tsv)
+	if len(text) > maxPageText {
+		return "", nil, fault.Errorf(fault.Invalid, "tesseract read %d KiB of text on the page, more than the limit of %d KiB for one page: nothing of the page is kept (a faulty engine?)", len(text)>>10, maxPageText>>10)
+	}
+	return text, words, nil
 }
 
 // lastError keeps the lines of tesseract's stderr that say what failed,
@@ -205,7 +233,7 @@ type tsvWord struct {
 // (0-100) and text.
 func parseTSV(out []byte) ([]tsvWord, error) {
 	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 0, 4<<10), maxTSVLine)
 	var words []tsvWord
 	first := true
 	for sc.Scan() {
@@ -229,13 +257,22 @@ func parseTSV(out []byte) ([]tsvWord, error) {
 		for i := range 10 {
 			n[i], _ = strconv.Atoi(f[i])
 		}
+		if len(words) == maxPageWords {
+			return nil, fault.Errorf(fault.Invalid, "tesseract found more than %d words on the page, more than a page of text has: nothing of the page is kept (a faulty engine?)", maxPageWords)
+		}
 		conf, _ := strconv.ParseFloat(f[10], 64)
 		words = append(words, tsvWord{
 			Word:  storage.Word{X: n[6], Y: n[7], W: n[8], H: n[9], Conf: max(conf, 0), Text: text},
 			block: n[2], par: n[3], line: n[4],
 		})
 	}
-	return words, sc.Err()
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return nil, fault.Errorf(fault.Invalid, "tesseract's output has a line over %d KiB long, which no row of a page's TSV is: nothing of the page is kept (a faulty engine?)", maxTSVLine>>10)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read tesseract's output: %w", err)
+	}
+	return words, nil
 }
 
 // layoutText is the text of a page from its words in tesseract's reading

@@ -21,8 +21,9 @@ type Worker struct {
 	Lang   func() string
 	Logger *slog.Logger
 	// Poll is how often the worker looks for work without being woken
-	// (lapsed leases, documents another process imported); 0 means a
-	// minute.
+	// (lapsed leases, documents another process imported); 0 means half
+	// a Lease, so that a document whose run was killed is taken up again
+	// soon after its lease lapses.
 	Poll time.Duration
 	// OnDocument, if not nil, is called when a document changes: claimed,
 	// after each batch of pages, and at the end.
@@ -57,7 +58,7 @@ func (w *Worker) Wake() {
 func (w *Worker) Serve(ctx context.Context) {
 	poll := w.Poll
 	if poll <= 0 {
-		poll = time.Minute
+		poll = Lease / 2
 	}
 	t := time.NewTicker(poll)
 	defer t.Stop()
@@ -90,11 +91,13 @@ func (w *Worker) Serve(ctx context.Context) {
 				break
 			}
 			w.notify(job.Document)
-			doc, err := Run(ctx, w.DB, &job, Options{Lang: w.lang(), Vision: w.Vision, Progress: func(d storage.Document, done, total int) {
+			doc, err := Run(ctx, w.DB, &job, Options{Lang: w.lang(), Vision: w.Vision, Logger: w.Logger, Progress: func(d storage.Document, done, total int) {
 				w.notify(d)
 			}})
 			if err != nil && ctx.Err() == nil {
-				w.Logger.Warn("OCR", "document", job.Document.ID, "name", job.Document.Name, "err", fault.ErrorMessage(err))
+				// What the document now says: the cause (an internal
+				// error's details were logged by Run).
+				w.Logger.Warn("OCR failed", "document", job.Document.ID, "name", job.Document.Name, "status", doc.Status, "err", fault.ErrorMessage(err))
 			}
 			w.notify(doc)
 		}

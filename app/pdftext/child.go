@@ -38,6 +38,20 @@ func RunChildIfRequested() {
 	}
 }
 
+// ChildMemoryLimit is this process's memory limit (Limits.MemoryBytes)
+// when it is a reader child, else 0. A child operation that can tell how
+// much it will allocate before it does (an image's decoded size, from its
+// header) checks that against the limit first: refused up front, the same
+// file fails the same way whatever else runs, with the reason, rather than
+// the child dying part way.
+func ChildMemoryLimit() int64 {
+	if os.Getenv(childEnv) != "1" {
+		return 0
+	}
+	n, _ := strconv.ParseInt(os.Getenv(memoryEnv), 10, 64)
+	return max(n, 0)
+}
+
 // request is the first line of each request the parent writes to the
 // child's stdin; the PDF bytes follow it in chunks. Options travel this
 // way, not in arguments or the environment, so that a password never shows
@@ -103,6 +117,18 @@ type replyError struct {
 	Message string `json:"message"`
 }
 
+// newReplyError is err as the parent gets it: with its kind, and an
+// allocation that failed under the memory limit (a library's "cannot
+// allocate memory", which the child survived) said to be one, with the
+// kind of a child that died of it.
+func newReplyError(err error) *replyError {
+	kind, msg := errorKind(err), err.Error()
+	if kind == "" && outOfMemory(msg) {
+		kind, msg = "too_large", "out of memory: "+msg
+	}
+	return &replyError{Kind: kind, Message: msg}
+}
+
 // runChild serves requests until stdin ends (the parent retired this
 // child or exited). A request that cannot be read is answered with an
 // error and ends the child: the stream is out of step.
@@ -137,12 +163,12 @@ func serve(req request, data []byte) reply {
 	var rep reply
 	if req.Op != "" {
 		if out, err := runOp(req, data); err != nil {
-			rep.Error = &replyError{Kind: errorKind(err), Message: err.Error()}
+			rep.Error = newReplyError(err)
 		} else {
 			rep.Output = out
 		}
 	} else if res, err := Extract(context.Background(), data, req.Options); err != nil {
-		rep.Error = &replyError{Kind: errorKind(err), Message: err.Error()}
+		rep.Error = newReplyError(err)
 	} else {
 		rep.Result = &res
 	}

@@ -233,7 +233,7 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 
 // childDied explains a child that exited without a reply.
 func childDied(reader string, runErr error, stderr string, lim Limits, elapsed time.Duration) error {
-	tooLarge := &remoteError{kind: ErrTooLarge, msg: reader + " exceeded " + formatBytes(lim.MemoryBytes) + " memory limit"}
+	tooLarge := &remoteError{kind: ErrTooLarge, msg: reader + " ran out of memory: it exceeded its " + formatBytes(lim.MemoryBytes) + " memory limit"}
 	if outOfMemory(stderr) {
 		return tooLarge
 	}

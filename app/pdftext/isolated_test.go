@@ -113,7 +113,7 @@ func TestMemoryLimitIsReported(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("got %v, want ErrTooLarge", err)
 	}
-	if err.Error() != "pdf reader exceeded 256 MiB memory limit" {
-		t.Errorf("message %q, want %q", err.Error(), "pdf reader exceeded 256 MiB memory limit")
+	if err.Error() != "pdf reader ran out of memory: it exceeded its 256 MiB memory limit" {
+		t.Errorf("message %q, want %q", err.Error(), "pdf reader ran out of memory: it exceeded its 256 MiB memory limit")
 	}
 }

@@ -211,7 +211,7 @@ func TestChildThatDiesIsReplaced(t *testing.T) {
 		kind error
 		want string
 	}{
-		{"test.alloc", lim, ErrTooLarge, "test reader exceeded 256 MiB memory limit"},
+		{"test.alloc", lim, ErrTooLarge, "test reader ran out of memory: it exceeded its 256 MiB memory limit"},
 		{"test.crash", lim, ErrMalformed, "malformed PDF: test reader crashed (exit status 2): panic: boom in another goroutine"},
 		{"test.exit", lim, ErrMalformed, "malformed PDF: test reader gave no answer (EOF); stderr: (empty)"},
 		{"test.hang", Limits{MemoryBytes: lim.MemoryBytes, Timeout: 500 * time.Millisecond}, ErrTimeout, "test reader timed out after 500ms"},

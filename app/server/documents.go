@@ -213,7 +213,10 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fault.Errorf(fault.Invalid, "no file given: send one or more multipart fields named file"))
 		return
 	}
-	var opts ingest.Options
+	// An image's pages are decoded by the OCR worker, in the background,
+	// not while the client waits (four WebP bombs of 32 bytes each kept
+	// their uploads open 50 s).
+	opts := ingest.Options{DecodeImagesLater: true}
 	opts.TagIDs = splitList(form.Value["tag_ids"])
 	for _, id := range opts.TagIDs {
 		if _, err := s.cfg.DB.GetTag(ctx, id); err != nil {

@@ -73,7 +73,7 @@ func TestDocumentMessagesAreCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ac, err := db.FailAutoCreate(ctx, claim, huge)
+	ac, err := db.FailAutoCreate(ctx, claim, huge, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package app
+package agent
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 )
 
@@ -125,8 +126,8 @@ const summaryInvoiceSchemaV2 = `{"type":"object","properties":{
 	"due_date":{"type":"string","format":"date","description":"Pay by"}},
 	"required":["invoice_number","total","line_items"],"additionalProperties":false}`
 
-func rf(schema string) string {
-	return `{"type":"json_schema","json_schema":{"name":"invoice","strict":true,"schema":` + schema + `}}`
+func rf(s string) string {
+	return `{"type":"json_schema","json_schema":{"name":"invoice","strict":true,"schema":` + s + `}}`
 }
 
 func summaryWorld() fakeLookup {
@@ -167,7 +168,7 @@ func TestSummarizeCall(t *testing.T) {
 		name   string
 		tool   string
 		args   string
-		lk     summaryLookup
+		lk     lookup
 		title  string
 		lines  []string // nil: not checked
 		danger bool
@@ -388,7 +389,11 @@ func TestSummarizeCall(t *testing.T) {
 		{name: "arguments that are not JSON", tool: "create_tag", args: `{"name":`, title: "Create tag “(unnamed)”"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := summarizeCall(c.tool, []byte(c.args), c.lk)
+			lk := c.lk
+			if lk == nil {
+				lk = noLookup{}
+			}
+			s := summarize(c.tool, []byte(c.args), lk)
 			if s.Title != c.title {
 				t.Errorf("title %q, want %q", s.Title, c.title)
 			}
@@ -406,14 +411,14 @@ func TestSummaryWordingHelpers(t *testing.T) {
 	if got := formatValue(strings.Repeat("x", 100), true); utf8.RuneCountInString(got) != 82 || !strings.HasSuffix(got, "…”") {
 		t.Errorf("a long string: %q", got)
 	}
-	v, _ := parseJSON([]byte(`{"b":[1,2.50],"a":true}`))
+	v, _ := schema.ParseOrdered([]byte(`{"b":[1,2.50],"a":true}`))
 	if got := formatValue(v, true); got != `{"b":[1,2.5],"a":true}` {
 		t.Errorf("an object: %q", got)
 	}
 	if got := formatValue(nil, false); got != "(not set)" {
 		t.Errorf("absent: %q", got)
 	}
-	if got := refusalText("Create schema “Invoice” with 3 fields", "a schema named Invoice exists; use update_schema"); got !=
+	if got := RefusalText("Create schema “Invoice” with 3 fields", "a schema named Invoice exists; use update_schema"); got !=
 		"The model tried to create schema “Invoice” with 3 fields; Docent refused: a schema named Invoice exists; use update_schema" {
 		t.Errorf("refusal: %q", got)
 	}
@@ -426,18 +431,18 @@ func TestSummaryWordingHelpers(t *testing.T) {
 	d := foldDiff(lineDiff(a, strings.Replace(a, "line k", "line ten", 1)), 2)
 	var ops []string
 	for _, l := range d {
-		ops = append(ops, l.op)
+		ops = append(ops, l.Op)
 	}
 	if want := []string{"fold", "same", "same", "del", "add", "same", "same", "fold"}; !slices.Equal(ops, want) || d[0].String() != "  … 8 unchanged lines" {
 		t.Errorf("folded diff %v %q", ops, d[0].String())
 	}
-	if d := lineDiff("a", "a"); len(d) != 1 || d[0] != (diffLine{"same", "a"}) {
+	if d := lineDiff("a", "a"); len(d) != 1 || d[0] != (DiffLine{"same", "a"}) {
 		t.Errorf("no change: %v", d)
 	}
 }
 
 func TestValueAt(t *testing.T) {
-	root, err := parseJSON([]byte(`{"a":{"b":[{"c":1},{"c":null}]},"x/y":2}`))
+	root, err := schema.ParseOrdered([]byte(`{"a":{"b":[{"c":1},{"c":null}]},"x/y":2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,8 +455,8 @@ func TestValueAt(t *testing.T) {
 		{"a.b.5.c", "", false}, {"a.b.0.c.d", "", false}, {"a.b.-1", "", false},
 	} {
 		v, found := valueAt(root, c.path)
-		if found != c.found || (found && compactJSON(v) != c.want) {
-			t.Errorf("%s: %v %v", c.path, compactJSON(v), found)
+		if found != c.found || (found && schema.Compact(v) != c.want) {
+			t.Errorf("%s: %v %v", c.path, schema.Compact(v), found)
 		}
 	}
 	if _, found := valueAt(nil, "a"); found {

@@ -209,11 +209,6 @@ func oneLineArgs(raw json.RawMessage) string {
 	return shorten(cmp.Or(strings.Join(strings.Fields(string(raw)), " "), "{}"), 200)
 }
 
-// RefusalText tells a failed call as the model's step.
-func RefusalText(title, err string) string {
-	return fmt.Sprintf("The model tried to %s; Docent refused: %s", lowerFirst(title), err)
-}
-
 // argsObject is a call's arguments as an object: a JSON string holding an
 // object is read too; anything else is {}.
 func argsObject(raw []byte) *schema.Object {

@@ -418,11 +418,6 @@ func TestSummaryWordingHelpers(t *testing.T) {
 	if got := formatValue(nil, false); got != "(not set)" {
 		t.Errorf("absent: %q", got)
 	}
-	if got := RefusalText("Create schema “Invoice” with 3 fields", "a schema named Invoice exists; use update_schema"); got !=
-		"The model tried to create schema “Invoice” with 3 fields; Docent refused: a schema named Invoice exists; use update_schema" {
-		t.Errorf("refusal: %q", got)
-	}
-
 	var lines []string
 	for i := range 20 {
 		lines = append(lines, "line "+string(rune('a'+i)))
@@ -492,5 +487,53 @@ func TestCallWords(t *testing.T) {
 		if line != c.want {
 			t.Errorf("%s %s: %q, want %q", c.tool, c.args, line, c.want)
 		}
+	}
+}
+
+// The field diff of two versions of a schema: nested fields by their path,
+// each change said in words (the Schemas page's words too).
+func TestFieldDiff(t *testing.T) {
+	before := `{"type":"object","properties":{
+		"invoice_number":{"type":"string","description":"As printed","pattern":"^[0-9]+$"},
+		"total":{"type":"number","minimum":0},
+		"paid":{"type":["boolean","null"]},
+		"vendor":{"type":"object","properties":{"name":{"type":"string"},"vat_id":{"type":["string","null"],"description":"VAT number"}},"required":["name","vat_id"],"additionalProperties":false},
+		"line_items":{"type":"array","description":"One per line","items":{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"],"additionalProperties":false}},
+		"notes":{"type":"array","items":{"type":"string","maxLength":200}}},
+		"required":["total","invoice_number"],"additionalProperties":false}`
+	after := `{"type":"object","properties":{
+		"invoice_number":{"type":"string","description":"As printed","pattern":"^[0-9]+$"},
+		"total":{"type":"string"},
+		"paid":{"type":["boolean","null"]},
+		"vendor":{"type":"object","properties":{"name":{"type":"string","description":"Legal name"},"vat_id":{"type":["string","null"],"description":"VAT number"}},"required":["name","vat_id"],"additionalProperties":false},
+		"line_items":{"type":"array","description":"One per line","items":{"type":"object","properties":{"amount":{"type":"number"},"tax":{"type":"string"}},"required":["amount","tax"],"additionalProperties":false}}},
+		"required":["total","invoice_number","paid"],"additionalProperties":false}`
+	fields := func(s string) []schema.Field {
+		v, _ := schema.ParseOrdered([]byte(s))
+		f, err := schema.TopFields(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	rows := diffFields(fields(before), fields(after), 0, "")
+	var changed []string
+	for _, r := range rows {
+		if r.Change != "same" {
+			changed = append(changed, r.Change+" "+r.Path+" "+strings.Join(r.Changes, "; "))
+		}
+	}
+	want := []string{
+		"changed total type number → string; other settings changed",
+		"changed paid optional → required",
+		"changed vendor.name description (none) → “Legal name”",
+		"added line_items[].tax ",
+		"removed notes ",
+	}
+	if !slices.Equal(changed, want) {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(changed, "\n"), strings.Join(want, "\n"))
+	}
+	if got := changeCounts(rows); got != "1 field added, 1 field removed, 3 fields changed." {
+		t.Errorf("counts %q", got)
 	}
 }

@@ -1,12 +1,28 @@
 // Edit a proposed call before approving it: a form for the common tools
 // (a schema's fields, a prompt's text, a patched value), JSON for the
 // rest and one click away for these. Every edit is checked as it is made;
-// the card blocks approval while `problems` is not empty.
+// the card blocks approval while `problems` is not empty. Below the form,
+// the server says what the edited call would do (POST
+// /api/tools/{name}/summary), in the words of the card.
 
-import { useEffect, useRef, useState } from "react";
+import { useContext, useEffect, useRef, useState } from "react";
+import type { Summary, SummaryNow } from "../api/events.gen";
+import { api } from "../api/routes";
 import { SchemaEditor } from "../schema/FieldTable";
 import { responseFormatProblems } from "../schema/fields";
-import { argsObject, type SummaryContext } from "./summary";
+import { hasBody, ProposalBody, ProposalEnvContext } from "./ProposalView";
+
+/** The arguments as an object: a JSON string is parsed; anything else is {}. */
+function argsObject(v: unknown): Record<string, unknown> {
+  if (typeof v === "string") {
+    try {
+      return argsObject(JSON.parse(v) as unknown);
+    } catch {
+      return {};
+    }
+  }
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
 
 export interface EditResult {
   /** The arguments to approve with; undefined while they cannot be built. */
@@ -18,7 +34,8 @@ export interface ProposalEditorProps {
   callId: string;
   tool: string;
   args: unknown;
-  context: SummaryContext;
+  /** What the call changes as it is now (the summary's `now`): where the forms start. */
+  now?: SummaryNow;
   onResult(r: EditResult): void;
 }
 
@@ -55,7 +72,49 @@ export function checkArgsJSON(tool: string, text: string): EditResult {
   return { args: o, problems };
 }
 
-export function ProposalEditor({ callId, tool, args, context, onResult }: ProposalEditorProps) {
+/** What the edited arguments would do, asked of the server a moment after the last edit; null until known. */
+function useEditedSummary(tool: string, args: Record<string, unknown> | undefined): Summary | null {
+  const env = useContext(ProposalEnvContext);
+  const [summary, setSummary] = useState<Summary | null>(null);
+  const key = args ? JSON.stringify(args) : "";
+  useEffect(() => {
+    if (!env || !key) return;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      api.toolSummary(tool, JSON.parse(key) as unknown, env.docId, env.threadId).then(
+        (s) => !cancelled && setSummary(s),
+        () => !cancelled && setSummary(null),
+      );
+    }, 300);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [env, tool, key]);
+  return key ? summary : null;
+}
+
+export function ProposalEditor({ callId, tool, args, now, onResult }: ProposalEditorProps) {
+  const [edited, setEdited] = useState<Record<string, unknown> | undefined>(undefined);
+  const preview = useEditedSummary(tool, edited);
+  const report = (r: EditResult) => {
+    setEdited(r.problems.length === 0 ? r.args : undefined);
+    onResult(r);
+  };
+  return (
+    <>
+      <ArgumentsEditor callId={callId} tool={tool} args={args} now={now} onResult={report} />
+      {preview && hasBody(preview) && (
+        <div className="edit-preview" data-testid="edit-summary">
+          <div className="label">With these changes: {preview.title}</div>
+          <ProposalBody summary={preview} />
+        </div>
+      )}
+    </>
+  );
+}
+
+function ArgumentsEditor({ callId, tool, args, now, onResult }: ProposalEditorProps) {
   const [asJSON, setAsJSON] = useState(!hasForm(tool));
   const [text, setText] = useState(() => jsonText(args));
   const latest = useRef<Record<string, unknown>>(argsObject(args));
@@ -117,9 +176,9 @@ export function ProposalEditor({ callId, tool, args, context, onResult }: Propos
 
   return (
     <div className="tool-edit" data-testid="proposal-editor">
-      {(tool === "create_schema" || tool === "update_schema") && <SchemaForm tool={tool} args={base} context={context} onResult={report} />}
-      {(tool === "create_prompt" || tool === "update_prompt") && <PromptForm tool={tool} args={base} context={context} onResult={report} />}
-      {tool === "update_extraction_field" && <PatchForm args={base} context={context} onResult={report} />}
+      {(tool === "create_schema" || tool === "update_schema") && <SchemaForm tool={tool} args={base} now={now} onResult={report} />}
+      {(tool === "create_prompt" || tool === "update_prompt") && <PromptForm tool={tool} args={base} now={now} onResult={report} />}
+      {tool === "update_extraction_field" && <PatchForm args={base} now={now} onResult={report} />}
       <button type="button" className="btn link small" onClick={toJSON} data-testid="edit-as-json">
         Edit the arguments as JSON
       </button>
@@ -129,12 +188,12 @@ export function ProposalEditor({ callId, tool, args, context, onResult }: Propos
 
 interface FormProps {
   args: Record<string, unknown>;
-  context: SummaryContext;
+  now?: SummaryNow;
   onResult(r: EditResult): void;
 }
 
-function SchemaForm({ tool, args, context, onResult }: FormProps & { tool: string }) {
-  const current = context.schema ?? null;
+function SchemaForm({ tool, args, now, onResult }: FormProps & { tool: string }) {
+  const current = tool === "update_schema" && now?.name ? now : null;
   const startRF = args.response_format ?? current?.response_format;
   const [name, setName] = useState(typeof args.name === "string" ? args.name : "");
   const rf = useRef<{ value: unknown; problems: string[]; touched: boolean }>({ value: startRF, problems: startRF === undefined ? [] : responseFormatProblems(startRF), touched: false });
@@ -184,8 +243,8 @@ function SchemaForm({ tool, args, context, onResult }: FormProps & { tool: strin
   );
 }
 
-function PromptForm({ tool, args, context, onResult }: FormProps & { tool: string }) {
-  const current = context.prompt ?? null;
+function PromptForm({ tool, args, now, onResult }: FormProps & { tool: string }) {
+  const current = tool === "update_prompt" && now?.content !== undefined ? { name: now.name ?? "", content: now.content } : null;
   const [name, setName] = useState(typeof args.name === "string" ? args.name : "");
   const [content, setContent] = useState(typeof args.content === "string" ? args.content : (current?.content ?? ""));
 
@@ -275,7 +334,7 @@ export function parsePatchValue(kind: ValueKind, text: string): { value?: unknow
   }
 }
 
-function PatchForm({ args, context, onResult }: FormProps) {
+function PatchForm({ args, now, onResult }: FormProps) {
   const [path, setPath] = useState(typeof args.path === "string" ? args.path : "");
   const [kind, setKind] = useState<ValueKind>(kindOf(args.value));
   const [text, setText] = useState(textOf(args.value, kindOf(args.value)));
@@ -290,7 +349,7 @@ function PatchForm({ args, context, onResult }: FormProps) {
 
   useEffect(() => emit(path, kind, text), []); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const cur = context.current;
+  const cur = now ? { found: !!now.found, value: now.value } : null;
   return (
     <>
       <label className="form-label">

@@ -3,7 +3,7 @@
 // as two tabs over one response_format.
 
 import { useRef, useState, type ReactNode } from "react";
-import type { FieldChange } from "./diff";
+import type { FieldRow as SummaryFieldRow } from "../api/events.gen";
 import {
   fieldProblems,
   fieldRows,
@@ -18,6 +18,9 @@ import {
   type ItemType,
   type SchemaTable,
 } from "./fields";
+
+/** How a row changed in a diff (the server's summaries mark them). */
+export type FieldChange = NonNullable<SummaryFieldRow["change"]>;
 
 export interface ViewRow extends FieldRow {
   change?: FieldChange;

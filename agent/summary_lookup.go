@@ -58,37 +58,32 @@ func (l *storeLookup) state() WorkingState {
 }
 
 func (l *storeLookup) Schema(ref string) (storage.SchemaRevision, bool) {
-	if ref = strings.TrimSpace(ref); ref == "" {
-		return storage.SchemaRevision{}, false
-	}
-	r, err := l.env.DB.FindSchema(l.ctx, ref)
-	return r, err == nil
+	return byRef(l.ctx, ref, l.env.DB.FindSchema)
 }
 
 func (l *storeLookup) Prompt(ref string) (storage.PromptRevision, bool) {
-	ref = cmp.Or(strings.TrimSpace(ref), l.state().PromptRevID)
-	if ref == "" {
-		return storage.PromptRevision{}, false
-	}
-	r, err := l.env.DB.FindPrompt(l.ctx, ref)
-	return r, err == nil
+	return byRef(l.ctx, cmp.Or(strings.TrimSpace(ref), l.state().PromptRevID), l.env.DB.FindPrompt)
 }
 
 func (l *storeLookup) Tag(ref string) (storage.Tag, bool) {
-	if ref = strings.TrimSpace(ref); ref == "" {
-		return storage.Tag{}, false
-	}
-	t, err := l.env.DB.FindTag(l.ctx, ref)
-	return t, err == nil
+	return byRef(l.ctx, ref, l.env.DB.FindTag)
 }
 
 func (l *storeLookup) Document(id string) (storage.Document, bool) {
-	id = cmp.Or(strings.TrimSpace(id), l.env.DocumentID)
-	if id == "" {
-		return storage.Document{}, false
+	return byRef(l.ctx, cmp.Or(strings.TrimSpace(id), l.env.DocumentID), l.env.DB.GetDocument)
+}
+
+// byRef is what find finds for ref; nothing for a blank ref.
+func byRef[T any](ctx context.Context, ref string, find func(context.Context, string) (T, error)) (T, bool) {
+	var zero T
+	if ref = strings.TrimSpace(ref); ref == "" {
+		return zero, false
 	}
-	d, err := l.env.DB.GetDocument(l.ctx, id)
-	return d, err == nil
+	v, err := find(ctx, ref)
+	if err != nil {
+		return zero, false
+	}
+	return v, true
 }
 
 // Extraction is the one update_extraction_field edits: the working

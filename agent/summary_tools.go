@@ -189,6 +189,22 @@ func (n names) tagChanges(before []string, known bool, after any) []SummaryChip 
 	return out
 }
 
+// rename adds the Name property of a call that renames what it updates
+// (cur, when known): it returns the new name, whether the call gives one
+// and whether it is another.
+func (s *Summary) rename(a args, known bool, cur string) (name string, given, renamed bool) {
+	name, given = str(a.Val("name"))
+	if !given || (known && name == cur) {
+		return name, given, false
+	}
+	var from *string
+	if known {
+		from = new(quoted(cur))
+	}
+	s.Props = append(s.Props, change("Name", from, quoted(name)))
+	return name, given, true
+}
+
 // ---- documents and text
 
 func ocrTextSummary(a args, _ names) Summary {
@@ -488,14 +504,7 @@ func updateSchemaSummary(a args, n names) Summary {
 		s.Title = fmt.Sprintf("Update schema %s to v%d", quoted(cur.Name), cur.Version+1)
 		s.Now = &SummaryNow{Name: cur.Name, ResponseFormat: cur.ResponseFormat}
 	}
-	newName, hasName := str(a.Val("name"))
-	if hasName && (!known || newName != cur.Name) {
-		var from *string
-		if known {
-			from = new(quoted(cur.Name))
-		}
-		s.Props = append(s.Props, change("Name", from, quoted(newName)))
-	}
+	newName, hasName, _ := s.rename(a, known, cur.Name)
 	if a.Val("response_format") == nil {
 		s.Notes = append(s.Notes, "The fields stay as they are.")
 		if known && (!hasName || newName == cur.Name) {
@@ -624,12 +633,8 @@ func updatePromptSummary(a args, n names) Summary {
 		s.Props = append(s.Props, p)
 		changed = true
 	}
-	if newName, ok := str(a.Val("name")); ok && (!known || newName != cur.Name) {
-		var from *string
-		if known {
-			from = new(quoted(cur.Name))
-		}
-		set(change("Name", from, quoted(newName)))
+	if _, _, renamed := s.rename(a, known, cur.Name); renamed {
+		changed = true
 	}
 	var curSchema *string
 	if known {
@@ -762,14 +767,7 @@ func updateTagSummary(a args, n names) Summary {
 	if known {
 		s.Title = "Update tag " + quoted(cur.Name)
 	}
-	newName, hasName := str(a.Val("name"))
-	if hasName && (!known || newName != cur.Name) {
-		var from *string
-		if known {
-			from = new(quoted(cur.Name))
-		}
-		s.Props = append(s.Props, change("Name", from, quoted(newName)))
-	}
+	newName, hasName, _ := s.rename(a, known, cur.Name)
 	color, setsColor := a.Val("color").(string)
 	if setsColor && (!known || color != cur.Color) {
 		var from *string

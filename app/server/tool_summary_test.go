@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/app/internal/teststore"
 	"github.com/docent/docent/storage"
 )
 
@@ -24,31 +24,12 @@ var updateCards = flag.Bool("update-cards", false, "rewrite the summaries the we
 // UI's card tests render (frontend/src/agent/ToolCard.test.tsx).
 const cardsDir = "../../frontend/src/proposals/testdata"
 
-// sixtyPrompts stores 60 prompts of which only the last by name ("zz
-// invoice prompt", past any first page of 50) uses the schema invoice.
-func sixtyPrompts(t *testing.T, db *storage.DB) {
-	t.Helper()
-	ctx := context.Background()
-	s, err := db.CreateSchema(ctx, "invoice", json.RawMessage(invoiceSchema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 59 {
-		if _, err := db.CreatePrompt(ctx, storage.NewPrompt{Name: fmt.Sprintf("prompt %02d", i), Content: "Read it."}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.CreatePrompt(ctx, storage.NewPrompt{Name: "zz invoice prompt", Content: "Extract the invoice.", SchemaID: s.SchemaID}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // The summary of a proposed call, on a store of 60 prompts, names the
 // prompt that uses the schema: in the tool_calls event the web UI reads and
 // from the route its Edit form asks, alike.
 func TestProposalSummaryNamesThePromptAmongSixty(t *testing.T) {
 	f := newFixture(t)
-	sixtyPrompts(t, f.db)
+	teststore.SixtyPrompts(t, f.db, invoiceSchema)
 	f.model.Enqueue(modeltest.Reply{Text: "I will delete it.", ToolCalls: []modeltest.ToolCall{{ID: "d1", Name: "delete_schema", Arguments: `{"schema_id":"invoice"}`}}})
 	_, events := f.stream("/api/documents/"+f.doc.ID+"/chat", map[string]any{"message": "delete the schema", "stream": true})
 	var live *agent.Summary

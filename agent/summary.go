@@ -49,6 +49,10 @@ type Summary struct {
 	// Now is what the call changes as it is now, for a form that edits the
 	// call's arguments.
 	Now *SummaryNow `json:"now,omitempty"`
+	// Form is the form that edits the call's arguments: a schema's name
+	// and fields, a prompt's name and text, or the value of an
+	// extraction's field; "" edits them as JSON.
+	Form string `json:"form,omitempty" ts:"'schema' | 'prompt' | 'value'"`
 }
 
 // SummaryProp is one property a call sets.

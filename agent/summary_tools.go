@@ -389,7 +389,7 @@ func updateFieldSummary(a args, n names) Summary {
 	}
 	value, present := a.Get("value")
 	p := SummaryProp{Label: path, Value: formatValue(value, present), Mono: true}
-	s := Summary{Title: fmt.Sprintf("Change %s in the extraction", path)}
+	s := Summary{Title: fmt.Sprintf("Change %s in the extraction", path), Form: "value"}
 	if x, known := n.Extraction(); known && ok {
 		if root, err := schema.ParseOrdered(x.Value); err == nil || len(x.Value) == 0 {
 			v, found := valueAt(root, path)
@@ -484,11 +484,12 @@ func createSchemaSummary(a args, _ names) Summary {
 	name := orUnnamed(a, "name")
 	f, err := schema.TopFields(a.Val("response_format"))
 	if err != nil {
-		return Summary{Title: "Create schema " + quoted(name), Fields: &SummaryFields{Label: "Fields", Error: err.Error()}}
+		return Summary{Title: "Create schema " + quoted(name), Fields: &SummaryFields{Label: "Fields", Error: err.Error()}, Form: "schema"}
 	}
 	return Summary{
 		Title:  fmt.Sprintf("Create schema %s with %s", quoted(name), countOf(len(f), "field")),
 		Fields: &SummaryFields{Label: "Fields", Rows: fieldRows(f, 0, "")},
+		Form:   "schema",
 	}
 }
 
@@ -500,6 +501,7 @@ func updateSchemaSummary(a args, n names) Summary {
 	r := argString(a, "schema_id")
 	cur, known := n.latestSchema(r)
 	s := titled("Update schema " + n.schemaRef(r, 0))
+	s.Form = "schema"
 	if known {
 		s.Title = fmt.Sprintf("Update schema %s to v%d", quoted(cur.Name), cur.Version+1)
 		s.Now = &SummaryNow{Name: cur.Name, ResponseFormat: cur.ResponseFormat}
@@ -581,6 +583,7 @@ func getPromptWords(a args, n names) string { return n.promptWords(argString(a, 
 
 func createPromptSummary(a args, n names) Summary {
 	s := titled("Create prompt " + quoted(orUnnamed(a, "name")))
+	s.Form = "prompt"
 	schemaValue := "none (free-form JSON)"
 	if sid, ok := str(a.Val("schema_id")); ok {
 		v, _ := intArg(a.Val("schema_version"))
@@ -624,6 +627,7 @@ func updatePromptSummary(a args, n names) Summary {
 	r := argString(a, "prompt_id")
 	cur, known := n.latestPrompt(r)
 	s := titled("Update prompt " + n.promptRef(r))
+	s.Form = "prompt"
 	if known {
 		s.Title = fmt.Sprintf("Update prompt %s to v%d", quoted(cur.Name), cur.Version+1)
 		s.Now = &SummaryNow{Name: cur.Name, Content: new(cur.Content)}

@@ -426,6 +426,12 @@ export interface Summary {
    * call's arguments.
    */
   now?: SummaryNow;
+  /**
+   * Form is the form that edits the call's arguments: a schema's name
+   * and fields, a prompt's name and text, or the value of an
+   * extraction's field; "" edits them as JSON.
+   */
+  form?: "schema" | "prompt" | "value";
 }
 
 /**

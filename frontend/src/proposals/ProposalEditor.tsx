@@ -34,15 +34,16 @@ export interface ProposalEditorProps {
   callId: string;
   tool: string;
   args: unknown;
+  /** The form that edits the call (the summary's `form`); none: JSON. */
+  form?: Summary["form"];
   /** What the call changes as it is now (the summary's `now`): where the forms start. */
   now?: SummaryNow;
   onResult(r: EditResult): void;
 }
 
-const FORMS = new Set(["create_schema", "update_schema", "create_prompt", "update_prompt", "update_extraction_field"]);
-
-export function hasForm(tool: string): boolean {
-  return FORMS.has(tool);
+/** A call that creates something (create_…) must name it. */
+function creates(tool: string): boolean {
+  return tool.startsWith("create_");
 }
 
 function jsonText(v: unknown): string {
@@ -57,7 +58,7 @@ function jsonText(v: unknown): string {
 }
 
 /** Checks edited JSON arguments: an object, and for the schema tools a valid schema. */
-export function checkArgsJSON(tool: string, text: string): EditResult {
+export function checkArgsJSON(tool: string, form: Summary["form"], text: string): EditResult {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -67,8 +68,8 @@ export function checkArgsJSON(tool: string, text: string): EditResult {
   if (!v || typeof v !== "object" || Array.isArray(v)) return { problems: ["The arguments must be a JSON object ({…})."] };
   const o = v as Record<string, unknown>;
   const problems: string[] = [];
-  if ((tool === "create_schema" || tool === "update_schema") && o.response_format !== undefined) problems.push(...responseFormatProblems(o.response_format));
-  if (tool === "create_schema" && !(typeof o.name === "string" && o.name.trim())) problems.push("A schema needs a name.");
+  if (form === "schema" && o.response_format !== undefined) problems.push(...responseFormatProblems(o.response_format));
+  if (form === "schema" && creates(tool) && !(typeof o.name === "string" && o.name.trim())) problems.push("A schema needs a name.");
   return { args: o, problems };
 }
 
@@ -94,7 +95,7 @@ function useEditedSummary(tool: string, args: Record<string, unknown> | undefine
   return key ? summary : null;
 }
 
-export function ProposalEditor({ callId, tool, args, now, onResult }: ProposalEditorProps) {
+export function ProposalEditor({ callId, tool, args, form, now, onResult }: ProposalEditorProps) {
   const [edited, setEdited] = useState<Record<string, unknown> | undefined>(undefined);
   const preview = useEditedSummary(tool, edited);
   const report = (r: EditResult) => {
@@ -103,7 +104,7 @@ export function ProposalEditor({ callId, tool, args, now, onResult }: ProposalEd
   };
   return (
     <>
-      <ArgumentsEditor callId={callId} tool={tool} args={args} now={now} onResult={report} />
+      <ArgumentsEditor callId={callId} tool={tool} args={args} form={form} now={now} onResult={report} />
       {preview && hasBody(preview) && (
         <div className="edit-preview" data-testid="edit-summary">
           <div className="label">With these changes: {preview.title}</div>
@@ -114,8 +115,8 @@ export function ProposalEditor({ callId, tool, args, now, onResult }: ProposalEd
   );
 }
 
-function ArgumentsEditor({ callId, tool, args, now, onResult }: ProposalEditorProps) {
-  const [asJSON, setAsJSON] = useState(!hasForm(tool));
+function ArgumentsEditor({ callId, tool, args, form, now, onResult }: ProposalEditorProps) {
+  const [asJSON, setAsJSON] = useState(!form);
   const [text, setText] = useState(() => jsonText(args));
   const latest = useRef<Record<string, unknown>>(argsObject(args));
   // What the form starts from: the proposal, or the JSON as edited when switching back.
@@ -127,7 +128,7 @@ function ArgumentsEditor({ callId, tool, args, now, onResult }: ProposalEditorPr
   };
 
   useEffect(() => {
-    if (asJSON) report(checkArgsJSON(tool, text));
+    if (asJSON) report(checkArgsJSON(tool, form, text));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [asJSON]);
 
@@ -138,7 +139,7 @@ function ArgumentsEditor({ callId, tool, args, now, onResult }: ProposalEditorPr
           <label className="label" htmlFor={`args-${callId}`}>
             Arguments (JSON)
           </label>
-          {hasForm(tool) && (
+          {form && (
             <button
               type="button"
               className="btn link small"
@@ -161,7 +162,7 @@ function ArgumentsEditor({ callId, tool, args, now, onResult }: ProposalEditorPr
           spellCheck={false}
           onChange={(e) => {
             setText(e.target.value);
-            report(checkArgsJSON(tool, e.target.value));
+            report(checkArgsJSON(tool, form, e.target.value));
           }}
         />
       </div>
@@ -176,9 +177,9 @@ function ArgumentsEditor({ callId, tool, args, now, onResult }: ProposalEditorPr
 
   return (
     <div className="tool-edit" data-testid="proposal-editor">
-      {(tool === "create_schema" || tool === "update_schema") && <SchemaForm tool={tool} args={base} now={now} onResult={report} />}
-      {(tool === "create_prompt" || tool === "update_prompt") && <PromptForm tool={tool} args={base} now={now} onResult={report} />}
-      {tool === "update_extraction_field" && <PatchForm args={base} now={now} onResult={report} />}
+      {form === "schema" && <SchemaForm tool={tool} args={base} now={now} onResult={report} />}
+      {form === "prompt" && <PromptForm tool={tool} args={base} now={now} onResult={report} />}
+      {form === "value" && <PatchForm args={base} now={now} onResult={report} />}
       <button type="button" className="btn link small" onClick={toJSON} data-testid="edit-as-json">
         Edit the arguments as JSON
       </button>
@@ -193,7 +194,7 @@ interface FormProps {
 }
 
 function SchemaForm({ tool, args, now, onResult }: FormProps & { tool: string }) {
-  const current = tool === "update_schema" && now?.name ? now : null;
+  const current = now?.name ? now : null;
   const startRF = args.response_format ?? current?.response_format;
   const [name, setName] = useState(typeof args.name === "string" ? args.name : "");
   const rf = useRef<{ value: unknown; problems: string[]; touched: boolean }>({ value: startRF, problems: startRF === undefined ? [] : responseFormatProblems(startRF), touched: false });
@@ -201,7 +202,7 @@ function SchemaForm({ tool, args, now, onResult }: FormProps & { tool: string })
   const emit = (n: string) => {
     const out: Record<string, unknown> = { ...args };
     const problems = [...rf.current.problems];
-    if (tool === "create_schema" && !n.trim()) problems.push("A schema needs a name.");
+    if (creates(tool) && !n.trim()) problems.push("A schema needs a name.");
     if (n.trim()) out.name = n.trim();
     else delete out.name;
     if (args.response_format !== undefined || rf.current.touched) {
@@ -244,7 +245,7 @@ function SchemaForm({ tool, args, now, onResult }: FormProps & { tool: string })
 }
 
 function PromptForm({ tool, args, now, onResult }: FormProps & { tool: string }) {
-  const current = tool === "update_prompt" && now?.content !== undefined ? { name: now.name ?? "", content: now.content } : null;
+  const current = now?.content !== undefined ? { name: now.name ?? "", content: now.content } : null;
   const [name, setName] = useState(typeof args.name === "string" ? args.name : "");
   const [content, setContent] = useState(typeof args.content === "string" ? args.content : (current?.content ?? ""));
 
@@ -252,7 +253,7 @@ function PromptForm({ tool, args, now, onResult }: FormProps & { tool: string })
     const out: Record<string, unknown> = { ...args };
     const problems: string[] = [];
     if (n.trim()) out.name = n.trim();
-    else if (tool === "create_prompt") problems.push("A prompt needs a name.");
+    else if (creates(tool)) problems.push("A prompt needs a name.");
     else delete out.name;
     if (args.content !== undefined || (current && c !== current.content) || (!current && c)) {
       if (!c.trim()) problems.push("Write the instructions for the model.");

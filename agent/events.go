@@ -366,6 +366,9 @@ type ToolCall struct {
 	// {} when empty; text that is not JSON (models produce it) is written
 	// as a JSON string so the event still encodes.
 	Arguments json.RawMessage `json:"arguments"`
+	// Summary is `summary?`: what the call will do, for people, as it was
+	// when the model made it (Summarize); every edge shows it as it is.
+	Summary *Summary `json:"summary,omitempty"`
 }
 
 // MarshalJSON writes the call with arguments that are always JSON.

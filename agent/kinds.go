@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 )
 
@@ -110,43 +111,9 @@ func describeKinds(kinds []storage.Kind) string {
 // schemaFields are the top-level property names of a stored schema, in
 // the schema's order.
 func schemaFields(rev storage.SchemaRevision) []string {
-	var rf struct {
-		JSONSchema struct {
-			Schema json.RawMessage `json:"schema"`
-		} `json:"json_schema"`
+	var names []string
+	for _, f := range schema.Properties(schema.RootOf(rev.ResponseFormat)) {
+		names = append(names, f.Name)
 	}
-	if json.Unmarshal(rev.ResponseFormat, &rf) != nil {
-		return nil
-	}
-	keys, err := objectKeys(rf.JSONSchema.Schema, "properties")
-	if err != nil {
-		return nil
-	}
-	return keys
-}
-
-// objectKeys returns the keys of the object at member of raw, in the order
-// they are written.
-func objectKeys(raw json.RawMessage, member string) ([]string, error) {
-	var outer map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &outer); err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(strings.NewReader(string(outer[member])))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, fmt.Errorf("%s is not an object", member)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
+	return names
 }

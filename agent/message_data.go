@@ -14,9 +14,9 @@ import "encoding/json"
 //     (model, thinking_ms, first_token_ms, tokens_per_second,
 //     output_truncated), so that a reopened thread shows what the live
 //     turn showed; a paused round's also turn_id and needs_approval;
-//   - tool: round_index, proposed_arguments, success, and arguments when
-//     the call ran (edited when they differ from the proposed ones) or
-//     rejected when it did not.
+//   - tool: round_index, proposed_arguments, summary, success, and
+//     arguments when the call ran (edited when they differ from the
+//     proposed ones) or rejected when it did not.
 type MessageData struct {
 	// RoundIndex is `round_index`: the round of the turn the message
 	// belongs to, 0-based.
@@ -51,6 +51,9 @@ type MessageData struct {
 	Rejected bool `json:"rejected,omitempty"`
 	// Success is `success`: whether the call succeeded.
 	Success *bool `json:"success,omitempty"`
+	// Summary is `summary`: what the call will do, for people, as the
+	// user was shown it when it was proposed (on tool messages).
+	Summary *Summary `json:"summary,omitempty"`
 	// Mentions is `mentions`: what the user @-mentioned in the message.
 	Mentions []Mention `json:"mentions,omitempty"`
 }

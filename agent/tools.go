@@ -46,6 +46,9 @@ type Tool struct {
 	// ChangesExtraction is set on tools whose calls change the document's
 	// extraction, so that clients show it again after them.
 	ChangesExtraction bool `json:"changes_extraction,omitempty"`
+	// Summarize says what a call will do, for people (summary.go): every
+	// tool has it.
+	Summarize Summarizer `json:"-"`
 	// Run does the work. Arguments have been checked against Parameters.
 	// Errors are rendered for the model by CallTool.
 	Run func(ctx context.Context, env *ToolEnv, args json.RawMessage) (any, error) `json:"-"`

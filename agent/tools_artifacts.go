@@ -28,8 +28,9 @@ func artifactTools() []Tool {
 			Parameters: params([]string{"schema_revid"}, map[string]string{
 				"schema_revid": `{"type":"string","minLength":1,"description":"Schema revision id (a schema_id or name gives its latest revision)."}`,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(getSchema),
+			Access:    ReadOnly,
+			Run:       decodeArgs(getSchema),
+			Summarize: summarizer(getSchemaSummary, getSchemaWords, schemaOutcome),
 		},
 		{
 			Name:        "list_schemas",
@@ -37,6 +38,7 @@ func artifactTools() []Tool {
 			Parameters:  params(nil, map[string]string{"skip": pSkip, "limit": pLimit, "name_search": pNameSearch}),
 			Access:      ReadOnly,
 			Run:         decodeArgs(listSchemas),
+			Summarize:   summarizer(listSummary("List schemas"), listWords, listOutcome("schemas", "schema")),
 		},
 		{
 			Name:        "validate_schema",
@@ -44,6 +46,7 @@ func artifactTools() []Tool {
 			Parameters:  params([]string{"schema"}, map[string]string{"schema": pResponseFormat}),
 			Access:      ReadOnly,
 			Run:         decodeArgs(validateSchema),
+			Summarize:   summarizer(fixedSummary("Check a schema"), validateSchemaWords, validityOutcome),
 		},
 		{
 			Name:        "validate_against_schema",
@@ -52,8 +55,9 @@ func artifactTools() []Tool {
 				"schema_revid": `{"type":"string","minLength":1,"description":"Schema revision id (a schema_id or name uses its latest revision)."}`,
 				"data":         `{"description":"The JSON value to validate (an object, or a JSON string holding it)."}`,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(validateAgainstSchema),
+			Access:    ReadOnly,
+			Run:       decodeArgs(validateAgainstSchema),
+			Summarize: summarizer(validateAgainstSummary, validateAgainstWords, validityOutcome),
 		},
 		{
 			Name:        "get_prompt",
@@ -61,8 +65,9 @@ func artifactTools() []Tool {
 			Parameters: params([]string{"prompt_revid"}, map[string]string{
 				"prompt_revid": `{"type":"string","minLength":1,"description":"Prompt revision id (a prompt_id or name gives its latest revision)."}`,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(getPrompt),
+			Access:    ReadOnly,
+			Run:       decodeArgs(getPrompt),
+			Summarize: summarizer(getPromptSummary, getPromptWords, promptOutcome),
 		},
 		{
 			Name:        "list_prompts",
@@ -71,8 +76,9 @@ func artifactTools() []Tool {
 				"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
 				"document_id": `{"type":"string","description":"Keep prompts whose tags include one of this document's tags."}`,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(listPrompts),
+			Access:    ReadOnly,
+			Run:       decodeArgs(listPrompts),
+			Summarize: summarizer(listSummary("List prompts"), listWords, listOutcome("prompts", "prompt")),
 		},
 		{
 			Name:        "get_tag",
@@ -80,6 +86,7 @@ func artifactTools() []Tool {
 			Parameters:  params([]string{"tag_id"}, map[string]string{"tag_id": pTagID}),
 			Access:      ReadOnly,
 			Run:         decodeArgs(getTag),
+			Summarize:   summarizer(getTagSummary, tagWords, tagOutcome),
 		},
 		{
 			Name:        "list_tags",
@@ -87,6 +94,7 @@ func artifactTools() []Tool {
 			Parameters:  params(nil, map[string]string{"skip": pSkip, "limit": pLimit, "name_search": pNameSearch}),
 			Access:      ReadOnly,
 			Run:         decodeArgs(listTags),
+			Summarize:   summarizer(fixedSummary("List tags"), listWords, listOutcome("tags", "tag")),
 		},
 		{
 			Name:        "create_schema",
@@ -99,6 +107,7 @@ func artifactTools() []Tool {
 			Changes:       creates(KindSchema),
 			HeadlessLimit: 1,
 			Run:           decodeArgs(createSchema),
+			Summarize:     summarizer(createSchemaSummary, createSchemaWords),
 		},
 		{
 			Name:        "update_schema",
@@ -112,6 +121,7 @@ func artifactTools() []Tool {
 			Changes:       schemaChange(OpUpdate),
 			HeadlessLimit: 2,
 			Run:           decodeArgs(updateSchema),
+			Summarize:     summarizer(updateSchemaSummary, updateSchemaWords),
 		},
 		{
 			Name:        "delete_schema",
@@ -120,6 +130,7 @@ func artifactTools() []Tool {
 			Access:      ReadWrite,
 			Changes:     schemaChange(OpDelete),
 			Run:         decodeArgs(deleteSchema),
+			Summarize:   summarizer(deleteSchemaSummary, deleteSchemaWords),
 		},
 		{
 			Name:        "create_prompt",
@@ -136,6 +147,7 @@ func artifactTools() []Tool {
 			Changes:       promptCreate,
 			HeadlessLimit: 1,
 			Run:           decodeArgs(createPrompt),
+			Summarize:     summarizer(createPromptSummary, createPromptWords),
 		},
 		{
 			Name:        "update_prompt",
@@ -153,6 +165,7 @@ func artifactTools() []Tool {
 			Changes:       promptUpdate,
 			HeadlessLimit: 2,
 			Run:           decodeArgs(updatePrompt),
+			Summarize:     summarizer(updatePromptSummary, updatePromptWords),
 		},
 		{
 			Name:        "delete_prompt",
@@ -161,6 +174,7 @@ func artifactTools() []Tool {
 			Access:      ReadWrite,
 			Changes:     promptChange(OpDelete),
 			Run:         decodeArgs(deletePrompt),
+			Summarize:   summarizer(deletePromptSummary, deletePromptWords),
 		},
 		{
 			Name:        "create_tag",
@@ -170,9 +184,10 @@ func artifactTools() []Tool {
 				"color":       pColor,
 				"description": `{"type":"string","description":"What the tag means."}`,
 			}),
-			Access:  ReadWrite,
-			Changes: creates(KindTag),
-			Run:     decodeArgs(createTag),
+			Access:    ReadWrite,
+			Changes:   creates(KindTag),
+			Run:       decodeArgs(createTag),
+			Summarize: summarizer(createTagSummary, createTagWords),
 		},
 		{
 			Name:        "update_tag",
@@ -183,9 +198,10 @@ func artifactTools() []Tool {
 				"color":       pColor,
 				"description": `{"type":"string","description":"New description."}`,
 			}),
-			Access:  ReadWrite,
-			Changes: tagChange(OpUpdate),
-			Run:     decodeArgs(updateTag),
+			Access:    ReadWrite,
+			Changes:   tagChange(OpUpdate),
+			Run:       decodeArgs(updateTag),
+			Summarize: summarizer(updateTagSummary, updateTagWords),
 		},
 		{
 			Name:        "delete_tag",
@@ -194,6 +210,7 @@ func artifactTools() []Tool {
 			Access:      ReadWrite,
 			Changes:     tagChange(OpDelete),
 			Run:         decodeArgs(deleteTag),
+			Summarize:   summarizer(deleteTagSummary, tagWords),
 		},
 	}
 }

@@ -18,8 +18,9 @@ func documentTools() []Tool {
 			Parameters: params(nil, map[string]string{
 				"page_num": `{"type":"integer","minimum":1,"description":"1-based page number. Default: the whole document."}`,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(getOCRText),
+			Access:    ReadOnly,
+			Run:       decodeArgs(getOCRText),
+			Summarize: summarizer(ocrTextSummary, ocrTextWords, ocrTextOutcome),
 		},
 		{
 			Name:        "get_document",
@@ -27,6 +28,7 @@ func documentTools() []Tool {
 			Parameters:  params(nil, map[string]string{"document_id": pDocumentID}),
 			Access:      ReadOnly,
 			Run:         decodeArgs(getDocument),
+			Summarize:   summarizer(getDocumentSummary, getDocumentWords, documentOutcome),
 		},
 		{
 			Name:        "list_documents",
@@ -34,8 +36,9 @@ func documentTools() []Tool {
 			Parameters: params(nil, map[string]string{
 				"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(listDocuments),
+			Access:    ReadOnly,
+			Run:       decodeArgs(listDocuments),
+			Summarize: summarizer(listSummary("List documents"), listWords, listOutcome("documents", "document")),
 		},
 		{
 			Name:        "update_document",
@@ -46,9 +49,10 @@ func documentTools() []Tool {
 				"tag_ids":     `{"type":"array","items":{"type":"string"},"description":"The document's tags from now on (replaces the current ones)."}`,
 				"metadata":    `{"type":"object","description":"Metadata from now on (replaces the current metadata)."}`,
 			}),
-			Access:  ReadWrite,
-			Changes: documentChange(OpUpdate),
-			Run:     decodeArgs(updateDocument),
+			Access:    ReadWrite,
+			Changes:   documentChange(OpUpdate),
+			Run:       decodeArgs(updateDocument),
+			Summarize: summarizer(updateDocumentSummary, updateDocumentWords),
 		},
 		{
 			Name:        "delete_document",
@@ -57,6 +61,7 @@ func documentTools() []Tool {
 			Access:      ReadWrite,
 			Changes:     documentChange(OpDelete),
 			Run:         decodeArgs(deleteDocument),
+			Summarize:   summarizer(deleteDocumentSummary, deleteDocumentWords),
 		},
 	}
 }

@@ -19,8 +19,9 @@ func extractionTools() []Tool {
 			Parameters: params(nil, map[string]string{
 				"prompt_revid": `{"type":"string","description":"Prompt revision whose extraction to get. Default: the working state's extraction, else the newest."}`,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(getExtractionResult),
+			Access:    ReadOnly,
+			Run:       decodeArgs(getExtractionResult),
+			Summarize: summarizer(fixedSummary("Read the current extraction"), extractionResultWords, extractionOutcome),
 		},
 		{
 			Name:        "run_extraction",
@@ -33,6 +34,7 @@ func extractionTools() []Tool {
 			HeadlessLimit:     3,
 			ChangesExtraction: true,
 			Run:               decodeArgs(runExtraction),
+			Summarize:         summarizer(runExtractionSummary, runExtractionWords, extractionOutcome),
 		},
 		{
 			Name:        "update_extraction_field",
@@ -46,6 +48,7 @@ func extractionTools() []Tool {
 			Changes:           extractionEdit,
 			ChangesExtraction: true,
 			Run:               decodeArgs(updateExtractionField),
+			Summarize:         summarizer(updateFieldSummary, updateFieldWords),
 		},
 	}
 }

@@ -15,6 +15,7 @@ func helpTools() []Tool {
 			Parameters:  params(nil, nil),
 			Access:      ReadOnly,
 			Run:         func(context.Context, *ToolEnv, json.RawMessage) (any, error) { return helpSchemas, nil },
+			Summarize:   summarizer(fixedSummary("Read the guide to writing schemas"), noWords),
 		},
 		{
 			Name:        "help_prompts",
@@ -22,6 +23,7 @@ func helpTools() []Tool {
 			Parameters:  params(nil, nil),
 			Access:      ReadOnly,
 			Run:         func(context.Context, *ToolEnv, json.RawMessage) (any, error) { return helpPrompts, nil },
+			Summarize:   summarizer(fixedSummary("Read the guide to writing prompts"), noWords),
 		},
 		{
 			Name:        "list_models",
@@ -29,6 +31,7 @@ func helpTools() []Tool {
 			Parameters:  params(nil, nil),
 			Access:      ReadOnly,
 			Run:         listModels,
+			Summarize:   summarizer(fixedSummary("List models"), noWords),
 		},
 	}
 }

@@ -18,8 +18,9 @@ func searchTools() []Tool {
 				"query": `{"type":"string","minLength":1,"description":"Words to look for."}`,
 				"limit": `{"type":"integer","minimum":1,"maximum":20,"description":"How many hits, 1-20. Default 5."}`,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(searchDocs),
+			Access:    ReadOnly,
+			Run:       decodeArgs(searchDocs),
+			Summarize: summarizer(searchSummary, searchWords),
 		},
 		{
 			Name:        "open_citation",
@@ -28,8 +29,9 @@ func searchTools() []Tool {
 				"document_id": `{"type":"string","minLength":1,"description":"The hit's document_id."}`,
 				"chunk_id":    `{"type":"integer","description":"The hit's chunk_id."}`,
 			}),
-			Access: ReadOnly,
-			Run:    decodeArgs(openCitation),
+			Access:    ReadOnly,
+			Run:       decodeArgs(openCitation),
+			Summarize: summarizer(citationSummary, citationWords, citationOutcome),
 		},
 	}
 }

@@ -591,6 +591,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		}
 
 		calls := t.callsOf(round, resp.ToolCalls)
+		t.summarize(ctx, calls)
 		var needs []string
 		for _, c := range calls {
 			if t.needsApproval(ctx, c) {
@@ -637,6 +638,14 @@ func (t *turn) callsOf(round int, in []provider.ToolCall) []ToolCall {
 		out[i] = ToolCall{ID: id, Name: c.Name, Arguments: c.Arguments}
 	}
 	return out
+}
+
+// summarize gives each call its summary: what it will do, as things are
+// before the batch runs.
+func (t *turn) summarize(ctx context.Context, calls []ToolCall) {
+	for i, c := range calls {
+		calls[i].Summary = new(Summarize(ctx, t.env, c.Name, c.Arguments))
+	}
 }
 
 // needsApproval reports whether a call needs the user's approval. Unknown
@@ -717,7 +726,7 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 			args, run = decide(c)
 		}
 		var r ToolResult
-		data := MessageData{RoundIndex: new(t.Round), ProposedArguments: wireArguments(c.Arguments)}
+		data := MessageData{RoundIndex: new(t.Round), ProposedArguments: wireArguments(c.Arguments), Summary: c.Summary}
 		if run {
 			if err := ctx.Err(); err != nil {
 				return err

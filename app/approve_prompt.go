@@ -74,11 +74,12 @@ func newApprover(ios *IOStreams, style styler, verbose bool) *approver {
 }
 
 // decide asks about each call of the batch that needs approval and returns
-// the approvals; lk names what the calls change, for their summaries.
+// the approvals; env names what a call that came without a summary
+// changes.
 // Calls of a tool already approved with "always" are approved without a
 // question. It returns errStopAsking at the end of stdin and the context's
 // error on Ctrl-C; nothing is decided then.
-func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []string, lk summaryLookup) ([]agent.Approval, error) {
+func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []string, env *agent.ToolEnv) ([]agent.Approval, error) {
 	var pending []agent.ToolCall
 	for _, c := range calls {
 		if slices.Contains(needs, c.ID) {
@@ -96,7 +97,7 @@ func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []s
 		if len(pending) > 1 {
 			counter = fmt.Sprintf(", %d of %d", i+1, len(pending))
 		}
-		p.show(c, counter, lk)
+		p.show(summaryOf(ctx, c, env), c, counter)
 		ap, err := p.ask(ctx, c)
 		if err != nil {
 			return nil, err
@@ -109,8 +110,7 @@ func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []s
 // show writes what a call will do: its summary's title (in bold, red for a
 // delete), which call it is, the summary's lines, and with --verbose the
 // arguments as JSON.
-func (p *approver) show(c agent.ToolCall, counter string, lk summaryLookup) {
-	s := summarizeCall(c.Name, c.Arguments, lk)
+func (p *approver) show(s agent.Summary, c agent.ToolCall, counter string) {
 	title := p.style.bold(s.Title)
 	if s.Danger {
 		title = p.style.boldRed(s.Title)
@@ -118,8 +118,11 @@ func (p *approver) show(c agent.ToolCall, counter string, lk summaryLookup) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n%s %s\n", title, p.style.dim(fmt.Sprintf("(%s, call %s%s)", c.Name, c.ID, counter)))
 	lines := s.Lines
-	if why, ok := str(argsObject(c.Arguments).val("reason")); ok {
-		lines = append(lines, "Reason: "+why) // update_extraction_field says why for this question
+	var why struct {
+		Reason string `json:"reason"`
+	}
+	if _ = json.Unmarshal(c.Arguments, &why); strings.TrimSpace(why.Reason) != "" {
+		lines = append(slices.Clip(lines), "Reason: "+strings.TrimSpace(why.Reason)) // update_extraction_field says why for this question
 	}
 	for i, l := range lines {
 		if i == promptArgsLines && len(lines) > promptArgsLines+1 {

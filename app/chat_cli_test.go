@@ -618,30 +618,15 @@ func TestChatPrintsOneLinePerCallAndResult(t *testing.T) {
 	}
 }
 
-// The lines of calls and results, without a store: references are named
-// as the model gave them, and nothing ends in a dangling colon.
+// The lines of results, and the glue of a call line (the words of each
+// tool's call line are tested with the summaries, in agent).
 func TestCallAndResultLines(t *testing.T) {
-	for _, c := range []struct{ tool, args, want string }{
-		{"get_ocr_text", `{}`, "get_ocr_text all pages"},
-		{"get_document", `{}`, "get_document"},
-		{"list_documents", `{"name_search":"aws","limit":5}`, `list_documents matching "aws", 5 at most`},
-		{"get_schema", `{"schema_revid":"srv_1"}`, `get_schema "srv_1"`},
-		{"validate_schema", `{"schema":{"type":"object","properties":{"a":{"type":"string"}}}}`, "validate_schema (1 field)"},
-		{"search_docs", `{"query":"total due"}`, `search_docs "total due"`},
-		{"run_extraction", `{"prompt_revid":"prv_9"}`, `run_extraction with prompt "prv_9"`},
-		{"run_extraction", `{}`, "run_extraction with the conversation's prompt"},
-		{"update_extraction_field", `{"path":"total","value":4.2,"reason":"page 1 says 4.20"}`, "update_extraction_field total = 4.2"},
-		{"update_schema", `{"schema_id":"invoice","name":"Invoice EU"}`, `update_schema "invoice" (new name "Invoice EU")`},
-		{"update_prompt", `{"prompt_id":"p","content":"x","schema_id":""}`, `update_prompt "p" (new instructions, no schema)`},
-		{"update_document", `{"tag_ids":["tag_1"]}`, `update_document this document (tags "tag_1")`},
-		{"delete_tag", `{"tag_id":"aws"}`, `delete_tag "aws"`},
-		{"create_tag", `{"name":"aws","color":"#ff9900"}`, `create_tag "aws" (colour #ff9900)`},
-		{"some_new_tool", `{"x":1}`, `some_new_tool {"x":1}`},
-		{"create_tag", `{"name": not json`, `create_tag {"name": not json`},
-	} {
-		if got := callLine(agent.ToolCall{ID: "c", Name: c.tool, Arguments: json.RawMessage(c.args)}, nil); got != c.want {
-			t.Errorf("%s %s: %q, want %q", c.tool, c.args, got, c.want)
-		}
+	c := agent.ToolCall{ID: "c", Name: "get_schema", Arguments: json.RawMessage(`{"schema_revid":"srv_1"}`)}
+	if got := callLine(c, summaryOf(t.Context(), c, nil)); got != `get_schema "srv_1"` {
+		t.Errorf("call line %q", got)
+	}
+	if got := callLine(agent.ToolCall{Name: "get_document"}, agent.Summary{}); got != "get_document" {
+		t.Errorf("call line without words %q", got)
 	}
 	for _, c := range []struct {
 		ev   agent.ToolResultPayload

@@ -69,13 +69,6 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		env.Logger.Warn("sweep expired turns", "err", err)
 	}
 	out := newTurnPrinter(ctx, env, db, doc.ID, *asJSON, *verbose)
-	if *threadID != "" {
-		// What the thread's earlier turns left, for "the conversation's
-		// prompt" in the lines that name calls.
-		if th, err := db.GetThread(ctx, doc.ID, *threadID); err == nil {
-			_ = json.Unmarshal(th.WorkingState, &out.look.ws)
-		}
-	}
 	res, err := a.Chat(ctx, agent.ChatRequest{
 		DocumentID: doc.ID, ThreadID: *threadID, Message: message, Model: env.Model,
 		AutoApprove: *autoApprove, AutoApprovedTools: tools, Mentions: mentions,
@@ -113,9 +106,8 @@ func approveOnTerminal(ctx context.Context, env *Env, a *agent.Agent, docID stri
 		if err != nil {
 			return err
 		}
-		out.look.ws = res.WorkingState
 		asked := time.Now()
-		approvals, err := ask.decide(ctx, res.ToolCalls, paused.NeedsApproval, out.look)
+		approvals, err := ask.decide(ctx, res.ToolCalls, paused.NeedsApproval, out.summaryEnv(res.WorkingState))
 		out.waited += time.Since(asked) // the person's time is not the turn's
 		if err != nil {
 			if ferr := out.finish(res, nil); ferr != nil {
@@ -221,9 +213,11 @@ type turnPrinter struct {
 	verbose bool // --verbose: the calls' arguments as JSON too
 	style   styler
 	failed  string // the message of an error event
-	// look names what calls refer to and keeps the conversation's working
-	// state as the turn changes it.
-	look *storeLookup
+	// ctx, db and docID are the conversation's: the closing line names
+	// its thread, and calls that came without a summary are summarised.
+	ctx   context.Context
+	db    *storage.DB
+	docID string
 
 	textOpen     bool // answer text printed without its final newline
 	thinkingOpen bool
@@ -240,8 +234,14 @@ type turnPrinter struct {
 func newTurnPrinter(ctx context.Context, env *Env, db *storage.DB, docID string, asJSON, verbose bool) *turnPrinter {
 	return &turnPrinter{
 		ios: env.IO, json: asJSON, verbose: verbose, style: newStyler(env.IO.ErrTTY),
-		look: &storeLookup{ctx: ctx, db: db, docID: docID}, started: time.Now(),
+		ctx: ctx, db: db, docID: docID, started: time.Now(),
 	}
+}
+
+// summaryEnv is what names the things a call changes for a call that came
+// without its summary (a turn paused by an older build).
+func (p *turnPrinter) summaryEnv(ws agent.WorkingState) *agent.ToolEnv {
+	return &agent.ToolEnv{DB: p.db, DocumentID: p.docID, State: &ws}
 }
 
 // Emit writes one event: with --json as its NDJSON line, else as what a
@@ -277,7 +277,7 @@ func (p *turnPrinter) Emit(e agent.Event) error {
 		p.endThinking()
 		p.endText()
 		for _, c := range ev.ToolCalls {
-			fmt.Fprintf(p.ios.Err, "→ %s\n", callLine(c, p.look))
+			fmt.Fprintf(p.ios.Err, "→ %s\n", callLine(c, summaryOf(p.ctx, c, nil)))
 			if p.verbose {
 				fmt.Fprintf(p.ios.Err, "  %s\n", fullArgs(c.Arguments))
 			}
@@ -322,11 +322,8 @@ func (p *turnPrinter) track(e agent.Event) {
 		p.threadID = firstNonEmpty(ev.ThreadID, p.threadID)
 	case agent.UsagePayload:
 		p.tokens += ev.PromptTokens + ev.CompletionTokens
-	case agent.ToolResultPayload:
-		p.look.noteResult(ev)
 	case agent.DonePayload:
 		p.threadID = firstNonEmpty(ev.Result.ThreadID, p.threadID)
-		p.look.ws = ev.Result.WorkingState
 	}
 }
 
@@ -370,7 +367,7 @@ func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
 	if res.Paused() {
 		fmt.Fprintf(p.ios.Err, "\nturn %s waits for approval of:\n", res.TurnID)
 		for _, c := range p.pending {
-			fmt.Fprintf(p.ios.Err, "  %s  %s (%s)\n", c.ID, summarizeCall(c.Name, c.Arguments, p.look).Title, c.Name)
+			fmt.Fprintf(p.ios.Err, "  %s  %s (%s)\n", c.ID, summaryOf(p.ctx, c, p.summaryEnv(res.WorkingState)).Title, c.Name)
 			if p.verbose {
 				fmt.Fprintf(p.ios.Err, "      %s\n", fullArgs(c.Arguments))
 			}
@@ -389,7 +386,7 @@ func (p *turnPrinter) closing(res agent.TurnResult) {
 		return
 	}
 	title := ""
-	if th, err := p.look.db.GetThread(p.look.ctx, p.look.docID, id); err == nil {
+	if th, err := p.db.GetThread(p.ctx, p.docID, id); err == nil {
 		title = th.Title
 	}
 	tokens := res.Usage.PromptTokens + res.Usage.CompletionTokens // the whole turn's, approvals included

@@ -80,14 +80,14 @@ func showThread(ctx context.Context, env *Env, db *storage.DB, docID, threadID s
 	fmt.Fprintf(w, "%s  %s\n", th.ID, th.Title)
 	fmt.Fprintf(w, "%d messages, model %s, updated %s\n", th.MessageCount, firstNonEmpty(th.Model, "(default)"), formatTime(th.UpdatedAt))
 	for _, m := range msgs {
-		printThreadMessage(w, m)
+		printThreadMessage(ctx, w, m)
 	}
 	return nil
 }
 
 // printThreadMessage writes one message of a transcript: who said it, the
 // calls an assistant proposed and how each went.
-func printThreadMessage(w io.Writer, m storage.ThreadMessage) {
+func printThreadMessage(ctx context.Context, w io.Writer, m storage.ThreadMessage) {
 	data := agent.ParseMessageData(m.Data) // Data is optional; a missing field reads as zero
 	switch m.Role {
 	case storage.RoleUser:
@@ -102,9 +102,9 @@ func printThreadMessage(w io.Writer, m storage.ThreadMessage) {
 		var calls []agent.ToolCall
 		_ = json.Unmarshal(m.ToolCalls, &calls)
 		for _, c := range calls {
-			// No lookup: the calls are named as the model made them, not
-			// by what their references name today.
-			fmt.Fprintf(w, "  → %s  [%s]\n", callLine(c, nil), c.ID)
+			// Named as the model made them (no store), not by what their
+			// references name today.
+			fmt.Fprintf(w, "  → %s  [%s]\n", callLine(c, agent.Summarize(ctx, nil, c.Name, c.Arguments)), c.ID)
 		}
 		if data.TurnID != "" {
 			fmt.Fprintf(w, "  (paused for approval as turn %s)\n", data.TurnID)
@@ -121,7 +121,7 @@ func printThreadMessage(w io.Writer, m storage.ThreadMessage) {
 		}
 		detail := ""
 		if status == "ok" {
-			detail = resultWords(m.ToolName, json.RawMessage(m.Content))
+			detail = agent.ResultWords(m.ToolName, json.RawMessage(m.Content))
 		}
 		if detail == "" {
 			detail = truncate(strings.Join(strings.Fields(m.Content), " "), 160)

@@ -32,7 +32,7 @@ func TestTranscriptReadsMessageData(t *testing.T) {
 			Data: json.RawMessage(`{"arguments":{"page_num":1},"round_index":0,"success":true}`)}, "← get_ocr_text ok: page 1 of 2, 3 characters\n"},
 	} {
 		var b bytes.Buffer
-		printThreadMessage(&b, c.msg)
+		printThreadMessage(t.Context(), &b, c.msg)
 		if !strings.Contains(b.String(), c.want) {
 			t.Errorf("printed %q, want …%s…", b.String(), c.want)
 		}

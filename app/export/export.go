@@ -335,8 +335,8 @@ func build(d Data, explode string, withEvidence bool) (Table, error) {
 			return Table{}, fault.Errorf(fault.Invalid, "--explode %s: the schema has no such field (fields: %s)", explode, strings.Join(fields, ", "))
 		}
 		for _, s := range append([]json.RawMessage{d.Schema}, d.Older...) {
-			if items := itemsSchema(schemaRoot(s), explode); items != nil {
-				itemFields = Fields(items)
+			if fields, ok := itemPaths(s, explode); ok {
+				itemFields = fields
 				break
 			}
 		}

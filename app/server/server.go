@@ -192,6 +192,7 @@ func (s *Server) routeTable() []route {
 		{"GET /api/search", s.search},
 		{"GET /api/models", s.listModels},
 		{"GET /api/chat/tools", s.listTools},
+		{"POST /api/tools/{name}/summary", s.toolSummary},
 
 		{"GET /api/settings", s.getSettings},
 		{"PUT /api/settings", s.putSettings},

@@ -240,7 +240,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
 
   const resubmit = (m: UserMessageView, text: string) => send(text, m.mentions, m);
 
-  const proposalEnv = useMemo(() => ({ docId, workingState: state.workingState }), [docId, state.workingState]);
+  const proposalEnv = useMemo(() => ({ docId, threadId: state.threadId }), [docId, state.threadId]);
   const busy = state.status === "streaming";
   const p = state.pending;
   const blocked = p ? "Decide on the proposed actions above before sending another message." : null;

@@ -1,7 +1,14 @@
 import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import type { Summary } from "../api/events.gen";
+// Summaries as the server produces them (app/server/tool_summary_test.go
+// checks these files against it).
+import createSchemaSummary from "../proposals/testdata/create-schema.json";
+import deleteSchemaSixtyPrompts from "../proposals/testdata/delete-schema-sixty-prompts.json";
 import { ToolCard, type ApprovalControls } from "./ToolCard";
 import type { ToolCallView } from "./reducer";
+
+const createSchema = createSchemaSummary as Summary;
 
 const schema = {
   type: "json_schema",
@@ -24,7 +31,7 @@ const approval: ApprovalControls = { decide: () => {}, alwaysApprove: () => {} }
 
 describe("tool card", () => {
   it("shows a pending proposal as a summary with its fields, the approval buttons and the arguments one click away", () => {
-    const call: ToolCallView = { id: "c1", name: "create_schema", arguments: { name: "Invoice", response_format: schema }, needsApproval: true };
+    const call: ToolCallView = { id: "c1", name: "create_schema", arguments: { name: "Invoice", response_format: schema }, summary: createSchema, needsApproval: true };
     const html = renderToString(<ToolCard call={call} approval={approval} />);
     expect(html).toContain('data-testid="proposal-summary"');
     expect(html).toContain("Create schema “Invoice” with 2 fields");
@@ -43,6 +50,7 @@ describe("tool card", () => {
       id: "c2",
       name: "create_schema",
       arguments: { name: "Invoice", response_format: schema },
+      summary: createSchema,
       needsApproval: false,
       result: { success: false, error: "schema `Invoice` exists; use update_schema to make a new version" },
     };
@@ -65,5 +73,19 @@ describe("tool card", () => {
     const html = renderToString(<ToolCard call={done} />);
     expect(html).toContain(">Created tag urgent<");
     expect(html).toContain('title="tag_01JABC"');
+  });
+
+  it("names the prompt that uses a schema on a store of 60 prompts, as the terminal does", () => {
+    const call: ToolCallView = { id: "d1", name: "delete_schema", arguments: { schema_id: "invoice" }, summary: deleteSchemaSixtyPrompts as Summary, needsApproval: true };
+    const html = renderToString(<ToolCard call={call} approval={approval} />);
+    expect(html).toContain("Delete schema “invoice” and its 1 version");
+    expect(html).toContain("Used by prompt “zz invoice prompt”: Docent refuses to delete a schema while a prompt uses it.");
+    expect(html).not.toContain("No prompt uses it.");
+    expect(html).toContain("tool-card pending danger");
+  });
+
+  it("names a call that came without a summary by its tool", () => {
+    const call: ToolCallView = { id: "c4", name: "list_tags", arguments: {}, needsApproval: false };
+    expect(renderToString(<ToolCard call={call} />)).toContain(">List tags<");
   });
 });

@@ -1,5 +1,5 @@
 // One tool call in the conversation. A call that changes something shows,
-// in words, what it will change (proposals/summary.ts); its raw arguments
+// in words, what it will change (the server's summary); its raw arguments
 // are one click away. While it waits for a decision, Approve and Reject
 // stay in view at the bottom of the card however long it is, `a` approves
 // and `r` rejects the focused card, and Edit opens a form (JSON for the
@@ -8,8 +8,8 @@
 import { useState, type KeyboardEvent } from "react";
 import { Json, RichText } from "../components/common";
 import { ProposalEditor, type EditResult } from "../proposals/ProposalEditor";
-import { hasBody, ProposalBody, useProposal } from "../proposals/ProposalView";
-import { cleanPreview, REJECTED_TEXT, refusalText } from "../proposals/summary";
+import { hasBody, ProposalBody, summaryOf } from "../proposals/ProposalView";
+import { cleanPreview, REJECTED_TEXT, refusalText } from "../proposals/words";
 import type { Decision, ToolCallView } from "./reducer";
 
 export interface ApprovalControls {
@@ -39,9 +39,7 @@ export function ToolCard({ call, approval }: { call: ToolCallView; approval?: Ap
   const [editing, setEditing] = useState(false);
   const [edit, setEdit] = useState<EditResult>({ problems: [] });
 
-  // What the call changes is looked up while it waits (and kept after).
-  const proposal = useProposal(call.name, call.arguments, waiting || editing);
-  const s = proposal.summary;
+  const s = summaryOf(call.name, call.summary);
   const body = hasBody(s);
   const open = openState ?? (waiting || (!!approval && !!approval.draft));
 
@@ -109,11 +107,8 @@ export function ToolCard({ call, approval }: { call: ToolCallView; approval?: Ap
       )}
       {open && (
         <div className="tool-body">
-          {body && !editing && <ProposalBody summary={s} loading={proposal.loading} />}
-          {editing && approval && proposal.loading && <p className="muted small-text">Reading what this changes…</p>}
-          {editing && approval && !proposal.loading && (
-            <ProposalEditor callId={call.id} tool={call.name} args={call.arguments} context={proposal.context} onResult={setEdit} />
-          )}
+          {body && !editing && <ProposalBody summary={s} />}
+          {editing && approval && <ProposalEditor callId={call.id} tool={call.name} args={call.arguments} form={s.form} now={s.now} onResult={setEdit} />}
           <div className="tool-links">
             <button type="button" className="btn link small" onClick={() => setShowArgs(!showArgs)} aria-expanded={showArgs} data-testid="show-arguments">
               {showArgs ? "Hide arguments" : "Show arguments"}

@@ -95,7 +95,7 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta
         ...(msg.thinking && facts.thinkingMs !== undefined ? { thinkingMs: facts.thinkingMs } : {}),
         text: msg.content ?? "",
         textDone: true,
-        toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, needsApproval: false })),
+        toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments, ...(c.summary ? { summary: c.summary } : {}), needsApproval: false })),
         usage,
       };
       if (facts.model) a.model = facts.model;
@@ -127,6 +127,7 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta
         const c = r.toolCalls.find((x) => x.id === msg.tool_call_id);
         if (!c) continue;
         c.result = success ? { success, result: body } : { success, error: errText ?? String(msg.content) };
+        if (!c.summary && data.summary) c.summary = data.summary;
         if (data.rejected === true) c.decision = { approved: false };
         else if (data.arguments !== undefined) {
           c.decision = data.edited ? { approved: true, arguments: data.arguments } : { approved: true };

@@ -458,6 +458,35 @@ describe("history: a reloaded turn looks as it did live", () => {
   });
 });
 
+describe("summaries: a call shows the words the server gave it, live and reloaded", () => {
+  const summary = { title: "Delete schema “invoice” and its 1 version", danger: true, notes: ["No prompt uses it."], lines: ["No prompt uses it."] };
+
+  it("keeps a tool_calls event's summary on the call, and a paused done's", () => {
+    let s = sent("delete it");
+    s = run(
+      s,
+      ev({ type: "turn_started", thread_id: "th1", model: "ollama/m" }),
+      ev({ type: "tool_calls", round_index: 0, tool_calls: [{ id: "d1", name: "delete_schema", arguments: { schema_id: "invoice" }, summary }], needs_approval: ["d1"] }),
+    );
+    expect(assistant(s).rounds[0].toolCalls[0].summary).toEqual(summary);
+    let p = run(sent("delete it"), ev({ type: "turn_started", thread_id: "th1", model: "ollama/m" }));
+    p = run(p, ev({ type: "done", result: result({ turn_id: "turn_1", tool_calls: [{ id: "d1", name: "delete_schema", arguments: {}, summary }] }) }));
+    expect(assistant(p).rounds[0].toolCalls[0].summary).toEqual(summary);
+  });
+
+  it("reads it from the stored calls, and from the tool message's data", () => {
+    const stored = [
+      { seq: 0, role: "user", content: "delete it", created_at: "" },
+      { seq: 1, role: "assistant", content: "", tool_calls: [{ id: "d1", name: "delete_schema", arguments: { schema_id: "invoice" }, summary }], data: { round_index: 0 }, created_at: "" },
+      { seq: 2, role: "assistant", content: "", tool_calls: [{ id: "d2", name: "delete_schema", arguments: { schema_id: "x" } }], data: { round_index: 1 }, created_at: "" },
+      { seq: 3, role: "tool", content: "{}", tool_call_id: "d2", tool_name: "delete_schema", data: { round_index: 1, success: true, arguments: {}, summary }, created_at: "" },
+    ];
+    const a = messagesFromThread(stored as ThreadMessage[])[1] as AssistantMessageView;
+    expect(a.rounds[0].toolCalls[0].summary).toEqual(summary);
+    expect(a.rounds[1].toolCalls[0].summary).toEqual(summary);
+  });
+});
+
 describe("a cut prompt", () => {
   it("keeps the usage event's truncation warning on the turn", () => {
     let s = sent("hi");

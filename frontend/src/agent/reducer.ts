@@ -6,6 +6,7 @@ import type {
   AgentEvent,
   Approval,
   Mention,
+  Summary,
   ToolCall,
   TurnResult,
   Usage,
@@ -36,6 +37,8 @@ export interface ToolCallView {
   id: string;
   name: string;
   arguments: unknown;
+  /** What the call will do, as the server summarised it when it was proposed. */
+  summary?: Summary;
   needsApproval: boolean;
   /** The decision that was sent with approve, once sent. */
   decision?: Decision;
@@ -287,6 +290,7 @@ function applyEvent(s: ConversationState, e: AgentEvent, now: number): Conversat
             id: c.id,
             name: c.name,
             arguments: c.arguments,
+            ...(c.summary ? { summary: c.summary } : {}),
             needsApproval: needs.has(c.id),
           }));
           return { ...finishThinking(r, now), toolCalls: calls };

@@ -217,6 +217,11 @@ export interface ToolCall {
    * as a JSON string so the event still encodes.
    */
   arguments: unknown;
+  /**
+   * Summary is `summary?`: what the call will do, for people, as it was
+   * when the model made it (Summarize); every edge shows it as it is.
+   */
+  summary?: Summary;
 }
 
 /**
@@ -350,9 +355,9 @@ export interface TurnResult {
  *     (model, thinking_ms, first_token_ms, tokens_per_second,
  *     output_truncated), so that a reopened thread shows what the live
  *     turn showed; a paused round's also turn_id and needs_approval;
- *   - tool: round_index, proposed_arguments, success, and arguments when
- *     the call ran (edited when they differ from the proposed ones) or
- *     rejected when it did not.
+ *   - tool: round_index, proposed_arguments, summary, success, and
+ *     arguments when the call ran (edited when they differ from the
+ *     proposed ones) or rejected when it did not.
  */
 export interface MessageData {
   /**
@@ -407,8 +412,55 @@ export interface MessageData {
   rejected?: boolean;
   /** Success is `success`: whether the call succeeded. */
   success?: boolean;
+  /**
+   * Summary is `summary`: what the call will do, for people, as the
+   * user was shown it when it was proposed (on tool messages).
+   */
+  summary?: Summary;
   /** Mentions is `mentions`: what the user @-mentioned in the message. */
   mentions?: Mention[];
+}
+
+/** Summary is what a call will do. */
+export interface Summary {
+  /**
+   * Title is the call in one sentence: "Create schema “Invoice” with 3
+   * fields".
+   */
+  title: string;
+  /**
+   * Call is the arguments in a few words, for a line after the tool's
+   * name: `"Invoice" (3 fields)`; "" when there is nothing to say.
+   */
+  call?: string;
+  /** Danger is set on deletes. */
+  danger?: boolean;
+  /** Props are `Label: VALUE` or, for a change, `Label: OLD → NEW`. */
+  props?: SummaryProp[];
+  /** Chips are the tags the call sets, each added, removed or kept. */
+  chips?: SummaryChips;
+  /** Fields is a schema's fields, or their diff. */
+  fields?: SummaryFields;
+  /** Text is a prompt's text, or its line diff. */
+  text?: SummaryText;
+  /** Notes say what else the call changes, or that it changes nothing. */
+  notes?: string[];
+  /**
+   * Lines are the body (not the title) as plain text, as the terminal
+   * prints it.
+   */
+  lines: string[];
+  /**
+   * Now is what the call changes as it is now, for a form that edits the
+   * call's arguments.
+   */
+  now?: SummaryNow;
+  /**
+   * Form is the form that edits the call's arguments: a schema's name
+   * and fields, a prompt's name and text, or the value of an
+   * extraction's field; "" edits them as JSON.
+   */
+  form?: "schema" | "prompt" | "value";
 }
 
 /**
@@ -447,6 +499,52 @@ export interface Mention {
   /** Type is "schema", "prompt", "tag" or "document". */
   type: "schema" | "prompt" | "tag" | "document";
   id: string;
+}
+
+/** SummaryProp is one property a call sets. */
+export interface SummaryProp {
+  label: string;
+  value: string;
+  /** From is the value before, for a change. */
+  from?: string;
+  /** Mono is set when the label is a field path. */
+  mono?: boolean;
+}
+
+/** SummaryChips are the tags a call sets. */
+export interface SummaryChips {
+  label: string;
+  chips: SummaryChip[];
+}
+
+/** SummaryFields is a table of a schema's fields. */
+export interface SummaryFields {
+  label: string;
+  /** Rows are the fields depth first; in a diff each says how it changed. */
+  rows: FieldRow[];
+  diff: boolean;
+  /** Error says why the fields cannot be shown. */
+  error?: string;
+}
+
+/** SummaryText is a text a call writes. */
+export interface SummaryText {
+  label: string;
+  lines: DiffLine[];
+  diff: boolean;
+}
+
+/** SummaryNow is what a call changes, as it is now. */
+export interface SummaryNow {
+  /** Name is the schema's, prompt's or tag's name. */
+  name?: string;
+  /** ResponseFormat is the schema's latest version. */
+  response_format?: unknown;
+  /** Content is the prompt's text. */
+  content?: string;
+  /** Found is set when update_extraction_field's path has a value, Value. */
+  found?: boolean;
+  value?: unknown;
 }
 
 /**
@@ -498,4 +596,40 @@ export interface Extraction {
   note?: string;
   created_at: string;
   updated_at: string;
+}
+
+/** SummaryChip is one tag. */
+export interface SummaryChip {
+  name: string;
+  color?: string;
+  /** Change is added, removed or same. */
+  change: "added" | "removed" | "same";
+}
+
+/** FieldRow is one field of a table of fields. */
+export interface FieldRow {
+  /** Path is dotted, arrays as []: line_items[].amount. */
+  path: string;
+  name: string;
+  depth: number;
+  /** Type is in words: "string", "array of objects", "number or null". */
+  type: string;
+  required: boolean;
+  description: string;
+  /** More is the keywords the table does not show, as compact JSON. */
+  more: string;
+  /** Change is, in a diff, added, removed, changed or same. */
+  change?: "added" | "removed" | "changed" | "same";
+  /** Changes say what changed in a changed field: "type number → string". */
+  changes?: string[];
+}
+
+/** DiffLine is one line of a text or of its diff. */
+export interface DiffLine {
+  /**
+   * Op is same, add, del, or fold (unchanged lines left out; Text says
+   * how many).
+   */
+  op: "same" | "add" | "del" | "fold";
+  text: string;
 }

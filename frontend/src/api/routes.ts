@@ -20,6 +20,7 @@ import type {
   SchemaRevision,
   SearchHit,
   ServerSettings,
+  Summary,
   SettingsPatch,
   SettingsTest,
   Tag,
@@ -129,6 +130,12 @@ export const api = {
   search: (q: string, limit?: number) => request<{ hits: SearchHit[] }>("/api/search", { query: { q, limit } }),
   models: () => request<ModelList>("/api/models"),
   chatTools: () => request<ToolLists>("/api/chat/tools"),
+  /** What a call with these (edited) arguments would do, in the conversation of docId and threadId. */
+  toolSummary: (tool: string, args: unknown, docId: string, threadId: string | null) =>
+    request<Summary>(`/api/tools/${enc(tool)}/summary`, {
+      method: "POST",
+      body: { arguments: args, document_id: docId, ...(threadId ? { thread_id: threadId } : {}) },
+    }),
 
   // chat without streaming (the streaming form is in transport.ts)
   chatOnce: (docId: string, body: ChatRequest) =>

@@ -1,12 +1,28 @@
 // Edit a proposed call before approving it: a form for the common tools
 // (a schema's fields, a prompt's text, a patched value), JSON for the
 // rest and one click away for these. Every edit is checked as it is made;
-// the card blocks approval while `problems` is not empty.
+// the card blocks approval while `problems` is not empty. Below the form,
+// the server says what the edited call would do (POST
+// /api/tools/{name}/summary), in the words of the card.
 
-import { useEffect, useRef, useState } from "react";
+import { useContext, useEffect, useRef, useState } from "react";
+import type { Summary, SummaryNow } from "../api/events.gen";
+import { api } from "../api/routes";
 import { SchemaEditor } from "../schema/FieldTable";
 import { responseFormatProblems } from "../schema/fields";
-import { argsObject, type SummaryContext } from "./summary";
+import { hasBody, ProposalBody, ProposalEnvContext } from "./ProposalView";
+
+/** The arguments as an object: a JSON string is parsed; anything else is {}. */
+function argsObject(v: unknown): Record<string, unknown> {
+  if (typeof v === "string") {
+    try {
+      return argsObject(JSON.parse(v) as unknown);
+    } catch {
+      return {};
+    }
+  }
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
 
 export interface EditResult {
   /** The arguments to approve with; undefined while they cannot be built. */
@@ -18,14 +34,16 @@ export interface ProposalEditorProps {
   callId: string;
   tool: string;
   args: unknown;
-  context: SummaryContext;
+  /** The form that edits the call (the summary's `form`); none: JSON. */
+  form?: Summary["form"];
+  /** What the call changes as it is now (the summary's `now`): where the forms start. */
+  now?: SummaryNow;
   onResult(r: EditResult): void;
 }
 
-const FORMS = new Set(["create_schema", "update_schema", "create_prompt", "update_prompt", "update_extraction_field"]);
-
-export function hasForm(tool: string): boolean {
-  return FORMS.has(tool);
+/** A call that creates something (create_…) must name it. */
+function creates(tool: string): boolean {
+  return tool.startsWith("create_");
 }
 
 function jsonText(v: unknown): string {
@@ -40,7 +58,7 @@ function jsonText(v: unknown): string {
 }
 
 /** Checks edited JSON arguments: an object, and for the schema tools a valid schema. */
-export function checkArgsJSON(tool: string, text: string): EditResult {
+export function checkArgsJSON(tool: string, form: Summary["form"], text: string): EditResult {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -50,13 +68,55 @@ export function checkArgsJSON(tool: string, text: string): EditResult {
   if (!v || typeof v !== "object" || Array.isArray(v)) return { problems: ["The arguments must be a JSON object ({…})."] };
   const o = v as Record<string, unknown>;
   const problems: string[] = [];
-  if ((tool === "create_schema" || tool === "update_schema") && o.response_format !== undefined) problems.push(...responseFormatProblems(o.response_format));
-  if (tool === "create_schema" && !(typeof o.name === "string" && o.name.trim())) problems.push("A schema needs a name.");
+  if (form === "schema" && o.response_format !== undefined) problems.push(...responseFormatProblems(o.response_format));
+  if (form === "schema" && creates(tool) && !(typeof o.name === "string" && o.name.trim())) problems.push("A schema needs a name.");
   return { args: o, problems };
 }
 
-export function ProposalEditor({ callId, tool, args, context, onResult }: ProposalEditorProps) {
-  const [asJSON, setAsJSON] = useState(!hasForm(tool));
+/** What the edited arguments would do, asked of the server a moment after the last edit; null until known. */
+function useEditedSummary(tool: string, args: Record<string, unknown> | undefined): Summary | null {
+  const env = useContext(ProposalEnvContext);
+  const [summary, setSummary] = useState<Summary | null>(null);
+  const key = args ? JSON.stringify(args) : "";
+  useEffect(() => {
+    if (!env || !key) return;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      api.toolSummary(tool, JSON.parse(key) as unknown, env.docId, env.threadId).then(
+        (s) => !cancelled && setSummary(s),
+        () => !cancelled && setSummary(null),
+      );
+    }, 300);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [env, tool, key]);
+  return key ? summary : null;
+}
+
+export function ProposalEditor({ callId, tool, args, form, now, onResult }: ProposalEditorProps) {
+  const [edited, setEdited] = useState<Record<string, unknown> | undefined>(undefined);
+  const preview = useEditedSummary(tool, edited);
+  const report = (r: EditResult) => {
+    setEdited(r.problems.length === 0 ? r.args : undefined);
+    onResult(r);
+  };
+  return (
+    <>
+      <ArgumentsEditor callId={callId} tool={tool} args={args} form={form} now={now} onResult={report} />
+      {preview && hasBody(preview) && (
+        <div className="edit-preview" data-testid="edit-summary">
+          <div className="label">With these changes: {preview.title}</div>
+          <ProposalBody summary={preview} />
+        </div>
+      )}
+    </>
+  );
+}
+
+function ArgumentsEditor({ callId, tool, args, form, now, onResult }: ProposalEditorProps) {
+  const [asJSON, setAsJSON] = useState(!form);
   const [text, setText] = useState(() => jsonText(args));
   const latest = useRef<Record<string, unknown>>(argsObject(args));
   // What the form starts from: the proposal, or the JSON as edited when switching back.
@@ -68,7 +128,7 @@ export function ProposalEditor({ callId, tool, args, context, onResult }: Propos
   };
 
   useEffect(() => {
-    if (asJSON) report(checkArgsJSON(tool, text));
+    if (asJSON) report(checkArgsJSON(tool, form, text));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [asJSON]);
 
@@ -79,7 +139,7 @@ export function ProposalEditor({ callId, tool, args, context, onResult }: Propos
           <label className="label" htmlFor={`args-${callId}`}>
             Arguments (JSON)
           </label>
-          {hasForm(tool) && (
+          {form && (
             <button
               type="button"
               className="btn link small"
@@ -102,7 +162,7 @@ export function ProposalEditor({ callId, tool, args, context, onResult }: Propos
           spellCheck={false}
           onChange={(e) => {
             setText(e.target.value);
-            report(checkArgsJSON(tool, e.target.value));
+            report(checkArgsJSON(tool, form, e.target.value));
           }}
         />
       </div>
@@ -117,9 +177,9 @@ export function ProposalEditor({ callId, tool, args, context, onResult }: Propos
 
   return (
     <div className="tool-edit" data-testid="proposal-editor">
-      {(tool === "create_schema" || tool === "update_schema") && <SchemaForm tool={tool} args={base} context={context} onResult={report} />}
-      {(tool === "create_prompt" || tool === "update_prompt") && <PromptForm tool={tool} args={base} context={context} onResult={report} />}
-      {tool === "update_extraction_field" && <PatchForm args={base} context={context} onResult={report} />}
+      {form === "schema" && <SchemaForm tool={tool} args={base} now={now} onResult={report} />}
+      {form === "prompt" && <PromptForm tool={tool} args={base} now={now} onResult={report} />}
+      {form === "value" && <PatchForm args={base} now={now} onResult={report} />}
       <button type="button" className="btn link small" onClick={toJSON} data-testid="edit-as-json">
         Edit the arguments as JSON
       </button>
@@ -129,12 +189,12 @@ export function ProposalEditor({ callId, tool, args, context, onResult }: Propos
 
 interface FormProps {
   args: Record<string, unknown>;
-  context: SummaryContext;
+  now?: SummaryNow;
   onResult(r: EditResult): void;
 }
 
-function SchemaForm({ tool, args, context, onResult }: FormProps & { tool: string }) {
-  const current = context.schema ?? null;
+function SchemaForm({ tool, args, now, onResult }: FormProps & { tool: string }) {
+  const current = now?.name ? now : null;
   const startRF = args.response_format ?? current?.response_format;
   const [name, setName] = useState(typeof args.name === "string" ? args.name : "");
   const rf = useRef<{ value: unknown; problems: string[]; touched: boolean }>({ value: startRF, problems: startRF === undefined ? [] : responseFormatProblems(startRF), touched: false });
@@ -142,7 +202,7 @@ function SchemaForm({ tool, args, context, onResult }: FormProps & { tool: strin
   const emit = (n: string) => {
     const out: Record<string, unknown> = { ...args };
     const problems = [...rf.current.problems];
-    if (tool === "create_schema" && !n.trim()) problems.push("A schema needs a name.");
+    if (creates(tool) && !n.trim()) problems.push("A schema needs a name.");
     if (n.trim()) out.name = n.trim();
     else delete out.name;
     if (args.response_format !== undefined || rf.current.touched) {
@@ -184,8 +244,8 @@ function SchemaForm({ tool, args, context, onResult }: FormProps & { tool: strin
   );
 }
 
-function PromptForm({ tool, args, context, onResult }: FormProps & { tool: string }) {
-  const current = context.prompt ?? null;
+function PromptForm({ tool, args, now, onResult }: FormProps & { tool: string }) {
+  const current = now?.content !== undefined ? { name: now.name ?? "", content: now.content } : null;
   const [name, setName] = useState(typeof args.name === "string" ? args.name : "");
   const [content, setContent] = useState(typeof args.content === "string" ? args.content : (current?.content ?? ""));
 
@@ -193,7 +253,7 @@ function PromptForm({ tool, args, context, onResult }: FormProps & { tool: strin
     const out: Record<string, unknown> = { ...args };
     const problems: string[] = [];
     if (n.trim()) out.name = n.trim();
-    else if (tool === "create_prompt") problems.push("A prompt needs a name.");
+    else if (creates(tool)) problems.push("A prompt needs a name.");
     else delete out.name;
     if (args.content !== undefined || (current && c !== current.content) || (!current && c)) {
       if (!c.trim()) problems.push("Write the instructions for the model.");
@@ -275,7 +335,7 @@ export function parsePatchValue(kind: ValueKind, text: string): { value?: unknow
   }
 }
 
-function PatchForm({ args, context, onResult }: FormProps) {
+function PatchForm({ args, now, onResult }: FormProps) {
   const [path, setPath] = useState(typeof args.path === "string" ? args.path : "");
   const [kind, setKind] = useState<ValueKind>(kindOf(args.value));
   const [text, setText] = useState(textOf(args.value, kindOf(args.value)));
@@ -290,7 +350,7 @@ function PatchForm({ args, context, onResult }: FormProps) {
 
   useEffect(() => emit(path, kind, text), []); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const cur = context.current;
+  const cur = now ? { found: !!now.found, value: now.value } : null;
   return (
     <>
       <label className="form-label">

@@ -3,7 +3,6 @@
 // as two tabs over one response_format.
 
 import { useRef, useState, type ReactNode } from "react";
-import type { FieldChange } from "./diff";
 import {
   fieldProblems,
   fieldRows,
@@ -19,16 +18,14 @@ import {
   type SchemaTable,
 } from "./fields";
 
-export interface ViewRow extends FieldRow {
-  change?: FieldChange;
-  changes?: string[];
-}
+/** How a row changed in a diff (the server's summaries mark them). */
+export type FieldChange = NonNullable<FieldRow["change"]>;
 
 const CHANGE_MARK: Record<FieldChange, string> = { added: "+", removed: "−", changed: "~", same: "" };
 const CHANGE_WORD: Record<FieldChange, string> = { added: "added", removed: "removed", changed: "changed", same: "" };
 
-/** The fields as a table; with `diff`, each row marked added, removed or changed. */
-export function FieldTableView({ rows, diff = false, rowTestId = "field-row" }: { rows: ViewRow[]; diff?: boolean; rowTestId?: string }) {
+/** The fields as a table; with `diff`, each row marked added, removed or changed (its `change`). */
+export function FieldTableView({ rows, diff = false, rowTestId = "field-row" }: { rows: FieldRow[]; diff?: boolean; rowTestId?: string }) {
   if (rows.length === 0) return <p className="muted small-text">No fields.</p>;
   return (
     <div className="field-table-scroll">

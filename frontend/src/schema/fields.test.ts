@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { diffCounts, diffFields } from "./diff";
 import {
   fieldProblems,
   fieldRows,
@@ -229,28 +228,5 @@ describe("schema table: checks and response_format", () => {
     expect(responseFormatProblems({ type: "json_schema", json_schema: { name: "x" } })).toEqual(["The response_format has no schema (json_schema.schema)."]);
     expect(responseFormatProblems([])).toHaveLength(1);
     expect(sanitizeName(" Invoice (EU) ")).toBe("Invoice_EU");
-  });
-});
-
-describe("schema diff", () => {
-  it("marks added, removed and changed fields, nested ones with their path", () => {
-    const before = table(invoice).fields;
-    const t = table(invoice);
-    find(t.fields, "total").type = "string";
-    find(t.fields, "paid").required = true;
-    find(t.fields, "line_items").children.push(newField("tax"));
-    t.fields = t.fields.filter((f) => f.name !== "notes");
-    find(t.fields, "vendor.name").description = "Legal name";
-    const after = table(tableToSchema(t)).fields;
-    const rows = diffFields(before, after);
-    const changed = rows.filter((r) => r.change !== "same").map((r) => [r.change, r.path, r.changes.join("; ")]);
-    expect(changed).toEqual([
-      ["changed", "total", "type number → string; other settings changed"],
-      ["changed", "paid", "optional → required"],
-      ["changed", "vendor.name", "description (none) → “Legal name”"],
-      ["added", "line_items[].tax", ""],
-      ["removed", "notes", ""],
-    ]);
-    expect(diffCounts(rows)).toMatchObject({ added: 1, removed: 1, changed: 3 });
   });
 });

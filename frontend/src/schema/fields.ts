@@ -14,6 +14,8 @@
 // is. tableToSchema(schemaToTable(s)) equals s, key order included, for
 // every schema whose top level is an object.
 
+import type { FieldRow } from "../api/events.gen";
+
 export type ScalarType = "string" | "number" | "integer" | "boolean" | "date";
 export type FieldType = ScalarType | "object" | "array" | "other";
 export type ItemType = ScalarType | "object" | "other";
@@ -308,17 +310,8 @@ export function typeLabel(f: Pick<Field, "type" | "itemType" | "nullable">): str
   return f.nullable ? `${s} or null` : s;
 }
 
-/** One row of a table view: a field at its depth, with its dotted path (arrays as []). */
-export interface FieldRow {
-  path: string;
-  name: string;
-  depth: number;
-  type: string;
-  required: boolean;
-  description: string;
-  /** Keywords the table does not show (enum, pattern, ...), as compact JSON; "" when none. */
-  more: string;
-}
+/** One row of a table view: a field at its depth, with its dotted path (arrays as []); the server's summaries send the same rows. */
+export type { FieldRow };
 
 const SHOWN = new Set(["type", "description", "properties", "required", "items", "additionalProperties"]);
 

@@ -1,4 +1,4 @@
-package app
+package agent
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 )
 
@@ -125,8 +126,8 @@ const summaryInvoiceSchemaV2 = `{"type":"object","properties":{
 	"due_date":{"type":"string","format":"date","description":"Pay by"}},
 	"required":["invoice_number","total","line_items"],"additionalProperties":false}`
 
-func rf(schema string) string {
-	return `{"type":"json_schema","json_schema":{"name":"invoice","strict":true,"schema":` + schema + `}}`
+func rf(s string) string {
+	return `{"type":"json_schema","json_schema":{"name":"invoice","strict":true,"schema":` + s + `}}`
 }
 
 func summaryWorld() fakeLookup {
@@ -167,7 +168,7 @@ func TestSummarizeCall(t *testing.T) {
 		name   string
 		tool   string
 		args   string
-		lk     summaryLookup
+		lk     lookup
 		title  string
 		lines  []string // nil: not checked
 		danger bool
@@ -388,7 +389,11 @@ func TestSummarizeCall(t *testing.T) {
 		{name: "arguments that are not JSON", tool: "create_tag", args: `{"name":`, title: "Create tag “(unnamed)”"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := summarizeCall(c.tool, []byte(c.args), c.lk)
+			lk := c.lk
+			if lk == nil {
+				lk = noLookup{}
+			}
+			s := summarize(c.tool, []byte(c.args), lk)
 			if s.Title != c.title {
 				t.Errorf("title %q, want %q", s.Title, c.title)
 			}
@@ -406,18 +411,13 @@ func TestSummaryWordingHelpers(t *testing.T) {
 	if got := formatValue(strings.Repeat("x", 100), true); utf8.RuneCountInString(got) != 82 || !strings.HasSuffix(got, "…”") {
 		t.Errorf("a long string: %q", got)
 	}
-	v, _ := parseJSON([]byte(`{"b":[1,2.50],"a":true}`))
+	v, _ := schema.ParseOrdered([]byte(`{"b":[1,2.50],"a":true}`))
 	if got := formatValue(v, true); got != `{"b":[1,2.5],"a":true}` {
 		t.Errorf("an object: %q", got)
 	}
 	if got := formatValue(nil, false); got != "(not set)" {
 		t.Errorf("absent: %q", got)
 	}
-	if got := refusalText("Create schema “Invoice” with 3 fields", "a schema named Invoice exists; use update_schema"); got !=
-		"The model tried to create schema “Invoice” with 3 fields; Docent refused: a schema named Invoice exists; use update_schema" {
-		t.Errorf("refusal: %q", got)
-	}
-
 	var lines []string
 	for i := range 20 {
 		lines = append(lines, "line "+string(rune('a'+i)))
@@ -426,18 +426,18 @@ func TestSummaryWordingHelpers(t *testing.T) {
 	d := foldDiff(lineDiff(a, strings.Replace(a, "line k", "line ten", 1)), 2)
 	var ops []string
 	for _, l := range d {
-		ops = append(ops, l.op)
+		ops = append(ops, l.Op)
 	}
 	if want := []string{"fold", "same", "same", "del", "add", "same", "same", "fold"}; !slices.Equal(ops, want) || d[0].String() != "  … 8 unchanged lines" {
 		t.Errorf("folded diff %v %q", ops, d[0].String())
 	}
-	if d := lineDiff("a", "a"); len(d) != 1 || d[0] != (diffLine{"same", "a"}) {
+	if d := lineDiff("a", "a"); len(d) != 1 || d[0] != (DiffLine{"same", "a"}) {
 		t.Errorf("no change: %v", d)
 	}
 }
 
 func TestValueAt(t *testing.T) {
-	root, err := parseJSON([]byte(`{"a":{"b":[{"c":1},{"c":null}]},"x/y":2}`))
+	root, err := schema.ParseOrdered([]byte(`{"a":{"b":[{"c":1},{"c":null}]},"x/y":2}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,11 +450,90 @@ func TestValueAt(t *testing.T) {
 		{"a.b.5.c", "", false}, {"a.b.0.c.d", "", false}, {"a.b.-1", "", false},
 	} {
 		v, found := valueAt(root, c.path)
-		if found != c.found || (found && compactJSON(v) != c.want) {
-			t.Errorf("%s: %v %v", c.path, compactJSON(v), found)
+		if found != c.found || (found && schema.Compact(v) != c.want) {
+			t.Errorf("%s: %v %v", c.path, schema.Compact(v), found)
 		}
 	}
 	if _, found := valueAt(nil, "a"); found {
 		t.Error("a path in null was found")
+	}
+}
+
+// The words of call lines, without a store: references are named as the
+// model gave them, and nothing ends in a dangling colon.
+func TestCallWords(t *testing.T) {
+	for _, c := range []struct{ tool, args, want string }{
+		{"get_ocr_text", `{}`, "get_ocr_text all pages"},
+		{"get_document", `{}`, "get_document"},
+		{"list_documents", `{"name_search":"aws","limit":5}`, `list_documents matching "aws", 5 at most`},
+		{"get_schema", `{"schema_revid":"srv_1"}`, `get_schema "srv_1"`},
+		{"validate_schema", `{"schema":{"type":"object","properties":{"a":{"type":"string"}}}}`, "validate_schema (1 field)"},
+		{"search_docs", `{"query":"total due"}`, `search_docs "total due"`},
+		{"run_extraction", `{"prompt_revid":"prv_9"}`, `run_extraction with prompt "prv_9"`},
+		{"run_extraction", `{}`, "run_extraction with the conversation's prompt"},
+		{"update_extraction_field", `{"path":"total","value":4.2,"reason":"page 1 says 4.20"}`, "update_extraction_field total = 4.2"},
+		{"update_schema", `{"schema_id":"invoice","name":"Invoice EU"}`, `update_schema "invoice" (new name "Invoice EU")`},
+		{"update_prompt", `{"prompt_id":"p","content":"x","schema_id":""}`, `update_prompt "p" (new instructions, no schema)`},
+		{"update_document", `{"tag_ids":["tag_1"]}`, `update_document this document (tags "tag_1")`},
+		{"delete_tag", `{"tag_id":"aws"}`, `delete_tag "aws"`},
+		{"create_tag", `{"name":"aws","color":"#ff9900"}`, `create_tag "aws" (colour #ff9900)`},
+		{"some_new_tool", `{"x":1}`, `some_new_tool {"x":1}`},
+		{"create_tag", `{"name": not json`, `create_tag {"name": not json`},
+	} {
+		line := c.tool
+		if s := Summarize(t.Context(), nil, c.tool, json.RawMessage(c.args)); s.Call != "" {
+			line += " " + s.Call
+		}
+		if line != c.want {
+			t.Errorf("%s %s: %q, want %q", c.tool, c.args, line, c.want)
+		}
+	}
+}
+
+// The field diff of two versions of a schema: nested fields by their path,
+// each change said in words (the Schemas page's words too).
+func TestFieldDiff(t *testing.T) {
+	before := `{"type":"object","properties":{
+		"invoice_number":{"type":"string","description":"As printed","pattern":"^[0-9]+$"},
+		"total":{"type":"number","minimum":0},
+		"paid":{"type":["boolean","null"]},
+		"vendor":{"type":"object","properties":{"name":{"type":"string"},"vat_id":{"type":["string","null"],"description":"VAT number"}},"required":["name","vat_id"],"additionalProperties":false},
+		"line_items":{"type":"array","description":"One per line","items":{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"],"additionalProperties":false}},
+		"notes":{"type":"array","items":{"type":"string","maxLength":200}}},
+		"required":["total","invoice_number"],"additionalProperties":false}`
+	after := `{"type":"object","properties":{
+		"invoice_number":{"type":"string","description":"As printed","pattern":"^[0-9]+$"},
+		"total":{"type":"string"},
+		"paid":{"type":["boolean","null"]},
+		"vendor":{"type":"object","properties":{"name":{"type":"string","description":"Legal name"},"vat_id":{"type":["string","null"],"description":"VAT number"}},"required":["name","vat_id"],"additionalProperties":false},
+		"line_items":{"type":"array","description":"One per line","items":{"type":"object","properties":{"amount":{"type":"number"},"tax":{"type":"string"}},"required":["amount","tax"],"additionalProperties":false}}},
+		"required":["total","invoice_number","paid"],"additionalProperties":false}`
+	fields := func(s string) []schema.Field {
+		v, _ := schema.ParseOrdered([]byte(s))
+		f, err := schema.TopFields(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	rows := diffFields(fields(before), fields(after), 0, "")
+	var changed []string
+	for _, r := range rows {
+		if r.Change != "same" {
+			changed = append(changed, r.Change+" "+r.Path+" "+strings.Join(r.Changes, "; "))
+		}
+	}
+	want := []string{
+		"changed total type number → string; other settings changed",
+		"changed paid optional → required",
+		"changed vendor.name description (none) → “Legal name”",
+		"added line_items[].tax ",
+		"removed notes ",
+	}
+	if !slices.Equal(changed, want) {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(changed, "\n"), strings.Join(want, "\n"))
+	}
+	if got := changeCounts(rows); got != "1 field added, 1 field removed, 3 fields changed." {
+		t.Errorf("counts %q", got)
 	}
 }

@@ -1,0 +1,36 @@
+// Package teststore fills a real store with what tests of several packages
+// need alike.
+package teststore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/docent/docent/storage"
+)
+
+// SixtyPromptsUser is the one prompt of SixtyPrompts that uses the schema.
+const SixtyPromptsUser = "zz invoice prompt"
+
+// SixtyPrompts stores the schema "invoice" (responseFormat) and 60
+// prompts, of which only the last by name, SixtyPromptsUser, uses it: past
+// any first page of 50.
+func SixtyPrompts(t testing.TB, db *storage.DB, responseFormat string) storage.SchemaRevision {
+	t.Helper()
+	ctx := context.Background()
+	s, err := db.CreateSchema(ctx, "invoice", json.RawMessage(responseFormat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 59 {
+		if _, err := db.CreatePrompt(ctx, storage.NewPrompt{Name: fmt.Sprintf("prompt %02d", i), Content: "Read it."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.CreatePrompt(ctx, storage.NewPrompt{Name: SixtyPromptsUser, Content: "Extract the invoice.", SchemaID: s.SchemaID}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

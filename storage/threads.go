@@ -100,7 +100,7 @@ func threadExists(ctx context.Context, q queryer, threadID string) error {
 // found.
 func (db *DB) CreateThread(ctx context.Context, documentID, title, model string) (Thread, error) {
 	title = strings.TrimSpace(title)
-	if err := checkLength("thread title", title, MaxTitleLength); err != nil {
+	if err := checkLength("thread title", "title", title, MaxTitleLength); err != nil {
 		return Thread{}, err
 	}
 	var th Thread
@@ -163,7 +163,7 @@ func (db *DB) RenameThread(ctx context.Context, documentID, threadID, title stri
 	if title == "" {
 		return Thread{}, Errorf(ErrInvalid, "thread title is empty")
 	}
-	if err := checkLength("thread title", title, MaxTitleLength); err != nil {
+	if err := checkLength("thread title", "title", title, MaxTitleLength); err != nil {
 		return Thread{}, err
 	}
 	var th Thread

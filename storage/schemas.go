@@ -23,7 +23,7 @@ type SchemaRevision struct {
 	// ResponseFormat is the OpenAI structured-output object
 	// {type: "json_schema", json_schema: {name, schema, strict}}, compact.
 	// The store checks only that it is a JSON object.
-	ResponseFormat json.RawMessage `json:"response_format"`
+	ResponseFormat json.RawMessage `json:"response_format" ts:"ResponseFormat"`
 	CreatedAt      time.Time       `json:"created_at"`
 }
 

@@ -36,7 +36,7 @@ export function uploadFile(file: File, opts: UploadOptions = {}): Promise<Upload
       if (xhr.status >= 200 && xhr.status < 300) {
         opts.onProgress?.(1);
         const a = (body ?? {}) as Partial<UploadAnswer>;
-        resolve({ documents: a.documents ?? [], errors: a.errors ?? [] });
+        resolve({ documents: a.documents ?? [], duplicates: a.duplicates ?? [], errors: a.errors ?? [] });
         return;
       }
       if (xhr.status === 401) reportUnauthorized();

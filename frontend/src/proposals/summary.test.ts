@@ -29,6 +29,7 @@ const schemaV1: SchemaRevision = {
   version: 1,
   name: "Invoice",
   response_format: rf(invoiceSchema) as SchemaRevision["response_format"],
+  created_at: "",
 };
 
 const promptV2: PromptRevision = {
@@ -37,6 +38,7 @@ const promptV2: PromptRevision = {
   version: 2,
   name: "Invoice prompt",
   content: "Extract the invoice.\nUse ISO dates.\nNumbers without currency.",
+  created_at: "",
   schema_id: "sch_1",
   schema_revid: "srv_1",
   schema_version: 1,
@@ -168,7 +170,7 @@ describe("summaries: extraction, tags, documents", () => {
 
   it("tags as chips", () => {
     expect(summarizeCall("create_tag", { name: "urgent", color: "#ff0000" }).lines).toEqual(["Colour: #ff0000", "Tag: +urgent"]);
-    const up = summarizeCall("update_tag", { tag_id: "tag_a", name: "money" }, { tag: { id: "tag_a", name: "finance", color: "#ff0000", description: "" } });
+    const up = summarizeCall("update_tag", { tag_id: "tag_a", name: "money" }, { tag: { id: "tag_a", name: "finance", color: "#ff0000", description: "", created_at: "", updated_at: "" } });
     expect(up.title).toBe("Update tag “finance”");
     expect(up.lines).toEqual(["Name: “finance” → “money”", "Tag: money"]);
     const del = summarizeCall("delete_tag", { tag_id: "tag_a" }, { ...names, usedBy: { documents: 3, prompts: ["Invoice prompt"] } });

@@ -164,7 +164,7 @@ describe("RowStore", () => {
     });
     store.ensure(0, 1);
     await settle();
-    expect(store.error).toBe("boom");
+    expect(store.error?.message).toBe("boom");
     store.ensure(0, 1);
     expect(calls).toBe(1);
     store.refresh();

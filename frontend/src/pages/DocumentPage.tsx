@@ -245,7 +245,7 @@ function KindPicker({ doc, onMoved }: { doc: ShownDocument; onMoved(): void }) {
           {error}
         </span>
       )}
-      {schemas.error && <span className="field-error"> {schemas.error}</span>}
+      {schemas.error && <span className="field-error"> {schemas.error.message}</span>}
     </span>
   );
 }

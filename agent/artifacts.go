@@ -90,7 +90,7 @@ func checkModel(model *string) error {
 		return nil
 	}
 	if _, _, err := provider.ParseModelID(*model); err != nil {
-		return fault.Errorf(fault.Invalid, "%v", err)
+		return fault.Errorf(fault.Invalid, "%v", err).On("model")
 	}
 	return nil
 }
@@ -99,11 +99,11 @@ func checkModel(model *string) error {
 func checkedSchema(raw json.RawMessage, name string) (schema.ResponseFormat, schema.Report, error) {
 	rf, err := schema.Normalize(raw, name)
 	if err != nil {
-		return rf, schema.Report{}, fault.Errorf(fault.Invalid, "invalid schema: %v", err)
+		return rf, schema.Report{}, fault.Errorf(fault.Invalid, "invalid schema: %v", err).On("response_format")
 	}
 	report := schema.Check(rf)
 	if !report.Valid {
-		return rf, report, fault.Errorf(fault.Invalid, "invalid schema: %s", problemList(report.Errors))
+		return rf, report, fault.Errorf(fault.Invalid, "invalid schema: %s", problemList(report.Errors)).On("response_format")
 	}
 	return rf, report, nil
 }

@@ -23,6 +23,11 @@ type importReport struct {
 	Skipped    map[string]int     `json:"skipped"`
 }
 
+// ImportReport is importReport by a name the generator of the web UI's
+// types (app/internal/tsgen) can reach: the desktop window sends it with
+// each desktop.ImportedEvent.
+type ImportReport = importReport
+
 type importDuplicate struct {
 	File       string `json:"file"`
 	DocumentID string `json:"document_id"`

@@ -37,7 +37,7 @@ type Document struct {
 	// is [] rather than null in JSON.
 	TagIDs []string `json:"tag_ids"`
 	// Metadata is a JSON object, {} when there is none.
-	Metadata  json.RawMessage `json:"metadata"`
+	Metadata  json.RawMessage `json:"metadata" ts:"Record<string, unknown>"`
 	CreatedAt time.Time       `json:"created_at"`
 	UpdatedAt time.Time       `json:"updated_at"`
 	// AutoCreateStatus is one of the AutoCreate constants (auto_create.go):

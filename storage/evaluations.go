@@ -29,7 +29,7 @@ type Evaluation struct {
 	// BaselineID is the evaluation this one was compared with, if any.
 	BaselineID string `json:"baseline_id,omitempty"`
 	// Report is the whole result, as `docent eval --json` prints it.
-	Report    json.RawMessage `json:"report"`
+	Report    json.RawMessage `json:"report" ts:"EvalReport"`
 	CreatedAt time.Time       `json:"created_at"`
 }
 

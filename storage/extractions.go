@@ -36,11 +36,11 @@ type Extraction struct {
 	// ValidationStatus is one of the Validation constants.
 	ValidationStatus string `json:"validation_status"`
 	// ValidationErrors is a JSON array of {path, message}.
-	ValidationErrors json.RawMessage `json:"validation_errors"`
+	ValidationErrors json.RawMessage `json:"validation_errors" ts:"SchemaProblem[]"`
 	// Evidence says where each value stands in the document: a JSON
 	// object keyed by field path, {status, page, quote, bbox, candidates}
 	// (agent/evidence). {} until the extraction is grounded.
-	Evidence         json.RawMessage `json:"evidence"`
+	Evidence         json.RawMessage `json:"evidence" ts:"EvidenceMap"`
 	PromptTokens     int             `json:"prompt_tokens"`
 	CompletionTokens int             `json:"completion_tokens"`
 	// PromptTruncated is `prompt_truncated?`: the model server cut the

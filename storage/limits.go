@@ -19,10 +19,11 @@ const (
 )
 
 // checkLength is invalid when s is longer than limit characters; what says
-// which text it is ("tag name").
-func checkLength(what, s string, limit int) error {
+// which text it is ("tag name"), field which request member holds it
+// ("name", see fault.Error.Field).
+func checkLength(what, field, s string, limit int) error {
 	if n := utf8.RuneCountInString(s); n > limit {
-		return Errorf(ErrInvalid, "%s is %d characters long: at most %d are allowed", what, n, limit)
+		return Errorf(ErrInvalid, "%s is %d characters long: at most %d are allowed", what, n, limit).On(field)
 	}
 	return nil
 }

@@ -147,14 +147,14 @@ func promptByName(ctx context.Context, q queryer, name string) (PromptRevision, 
 func checkPromptName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", Errorf(ErrInvalid, "prompt name is empty")
+		return "", Errorf(ErrInvalid, "prompt name is empty").On("name")
 	}
-	return name, checkLength("prompt name", name, MaxNameLength)
+	return name, checkLength("prompt name", "name", name, MaxNameLength)
 }
 
 func checkPromptContent(content string) error {
 	if strings.TrimSpace(content) == "" {
-		return Errorf(ErrInvalid, "prompt content is empty")
+		return Errorf(ErrInvalid, "prompt content is empty").On("content")
 	}
 	return nil
 }
@@ -165,7 +165,7 @@ func checkPromptContent(content string) error {
 // for).
 func resolveSchemaLink(ctx context.Context, q queryer, schemaID string, version int) (string, error) {
 	if version < 0 {
-		return "", Errorf(ErrInvalid, "schema_version %d is not a version (versions count from 1)", version)
+		return "", Errorf(ErrInvalid, "schema_version %d is not a version (versions count from 1)", version).On("schema_version")
 	}
 	var rev SchemaRevision
 	var err error
@@ -176,12 +176,12 @@ func resolveSchemaLink(ctx context.Context, q queryer, schemaID string, version 
 	}
 	if errors.Is(err, ErrNotFound) {
 		if version == 0 {
-			return "", Errorf(ErrInvalid, "unknown schema %s", schemaID)
+			return "", Errorf(ErrInvalid, "unknown schema %s", schemaID).On("schema_id")
 		}
 		if _, e := latestSchema(ctx, q, schemaID); e != nil {
-			return "", Errorf(ErrInvalid, "unknown schema %s", schemaID)
+			return "", Errorf(ErrInvalid, "unknown schema %s", schemaID).On("schema_id")
 		}
-		return "", Errorf(ErrInvalid, "schema %s has no version %d", schemaID, version)
+		return "", Errorf(ErrInvalid, "schema %s has no version %d", schemaID, version).On("schema_version")
 	}
 	return rev.SchemaRevID, err
 }
@@ -225,14 +225,14 @@ func (db *DB) CreatePrompt(ctx context.Context, np NewPrompt) (PromptRevision, e
 	model := strings.TrimSpace(np.Model)
 	schemaID := strings.TrimSpace(np.SchemaID)
 	if schemaID == "" && np.SchemaVersion != 0 {
-		return PromptRevision{}, Errorf(ErrInvalid, "schema_version given without schema_id")
+		return PromptRevision{}, Errorf(ErrInvalid, "schema_version given without schema_id").On("schema_id")
 	}
 	f := promptFields{name: name, content: np.Content, model: model, tagIDs: uniqueStrings(np.TagIDs)}
 	var rev PromptRevision
 	err = db.update(ctx, "create prompt", func(tx *writeTx) error {
 		if existing, err := promptByName(ctx, tx, name); err == nil {
 			return Errorf(ErrConflict, "prompt %q exists (prompt_id %s): use update_prompt to make a new version",
-				existing.Name, existing.PromptID)
+				existing.Name, existing.PromptID).On("name")
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -308,7 +308,7 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 		switch {
 		case p.SchemaID != nil && strings.TrimSpace(*p.SchemaID) == "":
 			if version != 0 {
-				return Errorf(ErrInvalid, "schema_version given without schema_id")
+				return Errorf(ErrInvalid, "schema_version given without schema_id").On("schema_id")
 			}
 			f.schemaRevID = ""
 		case p.SchemaID != nil:
@@ -317,7 +317,7 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 			}
 		case p.SchemaVersion != nil:
 			if latest.SchemaID == "" {
-				return Errorf(ErrInvalid, "prompt %q links no schema: give schema_id with schema_version", latest.Name)
+				return Errorf(ErrInvalid, "prompt %q links no schema: give schema_id with schema_version", latest.Name).On("schema_id")
 			}
 			if f.schemaRevID, err = resolveSchemaLink(ctx, tx, latest.SchemaID, version); err != nil {
 				return err
@@ -329,7 +329,7 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 		}
 		if f.name != latest.Name {
 			if other, err := promptByName(ctx, tx, f.name); err == nil && other.PromptID != promptID {
-				return Errorf(ErrConflict, "prompt %q exists (prompt_id %s): choose another name", other.Name, other.PromptID)
+				return Errorf(ErrConflict, "prompt %q exists (prompt_id %s): choose another name", other.Name, other.PromptID).On("name")
 			} else if err != nil && !errors.Is(err, ErrNotFound) {
 				return err
 			}

@@ -23,7 +23,7 @@ type SchemaRevision struct {
 	// ResponseFormat is the OpenAI structured-output object
 	// {type: "json_schema", json_schema: {name, schema, strict}}, compact.
 	// The store checks only that it is a JSON object.
-	ResponseFormat json.RawMessage `json:"response_format"`
+	ResponseFormat json.RawMessage `json:"response_format" ts:"ResponseFormat"`
 	CreatedAt      time.Time       `json:"created_at"`
 }
 
@@ -115,9 +115,9 @@ func schemaByName(ctx context.Context, q queryer, name string) (SchemaRevision, 
 func checkSchemaName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", Errorf(ErrInvalid, "schema name is empty")
+		return "", Errorf(ErrInvalid, "schema name is empty").On("name")
 	}
-	return name, checkLength("schema name", name, MaxNameLength)
+	return name, checkLength("schema name", "name", name, MaxNameLength)
 }
 
 // normalizeResponseFormat checks that raw is a JSON object and returns it
@@ -125,7 +125,7 @@ func checkSchemaName(name string) (string, error) {
 func normalizeResponseFormat(raw json.RawMessage) (string, error) {
 	c, ok := compactJSON(raw)
 	if !ok || c[0] != '{' {
-		return "", Errorf(ErrInvalid, "response_format must be a JSON object")
+		return "", Errorf(ErrInvalid, "response_format must be a JSON object").On("response_format")
 	}
 	return string(c), nil
 }
@@ -145,7 +145,7 @@ func (db *DB) CreateSchema(ctx context.Context, name string, responseFormat json
 	err = db.update(ctx, "create schema", func(tx *writeTx) error {
 		if existing, err := schemaByName(ctx, tx, name); err == nil {
 			return Errorf(ErrConflict, "schema %q exists (schema_id %s): use update_schema to make a new version",
-				existing.Name, existing.SchemaID)
+				existing.Name, existing.SchemaID).On("name")
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -203,7 +203,7 @@ func (db *DB) UpdateSchema(ctx context.Context, schemaID string, name *string, r
 			return nil
 		}
 		if other, err := schemaByName(ctx, tx, newName); err == nil && other.SchemaID != schemaID {
-			return Errorf(ErrConflict, "schema %q exists (schema_id %s): choose another name", other.Name, other.SchemaID)
+			return Errorf(ErrConflict, "schema %q exists (schema_id %s): choose another name", other.Name, other.SchemaID).On("name")
 		} else if err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}

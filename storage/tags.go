@@ -68,20 +68,20 @@ func tagByName(ctx context.Context, q queryer, name string) (Tag, error) {
 func checkTagName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", Errorf(ErrInvalid, "tag name is empty")
+		return "", Errorf(ErrInvalid, "tag name is empty").On("name")
 	}
-	return name, checkLength("tag name", name, MaxNameLength)
+	return name, checkLength("tag name", "name", name, MaxNameLength)
 }
 
 func checkTagDescription(description string) (string, error) {
 	description = strings.TrimSpace(description)
-	return description, checkLength("tag description", description, MaxDescriptionLength)
+	return description, checkLength("tag description", "description", description, MaxDescriptionLength)
 }
 
 func checkColor(color string) (string, error) {
 	color = strings.TrimSpace(color)
 	if color != "" && !colorPattern.MatchString(color) {
-		return "", Errorf(ErrInvalid, "tag color %q is not of the form #RRGGBB", color)
+		return "", Errorf(ErrInvalid, "tag color %q is not of the form #RRGGBB", color).On("color")
 	}
 	return color, nil
 }
@@ -111,7 +111,7 @@ func (db *DB) CreateTag(ctx context.Context, nt NewTag) (Tag, error) {
 
 func createTag(ctx context.Context, tx *writeTx, nt NewTag) (Tag, error) {
 	if existing, err := tagByName(ctx, tx, nt.Name); err == nil {
-		return Tag{}, Errorf(ErrConflict, "tag %q exists", existing.Name)
+		return Tag{}, Errorf(ErrConflict, "tag %q exists", existing.Name).On("name")
 	} else if !errors.Is(err, ErrNotFound) {
 		return Tag{}, err
 	}
@@ -215,7 +215,7 @@ func (db *DB) UpdateTag(ctx context.Context, id string, p TagPatch) (Tag, error)
 		if p.Name != nil {
 			other, err := tagByName(ctx, tx, strings.TrimSpace(*p.Name))
 			if err == nil && other.ID != id {
-				return Errorf(ErrConflict, "tag %q exists", other.Name)
+				return Errorf(ErrConflict, "tag %q exists", other.Name).On("name")
 			} else if err != nil && !errors.Is(err, ErrNotFound) {
 				return err
 			}
@@ -315,9 +315,9 @@ func checkTagsExist(ctx context.Context, tx *writeTx, ids []string) error {
 	case 0:
 		return nil
 	case 1:
-		return Errorf(ErrInvalid, "unknown tag %s", unknown[0])
+		return Errorf(ErrInvalid, "unknown tag %s", unknown[0]).On("tag_ids")
 	}
-	return Errorf(ErrInvalid, "unknown tags %s", strings.Join(unknown, ", "))
+	return Errorf(ErrInvalid, "unknown tags %s", strings.Join(unknown, ", ")).On("tag_ids")
 }
 
 // setDocumentTags links a document to tags that are known to exist.

@@ -27,7 +27,7 @@ type Thread struct {
 	Model string `json:"model,omitempty"`
 	// WorkingState is the JSON object {schema_revid, prompt_revid,
 	// extraction} restored on the thread's next turn; {} at first.
-	WorkingState json.RawMessage `json:"working_state"`
+	WorkingState json.RawMessage `json:"working_state" ts:"WorkingState"`
 	CreatedAt    time.Time       `json:"created_at"`
 	// UpdatedAt moves with every change: messages appended or truncated,
 	// working state saved, a rename.
@@ -45,14 +45,14 @@ type ThreadMessage struct {
 	Thinking string `json:"thinking,omitempty"`
 	// ToolCalls is the assistant's JSON array [{id, name, arguments}], nil
 	// when it called none.
-	ToolCalls json.RawMessage `json:"tool_calls,omitempty"`
+	ToolCalls json.RawMessage `json:"tool_calls,omitempty" ts:"ToolCall[]"`
 	// ToolCallID and ToolName belong to a tool message: the call it answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name,omitempty"`
 	// Data is a JSON object of what the protocol records beside the message
 	// (approvals, proposed and executed arguments, usage, round index); nil
 	// when there is none.
-	Data json.RawMessage `json:"data,omitempty"`
+	Data json.RawMessage `json:"data,omitempty" ts:"MessageData"`
 	// CreatedAt is set by AppendMessages.
 	CreatedAt time.Time `json:"created_at"`
 }
@@ -100,7 +100,7 @@ func threadExists(ctx context.Context, q queryer, threadID string) error {
 // found.
 func (db *DB) CreateThread(ctx context.Context, documentID, title, model string) (Thread, error) {
 	title = strings.TrimSpace(title)
-	if err := checkLength("thread title", title, MaxTitleLength); err != nil {
+	if err := checkLength("thread title", "title", title, MaxTitleLength); err != nil {
 		return Thread{}, err
 	}
 	var th Thread
@@ -163,7 +163,7 @@ func (db *DB) RenameThread(ctx context.Context, documentID, threadID, title stri
 	if title == "" {
 		return Thread{}, Errorf(ErrInvalid, "thread title is empty")
 	}
-	if err := checkLength("thread title", title, MaxTitleLength); err != nil {
+	if err := checkLength("thread title", "title", title, MaxTitleLength); err != nil {
 		return Thread{}, err
 	}
 	var th Thread

@@ -70,7 +70,11 @@ const (
 
 // ImportEvent is the payload of ImportingEvent and ImportedEvent.
 type ImportEvent struct {
-	Paths  []string `json:"paths"`
-	Report any      `json:"report,omitempty"`
-	Error  string   `json:"error,omitempty"`
+	// Paths are the files and folders dropped or picked.
+	Paths []string `json:"paths"`
+	// Report is what Options.Import returned (`docent import --json`'s
+	// report), once the import ends.
+	Report any `json:"report,omitempty" ts:"ImportReport"`
+	// Error is why the import failed as a whole.
+	Error string `json:"error,omitempty"`
 }

@@ -63,7 +63,11 @@ func (s *Server) createSchema(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Name == nil || len(body.ResponseFormat) == 0 {
-		s.writeError(w, r, fault.Errorf(fault.Invalid, "a schema needs name and response_format"))
+		missing := "name"
+		if body.Name != nil {
+			missing = "response_format"
+		}
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "a schema needs name and response_format").On(missing))
 		return
 	}
 	res, err := agent.CreateSchema(r.Context(), s.cfg.DB, *body.Name, body.ResponseFormat)

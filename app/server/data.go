@@ -56,11 +56,11 @@ type schemaRow struct {
 	Values map[string]any `json:"values"`
 	// ValidationErrors are the extraction's problems, [{path, message}]
 	// (paths as JSON pointers, "/total"), for marking cells.
-	ValidationErrors json.RawMessage `json:"validation_errors"`
+	ValidationErrors json.RawMessage `json:"validation_errors" ts:"SchemaProblem[]"`
 	// Evidence says where each value stands in the document, by path
 	// ({status, page, quote, bbox}), for marking cells and linking them
 	// to their page.
-	Evidence json.RawMessage `json:"evidence"`
+	Evidence json.RawMessage `json:"evidence" ts:"EvidenceMap"`
 }
 
 // schemaColumns finds a schema (id, revision id or name) and returns its

@@ -17,7 +17,7 @@ import (
 
 // pageList answers GET /api/documents/{id}/pages.
 type pageList struct {
-	Pages any `json:"pages"`
+	Pages []storage.PageDetail `json:"pages"`
 }
 
 func (s *Server) documentPages(w http.ResponseWriter, r *http.Request) {

@@ -45,13 +45,18 @@ func (s *Server) ocrSettings(ctx context.Context) ocrSettings {
 	return out
 }
 
+// ocrLangBody is the body of PUT /api/settings/ocr.
+type ocrLangBody struct {
+	// Lang is Tesseract's language list ("deu+eng"); "" goes back to the
+	// default.
+	Lang string `json:"lang"`
+}
+
 // putOCRSettings saves the OCR languages ({"lang": "deu+eng"}; "" goes
 // back to the default). Languages whose data is not installed are refused,
 // saying what to install.
 func (s *Server) putOCRSettings(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Lang string `json:"lang"`
-	}
+	var body ocrLangBody
 	if err := s.decodeJSON(w, r, &body, false); err != nil {
 		s.writeError(w, r, err)
 		return

@@ -270,8 +270,16 @@ func (s *Server) handleUnknownAPI(w http.ResponseWriter, r *http.Request) {
 
 // errorResponse is the body of every error answer.
 type errorResponse struct {
+	// Error is the message for a person, as the one mapping
+	// (fault.Describe) words it.
 	Error string `json:"error"`
-	Code  string `json:"code"`
+	// Code is the machine-readable class of the error: clients branch on
+	// it, never on the message.
+	Code string `json:"code" ts:"ErrorCode"`
+	// Field names the request member the error is about ("name",
+	// "schema_id"), for a form to show it beside that input; left out for
+	// an error about the whole request.
+	Field string `json:"field,omitempty"`
 }
 
 // The HTTP layer's own error codes, beside the domain's (package fault).
@@ -320,7 +328,7 @@ func errorAnswer(ctx context.Context, logger *slog.Logger, op string, err error)
 	if !ok {
 		status = http.StatusInternalServerError
 	}
-	return status, errorResponse{Error: msg, Code: string(code)}
+	return status, errorResponse{Error: msg, Code: string(code), Field: fault.FieldOf(err)}
 }
 
 // errorText is what a person reads for err in a list of failures (an

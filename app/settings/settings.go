@@ -62,7 +62,7 @@ type Patch struct {
 	OpenAIBaseURL *string `json:"openai_base_url,omitempty"`
 	// OpenAIKey is a secret.Value, so that a patch that is logged or
 	// marshalled by mistake shows "[redacted]".
-	OpenAIKey    *secret.Value `json:"openai_api_key,omitempty"`
+	OpenAIKey    *secret.Value `json:"openai_api_key,omitempty" ts:"string"`
 	DefaultModel *string       `json:"default_model,omitempty"`
 }
 

@@ -62,6 +62,11 @@ type Error struct {
 	Code Code
 	// Message says what went wrong, and where it can, what to do.
 	Message string
+	// Field, when the error is about one member of a request, is that
+	// member's JSON name ("name", "schema_id"): a form shows the message
+	// beside its input instead of guessing the input from the words.
+	// "" for an error about the whole request.
+	Field string
 	// Err is the underlying error, if any: errors.Is and errors.As see it,
 	// the log shows it, a person does not.
 	Err error
@@ -80,6 +85,12 @@ func (e *Error) Unwrap() []error {
 		return []error{e.Code}
 	}
 	return []error{e.Code, e.Err}
+}
+
+// On sets the request member the error is about (see Field) and returns e.
+func (e *Error) On(field string) *Error {
+	e.Field = field
+	return e
 }
 
 // Errorf returns a domain error with the given code and the formatted
@@ -134,6 +145,21 @@ func Describe(err error) (code Code, message string, internal bool) {
 		return Timeout, "timed out", false
 	}
 	return Internal, InternalMessage, true
+}
+
+// FieldOf returns the request member err is about: the Field of the
+// outermost Coder in its chain (see Describe) when that is an *Error, else
+// "". An outer error that carries its own code speaks for the whole of err,
+// so its lack of a field wins over a field further in.
+func FieldOf(err error) string {
+	var c Coder
+	if !errors.As(err, &c) {
+		return ""
+	}
+	if e, ok := c.(*Error); ok {
+		return e.Field
+	}
+	return ""
 }
 
 // ErrorCode returns the code err is shown with (see Describe), "" for nil.

@@ -101,3 +101,25 @@ func TestReportLogsAnInternalErrorOnce(t *testing.T) {
 		t.Errorf("a non-internal error was logged:\n%s", log.String())
 	}
 }
+
+// The field an error is about travels through wrapping, and an outer
+// error with its own code, which is what is shown, decides.
+func TestFieldOfNamesTheMemberTheShownErrorIsAbout(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"nil", nil, ""},
+		{"a field error", Errorf(Invalid, "tag name is empty").On("name"), "name"},
+		{"wrapped", fmt.Errorf("create tag: %w", Errorf(Conflict, "tag %q exists", "x").On("name")), "name"},
+		{"no field", Errorf(Invalid, "bad"), ""},
+		{"an outer coded error speaks for the whole", Errorf(Invalid, "import: %w", Errorf(Invalid, "x").On("name")), ""},
+		{"another package's Coder", &codedErr{"unreachable", "down"}, ""},
+		{"not a Coder", errors.New("plain"), ""},
+	} {
+		if got := FieldOf(tc.err); got != tc.want {
+			t.Errorf("%s: FieldOf(%v) = %q, want %q", tc.name, tc.err, got, tc.want)
+		}
+	}
+}

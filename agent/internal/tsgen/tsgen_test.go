@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/docent/docent/agent/tsdecl"
 )
 
 // TestGeneratedFileIsCurrent is the CI check that the TypeScript wire types
 // are those of the Go types: it fails, with the command to run, when the
 // checked-in file differs from what the generator writes now.
 func TestGeneratedFileIsCurrent(t *testing.T) {
-	root, err := repoRoot()
+	root, err := tsdecl.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,14 +26,14 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 		t.Fatalf("%v; run %s", err, Command)
 	}
 	if string(got) != string(want) {
-		t.Fatalf("%s is stale (%s): run %s", Output, FirstDifference(got, want), Command)
+		t.Fatalf("%s is stale (%s): run %s", Output, tsdecl.FirstDifference(got, want), Command)
 	}
 }
 
 // The generated file names every event type once, in the union, with the
 // protocol's field names and optional members.
 func TestGeneratedShapes(t *testing.T) {
-	root, err := repoRoot()
+	root, err := tsdecl.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +67,7 @@ func TestGeneratedShapes(t *testing.T) {
 	if !strings.Contains(s, Command) {
 		t.Error("the generated file does not say how to regenerate it")
 	}
-	if FirstDifference([]byte("a\nb\n"), []byte("a\nc\n")) != `line 2 is "b", want "c"` {
-		t.Error(FirstDifference([]byte("a\nb\n"), []byte("a\nc\n")))
+	if tsdecl.FirstDifference([]byte("a\nb\n"), []byte("a\nc\n")) != `line 2 is "b", want "c"` {
+		t.Error(tsdecl.FirstDifference([]byte("a\nb\n"), []byte("a\nc\n")))
 	}
 }

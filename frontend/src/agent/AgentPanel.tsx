@@ -27,6 +27,7 @@ import {
 } from "./reducer";
 import { ThreadPicker } from "./ThreadPicker";
 import type { ApprovalControls } from "./ToolCard";
+import { errorInput, type ErrorInput } from "../lib/errors";
 
 export interface AgentPanelProps {
   docId: string;
@@ -40,7 +41,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
   const [state, dispatch] = useReducer(reducer, undefined, initialConversation);
   const [settings] = useSettings();
   const [threads, setThreads] = useState<Thread[]>([]);
-  const [threadsError, setThreadsError] = useState<string | null>(null);
+  const [threadsError, setThreadsError] = useState<ErrorInput | null>(null);
   const [loadingThread, setLoadingThread] = useState(false);
   const abortRef = useRef<AbortController | null>(null);
   const scroller = useRef<HTMLDivElement>(null);
@@ -52,7 +53,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
       setThreads(await api.listThreads(docId));
       setThreadsError(null);
     } catch (e) {
-      setThreadsError(errorMessage(e));
+      setThreadsError(errorInput(e));
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [docId]);
@@ -70,7 +71,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
         const messages = messagesFromThread(stored, `${t.thread_id}-`, { model: t.model });
         dispatch({ type: "loaded", threadId: t.thread_id, messages, workingState: t.working_state ?? null, pending: pendingFromThread(stored, messages) });
       } catch (e) {
-        setThreadsError(errorMessage(e));
+        setThreadsError(errorInput(e));
       } finally {
         setLoadingThread(false);
       }
@@ -88,7 +89,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
         const latest = [...ts].sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""))[0];
         if (latest) void openThread(latest.thread_id);
       },
-      (e) => !cancelled && setThreadsError(errorMessage(e)),
+      (e) => !cancelled && setThreadsError(errorInput(e)),
     );
     return () => {
       cancelled = true;

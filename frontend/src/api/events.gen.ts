@@ -421,6 +421,19 @@ export interface MessageData {
   mentions?: Mention[];
 }
 
+/**
+ * Map is evidence keyed by field path: dot-separated object keys, array
+ * indexes as numbers ("total", "seller.name", "lines.0.amount"). A scalar
+ * at the root of the value has the path "".
+ */
+export type EvidenceMap = Record<string, FieldEvidence>;
+
+/** Problem is one error or warning, at a JSON-pointer-like path. */
+export interface SchemaProblem {
+  path: string;
+  message: string;
+}
+
 /** Summary is what a call will do. */
 export interface Summary {
   /**
@@ -501,6 +514,33 @@ export interface Mention {
   id: string;
 }
 
+/** Evidence says where one value of an extraction stands in its document. */
+export interface FieldEvidence {
+  /** Page is the 1-based number of the page the value is on. */
+  page?: number;
+  /**
+   * Quote is the text as it stands in the document: the matched words
+   * joined by one space.
+   */
+  quote?: string;
+  /**
+   * BBox is [x0, y0, x1, y1], the union of the quote's word boxes as
+   * fractions of the page's width and height (0..1), origin top-left,
+   * rounded to 4 decimals; absent for pages without words.
+   */
+  bbox?: number[];
+  /** Status says whether the value was found, and how clearly. */
+  status: EvidenceStatus;
+  /**
+   * Candidates lists the places of a value found in several, best first,
+   * at most MaxCandidates: of an ambiguous value, and of a distinctive
+   * one (a name, an amount with three significant digits, a date)
+   * grounded at the first of several places that none of labels and
+   * siblings told apart.
+   */
+  candidates?: EvidenceCandidate[];
+}
+
 /** SummaryProp is one property a call sets. */
 export interface SummaryProp {
   label: string;
@@ -573,13 +613,13 @@ export interface Extraction {
   /** ValidationStatus is one of the Validation constants. */
   validation_status: string;
   /** ValidationErrors is a JSON array of {path, message}. */
-  validation_errors: unknown;
+  validation_errors: SchemaProblem[];
   /**
    * Evidence says where each value stands in the document: a JSON
    * object keyed by field path, {status, page, quote, bbox, candidates}
    * (agent/evidence). {} until the extraction is grounded.
    */
-  evidence: unknown;
+  evidence: EvidenceMap;
   prompt_tokens: number;
   completion_tokens: number;
   /**
@@ -596,6 +636,20 @@ export interface Extraction {
   note?: string;
   created_at: string;
   updated_at: string;
+}
+
+/** Status says how a value was found in the document. */
+export type EvidenceStatus =
+  | "grounded"
+  | "ambiguous"
+  | "ungrounded"
+  | "edited";
+
+/** Candidate is one place where an ambiguous value stands. */
+export interface EvidenceCandidate {
+  page: number;
+  quote: string;
+  bbox?: number[];
 }
 
 /** SummaryChip is one tag. */

@@ -4,15 +4,19 @@
 
 import type { ErrorBody } from "./types";
 
-/** A failed request: the server's `{error, code}` with the HTTP status. */
+/** A failed request: the server's `{error, code, field?}` with the HTTP status. */
 export class ApiError extends Error {
   readonly status: number;
+  /** The server's code (ErrorCode), "network" when it did not answer, "" when the answer had none. */
   readonly code: string;
-  constructor(status: number, message: string, code = "") {
+  /** The request member the error is about, "" when it is about the whole request. */
+  readonly field: string;
+  constructor(status: number, message: string, code = "", field = "") {
     super(message);
     this.name = "ApiError";
     this.status = status;
     this.code = code;
+    this.field = field;
   }
 }
 
@@ -34,6 +38,7 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
   if (res.status === 401) reportUnauthorized();
   let message = `${res.status} ${res.statusText}`.trim();
   let code = "";
+  let field = "";
   try {
     const text = await res.text();
     if (text) {
@@ -41,6 +46,7 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
         const body = JSON.parse(text) as Partial<ErrorBody>;
         if (body && typeof body.error === "string") message = body.error;
         if (body && typeof body.code === "string") code = body.code;
+        if (body && typeof body.field === "string") field = body.field;
       } catch {
         message = text.slice(0, 300);
       }
@@ -48,7 +54,7 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
   } catch {
     // keep the status line
   }
-  return new ApiError(res.status, message, code);
+  return new ApiError(res.status, message, code, field);
 }
 
 export type Query = Record<string, string | number | boolean | undefined | null>;

@@ -4,7 +4,14 @@
 
 import { listOf, request } from "./http";
 import type {
+  AcceptReport,
   DataQuery,
+  DocumentPatch,
+  HealthResponse,
+  RerunReport,
+  SchemaBody,
+  SearchResult,
+  ThreadCreated,
   DataRows,
   DocumentInfo,
   DocumentSort,
@@ -18,7 +25,6 @@ import type {
   PromptRevision,
   ResponseFormat,
   SchemaRevision,
-  SearchHit,
   ServerSettings,
   Summary,
   SettingsPatch,
@@ -27,7 +33,7 @@ import type {
   TagInput,
   Thread,
   ThreadWithMessages,
-  ToolLists,
+  ToolList,
   TurnResult,
   ChatRequest,
   ApproveRequest,
@@ -55,7 +61,7 @@ export function dataQueryString(q: DataQuery, extra: Record<string, string | num
 }
 
 export const api = {
-  health: () => request<{ ok: boolean; version: string }>("/api/health"),
+  health: () => request<HealthResponse>("/api/health"),
 
   // documents
   listDocuments: (
@@ -64,7 +70,7 @@ export const api = {
   ) =>
     request<DocumentList>("/api/documents", { query: q, signal }),
   getDocument: (id: string) => request<DocumentInfo>(`/api/documents/${enc(id)}`),
-  updateDocument: (id: string, body: { name?: string; tag_ids?: string[]; metadata?: Record<string, unknown> }) =>
+  updateDocument: (id: string, body: DocumentPatch) =>
     request<DocumentInfo>(`/api/documents/${enc(id)}`, { method: "PATCH", body }),
   deleteDocument: (id: string) => request<unknown>(`/api/documents/${enc(id)}`, { method: "DELETE" }),
   documentFileURL: (id: string) => `/api/documents/${enc(id)}/file`,
@@ -77,9 +83,9 @@ export const api = {
   // schemas
   listSchemas: async () => listOf<SchemaRevision>(await request<unknown>("/api/schemas"), "schemas"),
   getSchema: (id: string) => request<SchemaRevision>(`/api/schemas/${enc(id)}`),
-  createSchema: (body: { name: string; response_format: ResponseFormat }) =>
+  createSchema: (body: SchemaBody & { name: string; response_format: ResponseFormat }) =>
     request<SchemaRevision>("/api/schemas", { method: "POST", body }),
-  updateSchema: (id: string, body: { name: string; response_format: ResponseFormat }) =>
+  updateSchema: (id: string, body: SchemaBody & { name: string; response_format: ResponseFormat }) =>
     request<SchemaRevision>(`/api/schemas/${enc(id)}`, { method: "PUT", body }),
   deleteSchema: (id: string) => request<unknown>(`/api/schemas/${enc(id)}`, { method: "DELETE" }),
   /** The data view: one row per document whose latest extraction used the schema. */
@@ -87,7 +93,7 @@ export const api = {
     request<DataRows>(`/api/schemas/${enc(schemaId)}/rows?${dataQueryString(q, { offset, limit })}`, { signal }),
   /** Runs the documents' extraction again with the schema's prompt. */
   rerunSchema: (schemaId: string, document_ids: string[]) =>
-    request<unknown>(`/api/schemas/${enc(schemaId)}/rerun`, { method: "POST", body: { document_ids } }),
+    request<RerunReport>(`/api/schemas/${enc(schemaId)}/rerun`, { method: "POST", body: { document_ids } }),
   /** Where the table of a schema downloads from, with the data view's filters. */
   schemaExportURL: (schemaId: string, format: "csv" | "xlsx" | "json", q: DataQuery) =>
     `/api/schemas/${enc(schemaId)}/export?${dataQueryString(q, { format })}`,
@@ -127,9 +133,9 @@ export const api = {
     }),
 
   // search, models, tools
-  search: (q: string, limit?: number) => request<{ hits: SearchHit[] }>("/api/search", { query: { q, limit } }),
+  search: (q: string, limit?: number) => request<SearchResult>("/api/search", { query: { q, limit } }),
   models: () => request<ModelList>("/api/models"),
-  chatTools: () => request<ToolLists>("/api/chat/tools"),
+  chatTools: () => request<ToolList>("/api/chat/tools"),
   /** What a call with these (edited) arguments would do, in the conversation of docId and threadId. */
   toolSummary: (tool: string, args: unknown, docId: string, threadId: string | null) =>
     request<Summary>(`/api/tools/${enc(tool)}/summary`, {
@@ -150,7 +156,7 @@ export const api = {
   listThreads: async (docId: string) =>
     listOf<Thread>(await request<unknown>(`/api/documents/${enc(docId)}/chat/threads`), "threads"),
   createThread: (docId: string, title?: string) =>
-    request<{ thread_id: string }>(`/api/documents/${enc(docId)}/chat/threads`, { method: "POST", body: { title } }),
+    request<ThreadCreated>(`/api/documents/${enc(docId)}/chat/threads`, { method: "POST", body: { title } }),
   getThread: (docId: string, threadId: string) =>
     request<ThreadWithMessages>(`/api/documents/${enc(docId)}/chat/threads/${enc(threadId)}`),
   renameThread: (docId: string, threadId: string, title: string) =>
@@ -170,7 +176,7 @@ export const api = {
     request<DocumentInfo>(`/api/documents/${enc(docId)}/auto-create/reject`, { method: "POST" }),
   /** Accepts the proposals of several documents at once. */
   acceptAutoCreateMany: (document_ids: string[]) =>
-    request<unknown>("/api/auto-create/accept", { method: "POST", body: { document_ids } }),
+    request<AcceptReport>("/api/auto-create/accept", { method: "POST", body: { document_ids } }),
 
   // provider settings, kept by the server (the API key is never sent back)
   getSettings: () => request<ServerSettings>("/api/settings"),

@@ -3,7 +3,7 @@
 // its own error.
 
 import { ApiError, reportUnauthorized } from "./http";
-import type { UploadAnswer } from "./types";
+import type { ErrorBody, UploadAnswer } from "./types";
 
 export interface UploadOptions {
   autoCreate?: boolean;
@@ -36,12 +36,12 @@ export function uploadFile(file: File, opts: UploadOptions = {}): Promise<Upload
       if (xhr.status >= 200 && xhr.status < 300) {
         opts.onProgress?.(1);
         const a = (body ?? {}) as Partial<UploadAnswer>;
-        resolve({ documents: a.documents ?? [], errors: a.errors ?? [] });
+        resolve({ documents: a.documents ?? [], duplicates: a.duplicates ?? [], errors: a.errors ?? [] });
         return;
       }
       if (xhr.status === 401) reportUnauthorized();
-      const b = (body ?? {}) as { error?: string; code?: string };
-      reject(new ApiError(xhr.status, b.error ?? `Upload failed (${xhr.status})`, b.code ?? ""));
+      const b = (body ?? {}) as Partial<ErrorBody>;
+      reject(new ApiError(xhr.status, b.error ?? `Upload failed (${xhr.status})`, b.code ?? "", b.field ?? ""));
     };
     xhr.onerror = () => reject(new ApiError(0, "Upload failed: the server could not be reached.", "network"));
     xhr.onabort = () => reject(new DOMException("Upload cancelled", "AbortError"));

@@ -20,7 +20,7 @@ export function RichText({ text }: { text: string }) {
 }
 
 export interface ErrorBoxProps {
-  /** The error: a message string (as useAsync keeps it), an ApiError, or an error event's {message, code}. */
+  /** The error: an ErrorInput (as useAsync keeps it), an ApiError, an error event's {message, code}, or a bare message (classified as unknown). */
   error: unknown;
   /** Offered as "Retry" only when trying again can help (a network failure, a 5xx, a busy model server), never for a refused request. */
   onRetry?: () => void;

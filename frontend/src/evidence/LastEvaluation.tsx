@@ -5,43 +5,18 @@
 import { request, listOf } from "../api/http";
 import { formatDate } from "../components/common";
 import { useAsync } from "../lib/useAsync";
+import type { EvalField, EvalReport, EvalScore, Evaluation, EvaluationList } from "../api/types";
 
-export interface EvalScore {
-  known: number;
-  exact: number;
-  wrong: number;
-  missing: number;
-  extra: number;
-  grounded: number;
-  accuracy: number;
-  grounded_share: number;
-}
-
-export interface EvalReport {
-  evaluation_id: string;
-  version: number;
-  model: string;
-  source: "truth" | "corrections";
-  overall: EvalScore;
-  fields: (EvalScore & { field: string })[];
-  documents: unknown[];
-  baseline?: { baseline_id: string; baseline_accuracy: number; accuracy_change: number; exact_change: number };
-}
-
-export interface Evaluation {
-  evaluation_id: string;
-  created_at: string;
-  report: EvalReport;
-}
+export type { EvalReport, EvalScore, Evaluation };
 
 export async function listEvaluations(promptId: string): Promise<Evaluation[]> {
-  return listOf<Evaluation>(await request<unknown>(`/api/prompts/${encodeURIComponent(promptId)}/evaluations`), "evaluations");
+  return listOf<Evaluation>(await request<EvaluationList>(`/api/prompts/${encodeURIComponent(promptId)}/evaluations`), "evaluations");
 }
 
 const pct = (x: number) => `${(x * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })} %`;
 
 /** Fields that missed, worst first: what to work on next. */
-export function weakestFields(r: EvalReport, n = 5): (EvalScore & { field: string })[] {
+export function weakestFields(r: EvalReport, n = 5): EvalField[] {
   return r.fields
     .filter((f) => f.exact < f.known || f.extra > 0)
     .sort((a, b) => a.accuracy - b.accuracy || b.known - a.known || a.field.localeCompare(b.field))

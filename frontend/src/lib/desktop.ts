@@ -3,23 +3,15 @@
 // import with runtime events. The page's own drop handling stays out of the
 // way there, so a drop is imported once.
 
-import type { DocumentInfo } from "../api/types";
+import { importedEvent, importingEvent, type ImportEvent } from "../api/api.gen";
 
 /** The Wails runtime calls used here (window.runtime in the desktop app). */
 interface DesktopRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
 }
 
-/** What the Go side sends with docent:importing and docent:imported. */
-export interface DesktopImport {
-  paths: string[];
-  report?: {
-    documents: DocumentInfo[];
-    duplicates: { file: string; document_id: string }[];
-    errors: { file: string; error: string; document_id?: string }[];
-  };
-  error?: string;
-}
+/** What the Go side sends with docent:importing and docent:imported (app/desktop.ImportEvent). */
+export type DesktopImport = ImportEvent;
 
 function desktopRuntime(): DesktopRuntime | null {
   const rt = typeof window !== "undefined" ? (window.runtime as Partial<DesktopRuntime> | undefined) : undefined;
@@ -42,8 +34,8 @@ export function watchDesktopImports(
 ): () => void {
   const rt = desktopRuntime();
   if (!rt) return () => {};
-  const offStart = rt.EventsOn("docent:importing", (e) => onStart(e as DesktopImport));
-  const offDone = rt.EventsOn("docent:imported", (e) => onDone(e as DesktopImport));
+  const offStart = rt.EventsOn(importingEvent, (e) => onStart(e as DesktopImport));
+  const offDone = rt.EventsOn(importedEvent, (e) => onDone(e as DesktopImport));
   // Capture on window runs before the page's own listeners: the native
   // drop already imports these files.
   const swallow = (e: DragEvent) => {

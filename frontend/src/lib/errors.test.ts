@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../api/http";
-import { classify, describeError, splitBackticks } from "./errors";
+import { ApiError, errorFromResponse } from "../api/http";
+import { classify, describeError, errorInput, formErrorField, splitBackticks } from "./errors";
 
 describe("errors for people", () => {
   it("offers a retry for a network failure and a 5xx, not for a refused request", () => {
@@ -23,14 +23,35 @@ describe("errors for people", () => {
     expect(describeError(new ApiError(400, "x", "invalid")).link).toBeUndefined();
   });
 
-  it("classifies a bare message by its words or its status line", () => {
-    expect(classify({ message: "Cannot reach the Docent server. Is `docent --serve` still running?" })).toBe("network");
-    expect(classify({ message: "cannot reach Ollama at http://x: is it running?" })).toBe("model_unreachable");
-    expect(classify({ message: "502 Bad Gateway" })).toBe("model_failed");
-    expect(classify({ message: "404 Not Found" })).toBe("not_found");
-    expect(classify({ message: "something odd" })).toBe("unknown");
-    expect(describeError("something odd")).toMatchObject({ title: "", retry: true, message: "something odd" });
+  it("classifies by code, then by status, never by the words of the message", () => {
+    // Words that once chose a class by themselves, now without a code: unknown.
+    expect(classify({ message: "Cannot reach the Docent server. Is `docent --serve` still running?" })).toBe("unknown");
+    expect(classify({ message: "cannot reach Ollama at http://x: is it running?" })).toBe("unknown");
+    expect(classify({ message: "502 Bad Gateway" })).toBe("unknown");
+    expect(classify({ message: "Internal error: something failed inside Docent" })).toBe("unknown");
+    // The code decides, whatever the words say.
+    expect(classify({ message: "cannot reach Ollama", code: "not_found" })).toBe("not_found");
+    expect(classify({ message: "Host header refused", code: "misdirected", status: 421 })).toBe("unauthorized");
+    expect(classify({ message: "x", code: "network", status: 0 })).toBe("network");
+    // An answer without a code (a proxy's page): its status.
+    expect(classify({ message: "<html>", status: 502 })).toBe("model_failed");
+    expect(classify({ message: "<html>", status: 404 })).toBe("not_found");
+    expect(classify({ message: "odd", code: "no_such_code", status: 409 })).toBe("conflict");
+    expect(describeError("something odd")).toMatchObject({ title: "", retry: true, message: "something odd", kind: "unknown" });
     expect(describeError("something odd", false).retry).toBe(false);
+  });
+
+  it("keeps the code, status and field of a refused request to the form that shows it", async () => {
+    const res = new Response(JSON.stringify({ error: "tag name is empty", code: "invalid", field: "name" }), { status: 400 });
+    const e = await errorFromResponse(res);
+    expect(e).toMatchObject({ status: 400, code: "invalid", field: "name", message: "tag name is empty" });
+    expect(errorInput(e)).toEqual({ message: "tag name is empty", status: 400, code: "invalid", field: "name" });
+    expect(formErrorField(e, ["name", "color", "description"])).toBe("name");
+    // A field the form has no input for, or none at all: the form's foot.
+    expect(formErrorField(new ApiError(400, "unknown tag t_x", "invalid", "tag_ids"), ["name", "color"])).toBe("_form");
+    // The words name a field, but the server did not: not guessed.
+    expect(formErrorField(new ApiError(409, "schema name is taken", "conflict"), ["name", "response_format"])).toBe("_form");
+    expect(formErrorField(new ApiError(0, "Cannot reach the Docent server.", "network"), ["name"])).toBe("_form");
   });
 
   it("splits backticks into code spans", () => {

@@ -3,20 +3,26 @@
 // every error box, the agent's turn errors and the settings page say the
 // same thing for the same failure.
 //
-// The input is whatever a caller holds: an ApiError (HTTP status and the
-// server's code), an error event's {message, code}, or only a message
-// string (useAsync keeps the message). The codes are the server's:
-// storage/fault (not_found, conflict, invalid, unavailable, canceled,
-// timeout, internal), the HTTP layer's (unauthorized, ...) and the model
-// providers' kinds (unreachable, model_not_found, no_tool_support,
-// context_overflow, rate_limited, server_error, stream_interrupted,
-// timeout, auth, bad_response, rejected).
+// An error is classified by its code, never by its words: the server's
+// `code` (ErrorCode, generated from the Go codes: storage/fault's, the HTTP
+// layer's and the model providers' kinds), or "network" when the server did
+// not answer. KIND is the one mapping from code to class; an answer without
+// a code (a proxy's HTML page) falls back to its HTTP status.
 
+import type { ErrorCode } from "../api/types";
+
+/** A code the UI sees: the server's, or "network" when it did not answer. */
+export type ClientErrorCode = ErrorCode | "network";
+
+/** An error as the UI keeps it, from the request to the box that shows it. */
 export interface ErrorInput {
   message: string;
   /** HTTP status; 0 when the server did not answer; undefined when unknown. */
   status?: number;
+  /** The server's code ("" or absent when the answer had none). */
   code?: string;
+  /** The request member the error is about, as the server names it (`field`). */
+  field?: string;
 }
 
 export interface ErrorAdvice {
@@ -54,73 +60,53 @@ export type ErrorKind =
   | "canceled"
   | "unknown";
 
+/** The class of each code. A code the server gains fails the build here until it has one. */
+const KIND: Record<ClientErrorCode, ErrorKind> = {
+  network: "network",
+  unreachable: "model_unreachable",
+  model_not_found: "model_missing",
+  auth: "model_auth",
+  no_tool_support: "model_tools",
+  context_overflow: "model_context",
+  rate_limited: "model_busy",
+  server_error: "model_failed",
+  stream_interrupted: "model_failed",
+  bad_response: "model_failed",
+  rejected: "invalid",
+  timeout: "timeout",
+  unavailable: "unavailable",
+  invalid: "invalid",
+  not_found: "not_found",
+  conflict: "conflict",
+  unauthorized: "unauthorized",
+  forbidden_origin: "unauthorized",
+  misdirected: "unauthorized",
+  too_large: "too_large",
+  internal: "internal",
+  canceled: "canceled",
+};
+
 const SETTINGS = { href: "#/settings", label: "Open Settings" };
 
-/** Reads any thrown or stored error into ErrorInput. */
+/** Reads any thrown or stored error into ErrorInput, keeping its code, status and field. */
 export function errorInput(e: unknown): ErrorInput {
   if (e && typeof e === "object") {
-    const o = e as { message?: unknown; status?: unknown; code?: unknown; error?: unknown };
+    const o = e as { message?: unknown; status?: unknown; code?: unknown; error?: unknown; field?: unknown };
     const message = typeof o.message === "string" ? o.message : typeof o.error === "string" ? o.error : String(e);
     return {
       message,
       ...(typeof o.status === "number" ? { status: o.status } : {}),
       ...(typeof o.code === "string" && o.code ? { code: o.code } : {}),
+      ...(typeof o.field === "string" && o.field ? { field: o.field } : {}),
     };
   }
   return { message: e === undefined || e === null ? "" : String(e) };
 }
 
-/** The class of an error from its code, else its status, else its words. */
+/** The class of an error from its code, else its HTTP status. */
 export function classify(e: ErrorInput): ErrorKind {
-  switch (e.code) {
-    case "network":
-      return "network";
-    case "unreachable":
-      return "model_unreachable";
-    case "model_not_found":
-      return "model_missing";
-    case "auth":
-      return "model_auth";
-    case "no_tool_support":
-      return "model_tools";
-    case "context_overflow":
-      return "model_context";
-    case "rate_limited":
-      return "model_busy";
-    case "server_error":
-    case "stream_interrupted":
-    case "bad_response":
-      return "model_failed";
-    case "rejected":
-      return "invalid";
-    case "timeout":
-      return "timeout";
-    case "unavailable":
-      return "unavailable";
-    case "invalid":
-      return "invalid";
-    case "not_found":
-      return "not_found";
-    case "conflict":
-      return "conflict";
-    case "unauthorized":
-    case "forbidden_origin":
-      return "unauthorized";
-    case "too_large":
-      return "too_large";
-    case "internal":
-      return "internal";
-    case "canceled":
-      return "canceled";
-  }
-  const m = e.message;
-  // Words first: a message without a code (useAsync keeps only the text).
-  if (/cannot reach the docent server/i.test(m)) return "network";
-  if (/cannot reach (ollama|the model|the openai)/i.test(m) || /connection refused/i.test(m)) return "model_unreachable";
-  if (/is not pulled|model .* not found|unknown model/i.test(m)) return "model_missing";
-  if (/no model provider|no model is configured|OPENAI_API_KEY is not set/i.test(m)) return "unavailable";
-  if (/^internal error/i.test(m)) return "internal";
-  const status = e.status ?? statusOf(m);
+  if (e.code && Object.hasOwn(KIND, e.code)) return KIND[e.code as ClientErrorCode];
+  const status = e.status;
   if (status === undefined) return "unknown";
   if (status === 0) return "network";
   if (status === 400 || status === 422) return "invalid";
@@ -136,10 +122,14 @@ export function classify(e: ErrorInput): ErrorKind {
   return "unknown";
 }
 
-/** A status at the start of a message ("502 Bad Gateway"), as http.ts writes one when the body had no message. */
-function statusOf(m: string): number | undefined {
-  const x = /^(\d{3})\b/.exec(m.trim());
-  return x ? Number(x[1]) : undefined;
+/**
+ * Where a form shows an error: beside the input of the member the server
+ * named (`field`), when the form has that input, else at the form's foot
+ * ("_form").
+ */
+export function formErrorField(e: unknown, fields: readonly string[]): string {
+  const field = errorInput(e).field;
+  return field && fields.includes(field) ? field : "_form";
 }
 
 /**

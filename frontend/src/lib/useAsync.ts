@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { errorMessage } from "../api/http";
+import { errorInput, type ErrorInput } from "./errors";
 
 export interface AsyncState<T> {
   data: T | undefined;
-  error: string | null;
+  /** The failure with its code, status and field (ErrorBox words it); null while none. */
+  error: ErrorInput | null;
   loading: boolean;
   reload: () => void;
   setData: (v: T) => void;
@@ -12,7 +13,7 @@ export interface AsyncState<T> {
 /** Runs fn whenever deps change; the latest answer wins. */
 export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): AsyncState<T> {
   const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorInput | null>(null);
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
   const seq = useRef(0);
@@ -28,7 +29,7 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): AsyncState<T
       },
       (e) => {
         if (my !== seq.current) return;
-        setError(errorMessage(e));
+        setError(errorInput(e));
         setLoading(false);
       },
     );

@@ -22,6 +22,8 @@ function row(i: number): DataRow {
     auto_create_status: i % 3 ? "accepted" : "proposed",
     edited: i % 5 ? [] : ["total"],
     values: { invoice_number: `INV-${i}`, total: i * 1.5, "seller.name": "ACME", lines: [{ sku: "a", qty: 1 }, { sku: "b", qty: 2 }, { sku: "c", qty: i }] },
+    validation_errors: [],
+    evidence: {},
   };
 }
 
@@ -162,7 +164,7 @@ describe("RowStore", () => {
     });
     store.ensure(0, 1);
     await settle();
-    expect(store.error).toBe("boom");
+    expect(store.error?.message).toBe("boom");
     store.ensure(0, 1);
     expect(calls).toBe(1);
     store.refresh();

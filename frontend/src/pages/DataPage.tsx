@@ -7,7 +7,6 @@
 // export links carry the same filters.
 
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
 import type { DataColumn, DataQuery, DataRow, DataStatus, EvidenceMap, Extraction } from "../api/types";
 import { Empty, ErrorBox, Spinner } from "../components/common";
@@ -17,6 +16,7 @@ import { useAsync } from "../lib/useAsync";
 import { DataGrid, type SelectAllState, type SortState } from "./DataGrid";
 import { reviewPager, RowStore, valueAt, type FetchPage, type ReviewPager } from "./dataRows";
 import { dataStateFromQuery, dataViewHash, sameDataView, type DataViewState } from "./dataUrl";
+import { errorInput, type ErrorInput } from "../lib/errors";
 
 const STATUSES: [DataStatus, string][] = [
   ["", "All rows"],
@@ -93,7 +93,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
   const [selected, setSelected] = useState<Map<string, DataRow>>(() => new Map());
   const [busy, setBusy] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<ErrorInput | string | null>(null);
   const [rerunning, setRerunning] = useState(false);
 
   useEffect(() => {
@@ -189,7 +189,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
         return;
       }
       setBusy("select");
-      store.loadAll().then(pick, (e: unknown) => setActionError(errorMessage(e))).finally(() => setBusy(null));
+      store.loadAll().then(pick, (e: unknown) => setActionError(errorInput(e))).finally(() => setBusy(null));
     },
     [store],
   );
@@ -227,7 +227,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
         },
         (e: unknown) => {
           setNotice(null);
-          setActionError(errorMessage(e));
+          setActionError(errorInput(e));
         },
       )
       .finally(() => {
@@ -249,7 +249,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
           setNotice(`Accepted ${n - errors.length} proposal${n - errors.length === 1 ? "" : "s"}.`);
           setActionError(bulkErrors(errors, names));
         },
-        (e: unknown) => setActionError(errorMessage(e)),
+        (e: unknown) => setActionError(errorInput(e)),
       )
       .finally(() => {
         setBusy(null);

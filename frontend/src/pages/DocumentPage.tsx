@@ -6,7 +6,10 @@ import { FailedDocument, WaitingForText } from "./UnreadDocument";
 import { useTitle } from "../lib/useTitle";
 import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
-import type { DocumentInfo, Extraction, WorkingState } from "../api/types";
+import type { DocumentInfo, Extraction, ListedDocument, WorkingState } from "../api/types";
+
+/** A document as its page has it: from GET /api/documents/{id}, or a list's row with its kind's name. */
+type ShownDocument = DocumentInfo & Partial<Pick<ListedDocument, "kind_name">>;
 import { AgentPanel } from "../agent/AgentPanel";
 import { ErrorBox, Spinner } from "../components/common";
 import { RefusedCalls } from "../proposals/RefusedCalls";
@@ -157,7 +160,7 @@ function AutoCreateBar({
 }
 
 /** The document's kind in its header: the schema's name, linking to its data view. */
-function KindBadge({ doc }: { doc: DocumentInfo }) {
+function KindBadge({ doc }: { doc: ShownDocument }) {
   const name = useAsync(
     () => (doc.kind_name || !doc.schema_id ? Promise.resolve(doc.kind_name ?? "") : api.getSchema(doc.schema_id).then((s) => s.name)),
     [doc.schema_id, doc.kind_name],
@@ -178,7 +181,7 @@ const NO_KIND = "-";
  * tooltips). The server extracts the document again with the new kind's
  * prompt (the one a person chose), which takes a while with a local model.
  */
-function KindPicker({ doc, onMoved }: { doc: DocumentInfo; onMoved(): void }) {
+function KindPicker({ doc, onMoved }: { doc: ShownDocument; onMoved(): void }) {
   const schemas = useAsync(() => api.listSchemas(), []);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -232,7 +235,7 @@ function KindPicker({ doc, onMoved }: { doc: DocumentInfo; onMoved(): void }) {
           {error}
         </span>
       )}
-      {schemas.error && <span className="field-error"> {schemas.error}</span>}
+      {schemas.error && <span className="field-error"> {schemas.error.message}</span>}
     </span>
   );
 }

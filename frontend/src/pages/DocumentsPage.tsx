@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api/routes";
-import type { DocumentInfo, DocumentSort, SortOrder, Tag } from "../api/types";
+import type { DocumentInfo, DocumentSort, ListedDocument, SortOrder, Tag } from "../api/types";
 import { Empty, ErrorBox, formatBytes, formatDate, Spinner } from "../components/common";
 import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
@@ -37,7 +37,7 @@ export function TagChips({ ids, tags }: { ids: string[]; tags: Tag[] | undefined
 }
 
 /** The document's kind: its schema's name, linking to the schema's data view. */
-export function KindLink({ doc }: { doc: DocumentInfo }) {
+export function KindLink({ doc }: { doc: ListedDocument }) {
   if (!doc.schema_id) return <span className="muted">—</span>;
   return (
     <a className="kind-link" href={href("data", doc.schema_id)} title={`Open the data of ${doc.kind_name || "this kind"} (${doc.schema_id})`} data-testid="doc-kind">

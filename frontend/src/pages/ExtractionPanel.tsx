@@ -16,6 +16,7 @@ import { EvidenceMark } from "../evidence/EvidenceMark";
 import { PromptLink } from "../components/ArtifactLink";
 import { useArtifactNames } from "../lib/names";
 import { useAsync } from "../lib/useAsync";
+import { errorInput, type ErrorInput } from "../lib/errors";
 
 /** A leaf's value as text. */
 function valueText(value: unknown): string {
@@ -238,7 +239,7 @@ export function ExtractionPanel({ docId, workingState, revision, selection = nul
   const [override, setOverride] = useState<Extraction | null>(null);
   const [promptRev, setPromptRev] = useState("");
   const [running, setRunning] = useState(false);
-  const [runError, setRunError] = useState<string | null>(null);
+  const [runError, setRunError] = useState<ErrorInput | null>(null);
   const [showRaw, setShowRaw] = useState(false);
 
   useEffect(() => setOverride(null), [revision]);
@@ -282,7 +283,7 @@ export function ExtractionPanel({ docId, workingState, revision, selection = nul
       setSelected(x.extraction_id);
       list.reload();
     } catch (e) {
-      setRunError(errorMessage(e));
+      setRunError(errorInput(e));
     } finally {
       setRunning(false);
     }

@@ -9,7 +9,8 @@ import { invalidateNames } from "../lib/names";
 import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
-import { ArtifactLayout, fieldOfError } from "./artifacts";
+import { ArtifactLayout } from "./artifacts";
+import { errorInput, formErrorField } from "../lib/errors";
 
 function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; onSaved(p: PromptRevision): void; onCancel(): void }) {
   const schemas = useAsync(() => api.listSchemas(), []);
@@ -41,8 +42,7 @@ function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; 
       invalidateNames();
       onSaved(saved);
     } catch (e) {
-      const { field, message } = fieldOfError(e, ["name", "schema_version", "schema", "model", "tag"], "content");
-      setErrors({ [field === "schema" ? "schema_id" : field === "tag" ? "tag_ids" : field]: message });
+      setErrors({ [formErrorField(e, ["name", "content", "schema_id", "schema_version", "model", "tag_ids"])]: errorInput(e).message });
     } finally {
       setSaving(false);
     }

@@ -8,7 +8,8 @@ import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
 import { SchemaEditor, SchemaView } from "../schema/FieldTable";
 import { sanitizeName } from "../schema/fields";
-import { ArtifactLayout, fieldOfError } from "./artifacts";
+import { ArtifactLayout } from "./artifacts";
+import { errorInput, formErrorField } from "../lib/errors";
 
 const TEMPLATE: ResponseFormat = {
   type: "json_schema",
@@ -48,8 +49,7 @@ function SchemaForm({ initial, onSaved, onCancel }: { initial?: SchemaRevision; 
       invalidateNames();
       onSaved(s);
     } catch (e) {
-      const { field, message } = fieldOfError(e, ["name"], "response_format");
-      setErrors({ [field]: message });
+      setErrors({ [formErrorField(e, ["name", "response_format"])]: errorInput(e).message });
     } finally {
       setSaving(false);
     }

@@ -8,6 +8,7 @@ import { useTitle } from "../lib/useTitle";
 import { OcrLanguages } from "../setup/OcrLanguages";
 import { SetupPanel } from "../setup/SetupPanel";
 import { refreshSetup, useSetupStatus } from "../setup/useSetup";
+import { errorInput, type ErrorInput } from "../lib/errors";
 
 /** The provider fields of the form, as typed; "" = not saved (the default applies). */
 interface ProviderForm {
@@ -40,11 +41,11 @@ function formOf(x: ServerSettings): ProviderForm {
 
 export default function SettingsPage() {
   const [s, set] = useSettings();
-  const [server, setServer] = useState<{ loading: boolean; value?: ServerSettings; error?: string }>({ loading: true });
+  const [server, setServer] = useState<{ loading: boolean; value?: ServerSettings; error?: ErrorInput }>({ loading: true });
   const [form, setForm] = useState<ProviderForm>({ ollama_host: "", openai_base_url: "", openai_api_key: "", default_model: "" });
   const setupState = useSetupStatus();
   const knownModels = (setupState.data?.models ?? []).map((m) => m.id);
-  const [test, setTest] = useState<{ loading: boolean; result?: ProviderCheck[]; error?: string }>({ loading: false });
+  const [test, setTest] = useState<{ loading: boolean; result?: ProviderCheck[]; error?: ErrorInput }>({ loading: false });
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<{ ok: boolean; text: string } | null>(null);
   useTitle("Settings");
@@ -56,7 +57,7 @@ export default function SettingsPage() {
 
   const load = () => {
     setServer({ loading: true });
-    api.getSettings().then(loaded, (e) => setServer({ loading: false, error: errorMessage(e) }));
+    api.getSettings().then(loaded, (e) => setServer({ loading: false, error: errorInput(e) }));
   };
   useEffect(load, []);
 
@@ -95,7 +96,7 @@ export default function SettingsPage() {
     try {
       setTest({ loading: false, result: (await api.testSettings(patch())).providers });
     } catch (e) {
-      setTest({ loading: false, error: errorMessage(e) });
+      setTest({ loading: false, error: errorInput(e) });
     }
   };
 

@@ -6,7 +6,8 @@ import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { invalidateNames } from "../lib/names";
 import { useTitle } from "../lib/useTitle";
-import { ArtifactLayout, fieldOfError } from "./artifacts";
+import { ArtifactLayout } from "./artifacts";
+import { errorInput, formErrorField } from "../lib/errors";
 
 function TagForm({ initial, onSaved, onCancel }: { initial?: Tag; onSaved(t: Tag): void; onCancel(): void }) {
   const [name, setName] = useState(initial?.name ?? "");
@@ -27,8 +28,7 @@ function TagForm({ initial, onSaved, onCancel }: { initial?: Tag; onSaved(t: Tag
       invalidateNames();
       onSaved(saved);
     } catch (e) {
-      const { field, message } = fieldOfError(e, ["color", "description", "name"], "name");
-      setErrors({ [field]: message });
+      setErrors({ [formErrorField(e, ["name", "color", "description"])]: errorInput(e).message });
     } finally {
       setSaving(false);
     }

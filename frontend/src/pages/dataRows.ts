@@ -2,9 +2,9 @@
 // query's rows, fetched as the window over them moves, and the arithmetic of
 // that window. Kept apart so a test can drive 10,000 rows without a browser.
 
-import { errorMessage } from "../api/http";
 import type { DataColumn, DataRow, DataRows } from "../api/types";
 import { rowNeedsReview } from "../evidence/evidence";
+import { errorInput, type ErrorInput } from "../lib/errors";
 
 /** Fetches rows [offset, offset+limit) of the current query. */
 export type FetchPage = (offset: number, limit: number, signal: AbortSignal) => Promise<DataRows>;
@@ -40,7 +40,7 @@ export class RowStore {
   readonly pageSize: number;
   total: number | null = null;
   columns: DataColumn[] = [];
-  error: string | null = null;
+  error: ErrorInput | null = null;
   /** Requests made, for tests and the benchmark. */
   requests = 0;
   private fetchPage: FetchPage;
@@ -118,7 +118,7 @@ export class RowStore {
       this.emit();
     } catch (e) {
       if (gen !== this.gen || ctl.signal.aborted) return;
-      this.error = errorMessage(e);
+      this.error = errorInput(e);
       this.emit();
     } finally {
       if (this.inflight.get(p)?.ctl === ctl) this.inflight.delete(p);
@@ -177,7 +177,7 @@ export class RowStore {
     const gen = this.gen;
     const changed = () => new Error("The table changed while its rows were loading; select again.");
     if (this.total === null) await this.load(0);
-    if (this.error) throw new Error(this.error);
+    if (this.error) throw new Error(this.error.message);
     const per = Math.max(1, Math.floor(chunk / this.pageSize));
     const pages = Math.ceil((this.total ?? 0) / this.pageSize);
     const ctl = new AbortController();

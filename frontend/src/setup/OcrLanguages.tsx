@@ -6,18 +6,12 @@ import { useState } from "react";
 import { request } from "../api/http";
 import { ErrorBox } from "../components/common";
 import { useAsync } from "../lib/useAsync";
+import type { OcrLangBody, OcrSettings } from "../api/types";
 
-export interface OcrSettings {
-  lang: string;
-  saved: string;
-  default: string;
-  engine: string;
-  installed: string[];
-  error?: string;
-}
+export type { OcrSettings };
 
 const getOcr = () => request<OcrSettings>("/api/settings/ocr");
-const putOcr = (lang: string) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body: { lang } });
+const putOcr = (lang: string) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body: { lang } satisfies OcrLangBody });
 
 export function OcrLanguages() {
   const s = useAsync(getOcr, []);

@@ -3,7 +3,7 @@
 // recommended and what to do next (app/settings/firstrun.go); nothing here
 // repeats those rules, it only words them for the page.
 
-import type { SetupModel, SetupStatus, SetupUse } from "../api/types";
+import type { SetupModel, SetupStatus } from "../api/types";
 
 /** The capabilities shown as chips, in this order; any other follows. */
 const CHIP_ORDER = ["tools", "vision", "thinking", "completion"];
@@ -30,7 +30,7 @@ export function contextLabel(n: number | undefined): string {
   return n >= 1024 ? `${Math.round(n / 1024)}k tokens` : `${n} tokens`;
 }
 
-const USE_LABEL: Record<SetupUse, string> = { agent: "the agent", extraction: "extraction" };
+const USE_LABEL: Record<string, string> = { agent: "the agent", extraction: "extraction" };
 
 /** "Recommended for the agent and extraction", or "" when it is not recommended. */
 export function recommendedLabel(m: Pick<SetupModel, "recommended_for">): string {

@@ -4,13 +4,13 @@
 // terminal) and after the settings change (refreshSetup).
 
 import { useEffect, useSyncExternalStore } from "react";
-import { errorMessage } from "../api/http";
 import { getSetup } from "../api/routes";
 import type { SetupStatus } from "../api/types";
+import { errorInput, type ErrorInput } from "../lib/errors";
 
 export interface SetupState {
   data?: SetupStatus;
-  error?: string;
+  error?: ErrorInput;
   loading: boolean;
 }
 
@@ -39,7 +39,7 @@ export function refreshSetup({ reuse = false } = {}): Promise<void> {
       if (my === seq) set({ data, loading: false });
     },
     (e) => {
-      if (my === seq) set({ data: state.data, error: errorMessage(e), loading: false });
+      if (my === seq) set({ data: state.data, error: errorInput(e), loading: false });
     },
   );
   const tracked: Promise<void> = p.finally(() => {

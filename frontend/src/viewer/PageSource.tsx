@@ -4,18 +4,12 @@
 
 import { request } from "../api/http";
 import { useAsync } from "../lib/useAsync";
+import type { PageDetail, PageList } from "../api/types";
 
-export interface PageDetail {
-  page: number;
-  source: "text_layer" | "ocr" | "vision" | "none";
-  engine?: string;
-  lang?: string;
-  confidence?: number;
-  note?: string;
-}
+export type { PageDetail };
 
 /** A short line for a page's source; "" for a text layer (nothing to say). */
-export function sourceText(p: PageDetail | undefined): string {
+export function sourceText(p: Pick<PageDetail, "page" | "source" | "engine" | "lang" | "confidence" | "note"> | undefined): string {
   if (!p) return "";
   switch (p.source) {
     case "ocr": {
@@ -33,7 +27,7 @@ export function sourceText(p: PageDetail | undefined): string {
 
 export function PageSource({ docId, page, status }: { docId: string; page: number; status: string }) {
   const pages = useAsync(
-    () => request<{ pages: PageDetail[] }>(`/api/documents/${encodeURIComponent(docId)}/pages`).then((x) => x.pages),
+    () => request<PageList>(`/api/documents/${encodeURIComponent(docId)}/pages`).then((x) => x.pages),
     [docId, status],
   );
   const text = sourceText(pages.data?.find((p) => p.page === page));

@@ -154,12 +154,7 @@ func (s *Server) documentText(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, documentText{Text: text, Page: page, Pages: doc.Pages})
 		return
 	}
-	pages, err := s.cfg.DB.DocumentText(ctx, doc.ID)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, documentText{Text: strings.Join(pages, pageBreak), Pages: doc.Pages})
+	s.writeWholeText(w, r, doc)
 }
 
 // uploadReport answers POST /api/documents, as `docent import --json`

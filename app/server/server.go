@@ -95,6 +95,7 @@ type Server struct {
 	ocr        *ocr.Worker                // reads documents that wait for OCR (ocr.go)
 	docWatch   documentWatch              // streams of documents' changes (document_events.go)
 	background background                 // what Start starts and Close stops (background.go)
+	largeTexts chan struct{}              // turns of long whole-text answers (document_text.go)
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -124,7 +125,8 @@ func New(cfg Config) *Server {
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets), importer: cfg.Importer}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets), importer: cfg.Importer,
+		largeTexts: make(chan struct{}, maxLargeTexts)}
 	if s.importer == nil {
 		s.importer = &ingest.Importer{DB: cfg.DB}
 	}

@@ -194,7 +194,7 @@ func printServeURL(env *Env, listen string, addr net.Addr, scheme, token, fp str
 	printURL := func(hostport any) {
 		fmt.Fprintf(env.IO.Out, "Docent is serving on %s://%s/?token=%s\n", scheme, hostport, token)
 		if fp != "" {
-			fmt.Fprintf(env.IO.Out, "Its certificate's SHA-256 fingerprint is %s: on another device, check that the browser shows the same before you sign in.\n", fp)
+			fmt.Fprintf(env.IO.Out, "Certificate fingerprint (SHA-256): %s\n(on another device, check that the browser shows the same before you accept the certificate)\n", fp)
 		}
 	}
 	ap, err := netip.ParseAddrPort(addr.String())

@@ -26,7 +26,7 @@ type served struct {
 	stderr                  *syncBuffer
 }
 
-var fingerprintPattern = regexp.MustCompile(`SHA-256 fingerprint is ((?:[0-9A-F]{2}:){31}[0-9A-F]{2})`)
+var fingerprintPattern = regexp.MustCompile(`(?m)^Certificate fingerprint \(SHA-256\): ((?:[0-9A-F]{2}:){31}[0-9A-F]{2})$`)
 
 // serve starts `docent --serve` with args on the data directory and waits
 // for the URL it prints; the server stops when the test ends.

@@ -77,7 +77,11 @@ func (s *Server) writeWholeText(w http.ResponseWriter, r *http.Request, doc stor
 		if err != nil {
 			// The status is sent: the answer ends without its closing
 			// brace, which no JSON reader takes for the whole text.
-			s.cfg.Logger.Warn("document text cut short", "document", doc.ID, "err", err)
+			if ctx.Err() != nil {
+				s.cfg.Logger.Debug("document text: the client left", "document", doc.ID, "err", err)
+			} else {
+				s.cfg.Logger.Warn("document text cut short", "document", doc.ID, "err", err)
+			}
 			return
 		}
 		batch = next

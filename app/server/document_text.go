@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -23,14 +22,6 @@ import (
 // time (pages are at most 65,536 characters for text files).
 const textBatchBytes = 1 << 20
 
-// maxLargeTexts is how many whole-text answers longer than one batch are
-// written at once; others wait for a turn (or for their client to leave).
-// Each holds a batch and its JSON (about 2 MiB), and one that a client
-// reads slowly holds its turn until the client stops reading for
-// WriteTimeout, so the bound keeps memory and the store's readers steady
-// under many such requests, while short texts never wait.
-const maxLargeTexts = 4
-
 // writeWholeText answers the whole text of doc, streamed.
 func (s *Server) writeWholeText(w http.ResponseWriter, r *http.Request, doc storage.Document) {
 	ctx := r.Context()
@@ -40,13 +31,13 @@ func (s *Server) writeWholeText(w http.ResponseWriter, r *http.Request, doc stor
 		return
 	}
 	if more(batch, pages) {
-		// A large text: wait for a turn holding nothing, then read again.
-		select {
-		case s.largeTexts <- struct{}{}:
-			defer func() { <-s.largeTexts }()
-		case <-ctx.Done():
+		// A large text: wait for a turn holding nothing, then read again
+		// (large_answers.go).
+		batch = nil
+		if !s.largeTurn(ctx) {
 			return // the client left while waiting
 		}
+		defer s.endLargeTurn()
 		if batch, pages, err = s.cfg.DB.PageTexts(ctx, doc.ID, 1, textBatchBytes); err != nil {
 			s.writeError(w, r, err)
 			return
@@ -102,31 +93,19 @@ func more(batch []storage.PageText, pages int) bool {
 // answer (and frees its turn) instead of holding it. The first error
 // sticks and makes later writes no-ops.
 type textWriter struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	timeout time.Duration
-	out     *bufio.Writer
-	esc     bytes.Buffer
-	enc     *json.Encoder
-	err     error
+	conn *deadlineWriter
+	out  *bufio.Writer
+	esc  bytes.Buffer
+	enc  *json.Encoder
+	err  error
 }
 
 func newTextWriter(w http.ResponseWriter, timeout time.Duration) *textWriter {
-	tw := &textWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
-	tw.out = bufio.NewWriterSize(deadlineWriter{tw}, 64<<10)
+	tw := &textWriter{conn: newDeadlineWriter(w, timeout)}
+	tw.out = bufio.NewWriterSize(tw.conn, 64<<10)
 	tw.enc = json.NewEncoder(&tw.esc)
 	tw.enc.SetEscapeHTML(false) // as writeJSON
 	return tw
-}
-
-// deadlineWriter is the client's connection, with a deadline per write.
-type deadlineWriter struct{ tw *textWriter }
-
-func (d deadlineWriter) Write(b []byte) (int, error) {
-	if err := d.tw.rc.SetWriteDeadline(time.Now().Add(d.tw.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		return 0, fmt.Errorf("set write deadline: %w", err)
-	}
-	return d.tw.w.Write(b)
 }
 
 // raw writes JSON as it is.
@@ -158,5 +137,4 @@ func (tw *textWriter) flush() error {
 	return tw.err
 }
 
-// done clears the write deadline: the connection may serve another request.
-func (tw *textWriter) done() { _ = tw.rc.SetWriteDeadline(time.Time{}) }
+func (tw *textWriter) done() { tw.conn.done() }

@@ -97,11 +97,11 @@ type Server struct {
 	session  string // the session cookie's value, derived from the token
 	importer *ingest.Importer
 
-	autoCreate *agent.AutoCreateScheduler // runs the auto-create queue (autocreate.go)
-	ocr        *ocr.Worker                // reads documents that wait for OCR (ocr.go)
-	docWatch   documentWatch              // streams of documents' changes (document_events.go)
-	background background                 // what Start starts and Close stops (background.go)
-	largeTexts chan struct{}              // turns of long whole-text answers (document_text.go)
+	autoCreate   *agent.AutoCreateScheduler // runs the auto-create queue (autocreate.go)
+	ocr          *ocr.Worker                // reads documents that wait for OCR (ocr.go)
+	docWatch     documentWatch              // streams of documents' changes (document_events.go)
+	background   background                 // what Start starts and Close stops (background.go)
+	largeAnswers chan struct{}              // turns of large answers (large_answers.go)
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -135,7 +135,7 @@ func New(cfg Config) *Server {
 		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets), importer: cfg.Importer,
-		largeTexts: make(chan struct{}, maxLargeTexts)}
+		largeAnswers: make(chan struct{}, maxLargeAnswers)}
 	if s.importer == nil {
 		s.importer = &ingest.Importer{DB: cfg.DB}
 	}

@@ -1,12 +1,12 @@
 // Command textbench measures the peak memory of `docent --serve` answering
-// GET /api/documents/{id}/text for the first document of a data directory,
-// N requests at once:
+// GET /api/documents/{id}/text (or /file) for the first document of a data
+// directory, N requests at once:
 //
-//	go run ./app/server/testdata/textbench DOCENT DATA_DIR N
+//	go run ./app/server/testdata/textbench DOCENT DATA_DIR N [text|file]
 //
 // It starts DOCENT --serve on DATA_DIR (loopback, a free port), sends N
-// requests at once, reads each answer to the end (checking that all are the
-// same and end as JSON does) and prints the server's peak resident memory
+// requests at once, reads each answer to the end (printing its size, hash
+// and last bytes, to compare) and prints the server's peak resident memory
 // (VmHWM) and the time. Linux only (/proc).
 package main
 
@@ -26,13 +26,17 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: textbench DOCENT DATA_DIR N")
+	if len(os.Args) != 4 && (len(os.Args) != 5 || (os.Args[4] != "text" && os.Args[4] != "file")) {
+		fmt.Fprintln(os.Stderr, "usage: textbench DOCENT DATA_DIR N [text|file]")
 		os.Exit(2)
+	}
+	route := "text"
+	if len(os.Args) == 5 {
+		route = os.Args[4]
 	}
 	n, err := strconv.Atoi(os.Args[3])
 	if err == nil {
-		err = run(os.Args[1], os.Args[2], n)
+		err = run(os.Args[1], os.Args[2], n, route)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "textbench:", err)
@@ -40,7 +44,7 @@ func main() {
 	}
 }
 
-func run(docent, dir string, n int) error {
+func run(docent, dir string, n int, route string) error {
 	cmd := exec.Command(docent, "--data-dir", dir, "--serve", "--listen", "127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -83,7 +87,7 @@ func run(docent, dir string, n int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = readText(base+"/api/documents/"+doc.ID+"/text", token)
+			results[i] = readAll(base+"/api/documents/"+doc.ID+"/"+route, token)
 		}()
 	}
 	wg.Wait()
@@ -95,9 +99,9 @@ func run(docent, dir string, n int) error {
 	return nil
 }
 
-// readText reads an answer to the end and says its status, size, hash and
-// whether it ends as the JSON object does.
-func readText(url, token string) string {
+// readAll reads an answer to the end and says its status, size, hash and
+// last bytes.
+func readAll(url, token string) string {
 	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
 		return err.Error()

@@ -82,9 +82,10 @@ type Config struct {
 	// client that stops reading ends its stream instead of holding a turn.
 	WriteTimeout time.Duration
 	// BodyTimeout is how long a request may take to send its body
-	// (default 30 s), plus a second per 256 KiB it carries, so an upload
-	// gets time in proportion (body_deadline.go). Event streams, which
-	// send no body, are not bounded by it.
+	// (default 30 s), plus a second per 64 KiB that has arrived, so an
+	// upload that keeps coming gets the time it needs and one that
+	// trickles is cut off (body_deadline.go). Event streams, which send
+	// no body, are not bounded by it.
 	BodyTimeout time.Duration
 }
 

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/docent/docent/app/settings"
@@ -167,6 +168,9 @@ func run(ctx context.Context, env *Env, args []string) error {
 	serve := top.Bool("serve", false, "")
 	listen := top.String("listen", defaultListen, "")
 	maxUpload := top.Int64("max-upload", defaultMaxUploadMiB, "")
+	tlsCert := top.String("tls-cert", "", "")
+	tlsKey := top.String("tls-key", "", "")
+	insecureHTTP := top.Bool("insecure-http", false, "")
 	version := top.Bool("version", false, "")
 	if err := top.Parse(rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -199,9 +203,9 @@ func run(ctx context.Context, env *Env, args []string) error {
 		}
 		return usagef("unknown command %q (see docent help)", name)
 	case *serve:
-		return runServe(ctx, env, serveOptions{Listen: *listen, MaxUploadMiB: *maxUpload})
-	case isFlagSet(top, "listen") || isFlagSet(top, "max-upload"):
-		return usagef("--listen and --max-upload go with --serve")
+		return runServe(ctx, env, serveOptions{Listen: *listen, MaxUploadMiB: *maxUpload, TLSCert: *tlsCert, TLSKey: *tlsKey, InsecureHTTP: *insecureHTTP})
+	case slices.ContainsFunc([]string{"listen", "max-upload", "tls-cert", "tls-key", "insecure-http"}, func(name string) bool { return isFlagSet(top, name) }):
+		return usagef("--listen, --max-upload, --tls-cert, --tls-key and --insecure-http go with --serve")
 	default:
 		return runDesktop(ctx, env)
 	}
@@ -237,8 +241,10 @@ func printHelp(w io.Writer) {
 
 Usage:
   docent                          open the desktop app
-  docent --serve [--listen ADDR] [--max-upload MiB]
-                                  serve the web UI and HTTP API (default %s)
+  docent --serve [--listen ADDR] [--max-upload MiB] [--tls-cert FILE --tls-key FILE | --insecure-http]
+                                  serve the web UI and HTTP API (default %s);
+                                  HTTPS beyond loopback, with a certificate made
+                                  in the data directory unless --tls-cert is given
   docent COMMAND [FLAGS]
 
 Commands:

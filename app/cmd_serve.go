@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -35,11 +37,58 @@ const (
 type serveOptions struct {
 	Listen       string
 	MaxUploadMiB int64
+	// TLSCert and TLSKey are a certificate and key to serve HTTPS with,
+	// on any address; without them a listen address beyond loopback gets
+	// the certificate Docent makes (tls.go).
+	TLSCert, TLSKey string
+	// InsecureHTTP serves plain HTTP beyond loopback, with a warning.
+	InsecureHTTP bool
+}
+
+// check refuses flags that do not go together.
+func (o serveOptions) check() error {
+	switch {
+	case o.MaxUploadMiB <= 0:
+		return usagef("--max-upload must be a positive number of MiB")
+	case (o.TLSCert == "") != (o.TLSKey == ""):
+		return usagef("--tls-cert and --tls-key go together")
+	case o.InsecureHTTP && o.TLSCert != "":
+		return usagef("--insecure-http and --tls-cert contradict each other")
+	}
+	return nil
+}
+
+// serveTLS decides how the server on ln speaks: HTTPS with the given
+// certificate, HTTPS with Docent's own beyond loopback, or plain HTTP (on
+// loopback, or beyond it with --insecure-http, which warns). A nil
+// certificate means plain HTTP.
+func serveTLS(env *Env, opts serveOptions, loopback bool) (*tls.Certificate, error) {
+	switch {
+	case opts.TLSCert != "":
+		cert, err := loadCertificate(opts.TLSCert, opts.TLSKey)
+		if err != nil {
+			return nil, err
+		}
+		return &cert, nil
+	case loopback:
+		return nil, nil // nothing crosses a network
+	case opts.InsecureHTTP:
+		env.Logger.Warn("serving plain HTTP beyond this machine (--insecure-http): the sign-in token, the session cookie and every document cross the network readable by anyone on it, who can then take over the session")
+		return nil, nil
+	}
+	cert, made, err := loadOrCreateCertificate(env.DataDir, env.Logger)
+	if err != nil {
+		return nil, err
+	}
+	if made {
+		fmt.Fprintf(env.IO.Err, "made an HTTPS certificate for this machine in %s\n", filepath.Join(env.DataDir, tlsCertFile))
+	}
+	return &cert, nil
 }
 
 func runServe(ctx context.Context, env *Env, opts serveOptions) error {
-	if opts.MaxUploadMiB <= 0 {
-		return usagef("--max-upload must be a positive number of MiB")
+	if err := opts.check(); err != nil {
+		return err
 	}
 	cfg, err := serverConfig(ctx, env)
 	if err != nil {
@@ -55,6 +104,11 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && tcp.IP.IsLoopback() {
 		cfg.LoopbackOnly = true
+	}
+	cert, err := serveTLS(env, opts, cfg.LoopbackOnly)
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	handler := server.New(cfg)
 	// The background work (the auto-create queue, the sweep of paused
@@ -74,14 +128,32 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 			defer inflight.Done()
 			handler.ServeHTTP(w, r)
 		}),
+		// No ReadTimeout nor WriteTimeout: event streams stay open for
+		// as long as they last; each request body gets its own read
+		// deadline and each streamed write its own write deadline
+		// (package server).
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
-	printServeURL(env, opts.Listen, ln.Addr(), cfg.Token)
+	scheme, fp := "http", ""
+	if cert != nil {
+		// No HSTS: a browser would then refuse the page outright when the
+		// self-made certificate changes, and it would bind every port of
+		// the host name to HTTPS.
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*cert}, MinVersion: tls.VersionTLS12}
+		scheme, fp = "https", fingerprint(*cert)
+	}
+	printServeURL(env, opts.Listen, ln.Addr(), scheme, cfg.Token, fp)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if cert != nil {
+			errc <- srv.ServeTLS(ln, "", "") // the certificate is in TLSConfig
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	// A new user learns here, and not at the first message, that no model
 	// is set up yet (the Settings page says the rest).
 	if live, err := env.Settings(ctx); err == nil {
@@ -114,13 +186,20 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 	return nil
 }
 
-// printServeURL prints the URL to open, with the token, on stdout. A server
+// printServeURL prints the URL to open, with the token, on stdout, and
+// under HTTPS the certificate's SHA-256 fingerprint (fp) beside it. A server
 // bound to every interface is shown at its loopback address (what works on
 // this machine), and a warning says who else can reach it.
-func printServeURL(env *Env, listen string, addr net.Addr, token string) {
+func printServeURL(env *Env, listen string, addr net.Addr, scheme, token, fp string) {
+	printURL := func(hostport any) {
+		fmt.Fprintf(env.IO.Out, "Docent is serving on %s://%s/?token=%s\n", scheme, hostport, token)
+		if fp != "" {
+			fmt.Fprintf(env.IO.Out, "Certificate fingerprint (SHA-256): %s\n(on another device, check that the browser shows the same before you accept the certificate)\n", fp)
+		}
+	}
 	ap, err := netip.ParseAddrPort(addr.String())
 	if err != nil {
-		fmt.Fprintf(env.IO.Out, "Docent is serving on http://%s/?token=%s\n", addr, token)
+		printURL(addr)
 		return
 	}
 	ip := ap.Addr().Unmap()
@@ -134,7 +213,7 @@ func printServeURL(env *Env, listen string, addr net.Addr, token string) {
 		}
 		shown = netip.AddrPortFrom(loop, ap.Port())
 	}
-	fmt.Fprintf(env.IO.Out, "Docent is serving on http://%s/?token=%s\n", shown, token)
+	printURL(shown)
 	switch {
 	case ip.IsUnspecified():
 		fmt.Fprintf(env.IO.Out, "It is reachable from the network on port %d of every address of this machine.\n", ap.Port())

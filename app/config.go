@@ -81,44 +81,53 @@ func loadOrCreateToken(dir string, logger *slog.Logger) (string, error) {
 		return "", fmt.Errorf("make an access token: %w", err)
 	}
 	token := hex.EncodeToString(raw[:])
-	// Write beside it and rename, so a crash never leaves a half-written
-	// token; CreateTemp makes the file 0600 from the start.
-	f, err := os.CreateTemp(dir, ".token-*")
-	if err != nil {
-		return "", fmt.Errorf("write the access token: %w", err)
-	}
-	_, werr := f.WriteString(token + "\n")
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(f.Name())
-		return "", fmt.Errorf("write the access token: %w", err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		_ = os.Remove(f.Name())
+	if err := writePrivateFile(dir, tokenFile, []byte(token+"\n")); err != nil {
 		return "", fmt.Errorf("write the access token: %w", err)
 	}
 	return token, nil
 }
 
+// writePrivateFile writes data to dir/name, readable by the user alone. It
+// writes beside it and renames, so a crash never leaves a half-written
+// file; CreateTemp makes the file 0600 from the start.
+func writePrivateFile(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+"-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
 // minTokenLength is the shortest token file accepted: 128 bits in hex.
 const minTokenLength = 32
 
-// tightenPermissions makes the token file readable by its owner alone
-// when group or others may read or write it.
+// tightenPermissions makes a private file of the data directory (the
+// token, the HTTPS key) readable by its owner alone when group or others
+// may read or write it.
 func tightenPermissions(path string, logger *slog.Logger) error {
 	if runtime.GOOS == "windows" {
 		return nil // permission bits mean little there; the profile folder is private
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("check the access token's permissions: %w", err)
+		return fmt.Errorf("check the permissions of %s: %w", path, err)
 	}
 	if fi.Mode().Perm()&0o077 == 0 {
 		return nil
 	}
-	logger.Warn("the access token file was readable by others; making it private", "path", path, "mode", fi.Mode().Perm().String())
+	logger.Warn("a private file was readable by others; making it private", "path", path, "mode", fi.Mode().Perm().String())
 	if err := os.Chmod(path, 0o600); err != nil {
-		return fmt.Errorf("make the access token private: %w", err)
+		return fmt.Errorf("make %s private: %w", path, err)
 	}
 	return nil
 }

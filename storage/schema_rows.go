@@ -140,7 +140,8 @@ func jsonPathOf(path string) (string, error) {
 	var b strings.Builder
 	b.WriteString("$")
 	for _, seg := range strings.Split(path, ".") {
-		if seg == "" || strings.Contains(seg, `"`) {
+		// A NUL would cut the bound path short in SQLite ("$.\"a").
+		if seg == "" || strings.ContainsAny(seg, "\"\x00") {
 			return "", Errorf(ErrInvalid, "field path %q cannot be sorted or filtered by", path)
 		}
 		b.WriteString(`."`)
@@ -230,6 +231,11 @@ func (db *DB) SchemaRows(ctx context.Context, q SchemaRowsQuery) ([]SchemaRow, i
 	for _, f := range q.Filters {
 		if f.Text == "" {
 			continue
+		}
+		if strings.ContainsRune(f.Text, 0) {
+			// SQLite reads bound text up to its first NUL: "\x00" would
+			// arrive as "" and match every row.
+			return nil, 0, Errorf(ErrInvalid, "filter on %q: the text contains a NUL character", f.Path)
 		}
 		expr, fargs, err := rowText(f.Path)
 		if err != nil {

@@ -114,9 +114,17 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	q.Del("token")
-	target := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+	target := url.URL{Path: localPath(r.URL.Path), RawQuery: q.Encode()}
 	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, target.String(), http.StatusSeeOther)
+}
+
+// localPath is a request's path as a redirect target that stays on this
+// server: one leading slash. A browser reads "//evil.example/x" (and
+// "/\evil.example/x") in a Location header as another host, which would
+// make the sign-in link an open redirect.
+func localPath(p string) string {
+	return "/" + strings.TrimLeft(p, `/\`)
 }
 
 func stateChanging(method string) bool {

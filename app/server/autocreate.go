@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -148,17 +150,43 @@ func exportOptions(r *http.Request) (opts export.Options, ctype string, err erro
 	return opts, ctype, nil
 }
 
-// exportPrompt answers GET /api/prompts/{prompt_id}/export?format=&explode=&raw=&evidence=:
-// the prompt's latest extraction of each document, as `docent export`
-// writes it, as a download. CSV cells that a spreadsheet would run as
-// formulas are neutralised unless raw=1 (see package export).
+// promptExportParams are the query parameters the prompt's export takes;
+// it refuses others rather than ignore them and export every row.
+var promptExportParams = []string{"format", "explode", "raw", "evidence", "tag"}
+
+// checkPromptExportParams refuses a query parameter the prompt's export
+// does not take. The data view's row selection is the schema export's: a
+// prompt's rows are its latest extraction of each document, whatever
+// schema that used, so the view's columns do not apply to them.
+func checkPromptExportParams(r *http.Request) error {
+	takes := strings.Join(promptExportParams, ", ")
+	for _, name := range slices.Sorted(maps.Keys(r.URL.Query())) {
+		switch {
+		case slices.Contains(promptExportParams, name):
+		case slices.Contains([]string{"sort", "order", "filter", "status", "prompt"}, name):
+			return fault.Errorf(fault.Invalid, "the prompt's export takes %s, not %s: sort, order, filter and status select rows of a schema's export (GET /api/schemas/{schema_id}/export)", takes, name)
+		default:
+			return fault.Errorf(fault.Invalid, "unknown query parameter %q: the prompt's export takes %s", name, takes)
+		}
+	}
+	return nil
+}
+
+// exportPrompt answers GET /api/prompts/{prompt_id}/export?format=&explode=&raw=&evidence=&tag=:
+// the prompt's latest extraction of each document (of the documents that
+// have every tag, ids or names, comma-separated or repeated), as `docent
+// export` writes it, as a download. CSV cells that a spreadsheet would
+// run as formulas are neutralised unless raw=1 (see package export).
 func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 	opts, ctype, err := exportOptions(r)
+	if err == nil {
+		err = checkPromptExportParams(r)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	data, err := export.Load(r.Context(), s.cfg.DB, r.PathValue("prompt_id"))
+	data, err := export.LoadPrompt(r.Context(), s.cfg.DB, r.PathValue("prompt_id"), splitList(r.URL.Query()["tag"]))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

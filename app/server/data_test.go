@@ -125,7 +125,7 @@ func TestSchemaRowsAnswerTheDataViewsContract(t *testing.T) {
 	// By name too: the schema's name finds it.
 	f.call("GET", "/api/schemas/invoice/rows", nil, http.StatusOK, nil)
 
-	for _, query := range []string{"?sort=nope", "?filter=nope:x", "?filter=total", "?order=up", "?status=pending", "?limit=1001"} {
+	for _, query := range []string{"?sort=nope", "?filter=nope:x", "?filter=total", "?order=up", "?status=pending", "?limit=1001", "?filter=invoice_number:%00"} {
 		f.wantError("GET", "/api/schemas/"+f.schema.SchemaID+"/rows"+query, nil, http.StatusBadRequest, "invalid")
 	}
 	f.wantError("GET", "/api/schemas/sch_missing/rows", nil, http.StatusNotFound, "not_found")
@@ -198,6 +198,7 @@ func TestExportBySchema(t *testing.T) {
 	}
 	f.wantError("GET", base+"?sort=nope", nil, http.StatusBadRequest, "invalid")
 	f.wantError("GET", base+"?filter=nope:x", nil, http.StatusBadRequest, "invalid")
+	f.wantError("GET", base+"?filter=invoice_number:%00", nil, http.StatusBadRequest, "invalid")
 	b = f.call("GET", base+"?format=jsonl&prompt=invoices", nil, http.StatusOK, nil)
 	if n := strings.Count(string(b), "\n"); n != 3 {
 		t.Errorf("jsonl narrowed to the prompt that made every row: %d lines", n)

@@ -92,7 +92,10 @@ func (s *Server) deleteDocument(w http.ResponseWriter, r *http.Request) {
 }
 
 // documentFile answers the original bytes with the stored media type, shown
-// inline (the UI's PDF viewer) under the document's name.
+// inline (the UI's PDF viewer) under the document's name. They are written
+// as the store holds them, a megabyte part at a time, and a file of more
+// than one part waits for a turn among the large answers
+// (large_answers.go): a 256 MiB file was held whole, per request.
 func (s *Server) documentFile(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	doc, err := s.cfg.DB.GetDocument(ctx, r.PathValue("id"))
@@ -100,22 +103,53 @@ func (s *Server) documentFile(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	data, err := s.cfg.DB.DocumentFile(ctx, doc.ID)
+	part, err := s.cfg.DB.FilePart(ctx, doc.ID, 0)
+	if err == nil && int64(len(part)) < doc.Size && r.Method != http.MethodHead {
+		part = nil // wait holding nothing
+		if !s.largeTurn(ctx) {
+			return // the client left while waiting
+		}
+		defer s.endLargeTurn()
+		part, err = s.cfg.DB.FilePart(ctx, doc.ID, 0)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	h := w.Header()
 	h.Set("Content-Type", doc.MediaType)
-	h.Set("Content-Length", strconv.Itoa(len(data)))
+	h.Set("Content-Length", strconv.FormatInt(doc.Size, 10))
 	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": doc.Name}))
 	// The bytes are the user's file: never let a browser run them as a page
 	// of this origin.
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox")
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(data)
+	if r.Method == http.MethodHead {
+		return
+	}
+	conn := newDeadlineWriter(w, s.cfg.WriteTimeout)
+	defer conn.done()
+	var sent int64
+	for n := 1; ; n++ {
+		if _, err := conn.Write(part); err != nil {
+			s.cfg.Logger.Debug("document file: the client left", "document", doc.ID, "err", err)
+			return
+		}
+		if sent += int64(len(part)); sent >= doc.Size {
+			return
+		}
+		if part, err = s.cfg.DB.FilePart(ctx, doc.ID, n); err == nil && part == nil {
+			err = fmt.Errorf("part %d is missing after %d of %d bytes", n, sent, doc.Size)
+		}
+		if err != nil {
+			// Short of its Content-Length, the answer ends with the
+			// connection closed: no client takes it for the file.
+			if ctx.Err() == nil {
+				s.cfg.Logger.Warn("document file cut short", "document", doc.ID, "err", err)
+			}
+			return
+		}
 	}
 }
 
@@ -154,12 +188,7 @@ func (s *Server) documentText(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, documentText{Text: text, Page: page, Pages: doc.Pages})
 		return
 	}
-	pages, err := s.cfg.DB.DocumentText(ctx, doc.ID)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, documentText{Text: strings.Join(pages, pageBreak), Pages: doc.Pages})
+	s.writeWholeText(w, r, doc)
 }
 
 // uploadReport answers POST /api/documents, as `docent import --json`

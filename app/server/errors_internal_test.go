@@ -31,6 +31,7 @@ func TestErrorAnswerMapsEachCodeToItsStatus(t *testing.T) {
 		{fault.Errorf(codeForbiddenOrigin, "origin"), http.StatusForbidden, codeForbiddenOrigin, "origin"},
 		{fault.Errorf(codeMisdirected, "host"), http.StatusMisdirectedRequest, codeMisdirected, "host"},
 		{fault.Errorf(codeTooLarge, "body"), http.StatusRequestEntityTooLarge, codeTooLarge, "body"},
+		{fault.Errorf(codeBodyTimeout, "slow"), http.StatusRequestTimeout, codeBodyTimeout, "slow"},
 		{fmt.Errorf("stop: %w", context.Canceled), http.StatusServiceUnavailable, fault.Canceled, "interrupted"},
 		{context.DeadlineExceeded, http.StatusGatewayTimeout, fault.Timeout, "timed out"},
 		{&provider.Error{Kind: provider.KindUnreachable, Message: "Ollama is not running: start it"}, http.StatusBadGateway, "unreachable", "Ollama is not running: start it"},

@@ -36,6 +36,7 @@ const (
 	DefaultKeepaliveInterval = 15 * time.Second
 	DefaultStreamBuffer      = 256
 	DefaultWriteTimeout      = 30 * time.Second
+	DefaultBodyTimeout       = 30 * time.Second
 )
 
 // Config is what the server needs.
@@ -80,6 +81,12 @@ type Config struct {
 	// WriteTimeout bounds each write of an event stream (default 30 s): a
 	// client that stops reading ends its stream instead of holding a turn.
 	WriteTimeout time.Duration
+	// BodyTimeout is how long a request may take to send its body
+	// (default 30 s), plus a second per 64 KiB that has arrived, so an
+	// upload that keeps coming gets the time it needs and one that
+	// trickles is cut off (body_deadline.go). Event streams, which send
+	// no body, are not bounded by it.
+	BodyTimeout time.Duration
 }
 
 // Server answers the HTTP API and serves the web UI.
@@ -91,10 +98,11 @@ type Server struct {
 	session  string // the session cookie's value, derived from the token
 	importer *ingest.Importer
 
-	autoCreate *agent.AutoCreateScheduler // runs the auto-create queue (autocreate.go)
-	ocr        *ocr.Worker                // reads documents that wait for OCR (ocr.go)
-	docWatch   documentWatch              // streams of documents' changes (document_events.go)
-	background background                 // what Start starts and Close stops (background.go)
+	autoCreate   *agent.AutoCreateScheduler // runs the auto-create queue (autocreate.go)
+	ocr          *ocr.Worker                // reads documents that wait for OCR (ocr.go)
+	docWatch     documentWatch              // streams of documents' changes (document_events.go)
+	background   background                 // what Start starts and Close stops (background.go)
+	largeAnswers chan struct{}              // turns of large answers (large_answers.go)
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -124,7 +132,11 @@ func New(cfg Config) *Server {
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets), importer: cfg.Importer}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets), importer: cfg.Importer,
+		largeAnswers: make(chan struct{}, maxLargeAnswers)}
 	if s.importer == nil {
 		s.importer = &ingest.Importer{DB: cfg.DB}
 	}
@@ -234,8 +246,10 @@ func (s *Server) Routes() []string {
 	return out
 }
 
-// ServeHTTP applies the access rules (access.go), then routes.
+// ServeHTTP applies the access rules (access.go) and the body's read
+// deadline (body_deadline.go), then routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = s.limitBodyRead(w, r) // first: a refused request's body is read too
 	if !s.allow(w, r) {
 		return
 	}
@@ -288,6 +302,7 @@ const (
 	codeForbiddenOrigin fault.Code = "forbidden_origin"
 	codeMisdirected     fault.Code = "misdirected"
 	codeTooLarge        fault.Code = "too_large"
+	codeBodyTimeout     fault.Code = "request_timeout"
 )
 
 // statusOf maps error codes to HTTP statuses, in one table; a code not in
@@ -306,6 +321,7 @@ var statusOf = map[fault.Code]int{
 	codeForbiddenOrigin: http.StatusForbidden,
 	codeMisdirected:     http.StatusMisdirectedRequest,
 	codeTooLarge:        http.StatusRequestEntityTooLarge,
+	codeBodyTimeout:     http.StatusRequestTimeout,
 
 	fault.Code(provider.KindUnreachable):       http.StatusBadGateway,
 	fault.Code(provider.KindModelNotFound):     http.StatusBadGateway,
@@ -340,7 +356,11 @@ func errorText(ctx context.Context, logger *slog.Logger, op string, err error) s
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	if r.Context().Err() != nil {
+	if timeout := bodyTimedOut(r); timeout != nil {
+		// Whatever the handler made of the failed read, this is why.
+		err = timeout
+		w.Header().Set("Connection", "close")
+	} else if r.Context().Err() != nil {
 		// The client left; nobody reads the answer.
 		s.cfg.Logger.Debug("request ended by the client", "method", r.Method, "path", r.URL.Path, "err", err)
 		return

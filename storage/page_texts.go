@@ -1,0 +1,50 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+)
+
+// PageText is the text of one page of a document.
+type PageText struct {
+	Page int
+	Text string
+}
+
+// PageTexts returns the text of a document's pages from page from on, in
+// order, as many as fit budget bytes (always at least one page when there
+// is one), and the document's page count. It is for answers too large to
+// hold whole (a 256 MiB text is 4,096 pages): a caller reads batch after
+// batch and writes each out before the next, so no read transaction stays
+// open while a slow client reads, and memory is a batch, not the text.
+// No page from on (from past the last page) is an empty batch.
+func (db *DB) PageTexts(ctx context.Context, id string, from, budget int) ([]PageText, int, error) {
+	var out []PageText
+	pages := 0
+	err := db.view(ctx, "read document text", func(tx *sql.Tx) error {
+		d, err := getDocument(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		pages = d.Pages
+		rows, err := tx.QueryContext(ctx, `SELECT page, text FROM pages WHERE document_id = ? AND page >= ? ORDER BY page`, id, from)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		size := 0
+		for (len(out) == 0 || size < budget) && rows.Next() {
+			var p PageText
+			if err := rows.Scan(&p.Page, &p.Text); err != nil {
+				return err
+			}
+			out = append(out, p)
+			size += len(p.Text)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, pages, nil
+}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -207,7 +208,7 @@ func (x *Extractor) prepare(ctx context.Context, req ExtractRequest) (*extractJo
 	if err != nil {
 		return nil, err
 	}
-	modelID := firstNonEmpty(req.Model, x.Model, prompt.Model, x.DefaultModel)
+	modelID := cmp.Or(req.Model, x.Model, prompt.Model, x.DefaultModel)
 	if modelID == "" {
 		return nil, fault.Errorf(fault.Invalid, "no model chosen: pass --model, set DOCENT_MODEL, or give the prompt a model")
 	}
@@ -396,6 +397,9 @@ func ValidateValue(ctx context.Context, db *storage.DB, schemaRevID string, data
 }
 
 // firstNonEmpty returns the first of ss that is not blank, trimmed.
+//
+// Deprecated: use cmp.Or. Only turn.go still calls it; it goes with that
+// call.
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {
 		if s = strings.TrimSpace(s); s != "" {

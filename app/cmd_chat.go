@@ -67,7 +67,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	// No process stays up to sweep on a timer: each chat clears what
 	// expired since, so paused turns nobody approved do not pile up.
-	if _, err := db.SweepTurnStates(ctx, time.Now()); err != nil {
+	if _, err := db.SweepTurnStates(ctx); err != nil {
 		env.Logger.Warn("sweep expired turns", "err", err)
 	}
 	out := newTurnPrinter(ctx, env, db, doc.ID, *asJSON, *verbose)

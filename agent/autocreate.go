@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -239,7 +240,7 @@ func (c *AutoCreator) chooseKind(ctx context.Context, doc storage.Document, opts
 	if err != nil {
 		return nil, err
 	}
-	kind, usage, err := c.Agent.chooseKind(ctx, doc, firstNonEmpty(opts.Model, c.Agent.DefaultModel), kinds)
+	kind, usage, err := c.Agent.chooseKind(ctx, doc, cmp.Or(opts.Model, c.Agent.DefaultModel), kinds)
 	res.Usage.PromptTokens += usage.PromptTokens
 	res.Usage.CompletionTokens += usage.CompletionTokens
 	if err != nil {
@@ -258,7 +259,7 @@ func (c *AutoCreator) runAgent(opts AutoCreateOptions) *Agent {
 	a := *c.Agent
 	if a.Extractor != nil {
 		x := *a.Extractor
-		x.DefaultModel = firstNonEmpty(opts.Model, x.DefaultModel, a.DefaultModel)
+		x.DefaultModel = cmp.Or(opts.Model, x.DefaultModel, a.DefaultModel)
 		a.Extractor = &x
 	}
 	return &a
@@ -352,7 +353,7 @@ func (c *AutoCreator) extractOnly(ctx context.Context, claim storage.AutoCreateC
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}
-	th, err := a.DB.CreateThread(ctx, claim.DocumentID, "Auto-create with schema "+srev.Name, firstNonEmpty(opts.Model, a.DefaultModel))
+	th, err := a.DB.CreateThread(ctx, claim.DocumentID, "Auto-create with schema "+srev.Name, cmp.Or(opts.Model, a.DefaultModel))
 	if err != nil {
 		return storage.AutoCreateLinks{}, err
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -170,7 +171,7 @@ func (x *Extractor) Evaluate(ctx context.Context, req EvalRequest) (EvalReport, 
 		baseline = &b
 	}
 	rep := EvalReport{PromptID: prompt.PromptID, PromptRevID: prompt.PromptRevID, PromptName: prompt.Name,
-		Version: prompt.Version, Model: firstNonEmpty(req.Model, x.Model, prompt.Model, x.DefaultModel), Source: req.Source,
+		Version: prompt.Version, Model: cmp.Or(req.Model, x.Model, prompt.Model, x.DefaultModel), Source: req.Source,
 		Fields: []EvalField{}, Documents: []EvalDocument{}}
 	fields := map[string]*EvalField{}
 	for i, c := range req.Cases {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -213,7 +214,7 @@ func (x *Extractor) prepare(ctx context.Context, req ExtractRequest) (*extractJo
 	if err != nil {
 		return nil, err
 	}
-	modelID := firstNonEmpty(req.Model, x.Model, prompt.Model, x.DefaultModel)
+	modelID := cmp.Or(req.Model, x.Model, prompt.Model, x.DefaultModel)
 	if modelID == "" {
 		return nil, fault.Errorf(fault.Invalid, "no model chosen: pass --model, set DOCENT_MODEL, or give the prompt a model")
 	}
@@ -399,14 +400,4 @@ func ValidateValue(ctx context.Context, db *storage.DB, schemaRevID string, data
 	}
 	problems = compiled.Validate(data)
 	return len(problems) == 0, problems, nil
-}
-
-// firstNonEmpty returns the first of ss that is not blank, trimmed.
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s = strings.TrimSpace(s); s != "" {
-			return s
-		}
-	}
-	return ""
 }

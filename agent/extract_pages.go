@@ -124,10 +124,10 @@ func pageRange(w [2]int) string {
 }
 
 // mergeWindowValues merges a later window's answer into the earlier ones':
-// objects field by field, the first non-empty value winning; lists joined,
-// each item once; a null or empty text filled by the later value.
+// objects field by field, the first non-empty value (schema.Empty) winning;
+// lists joined, each item once.
 func mergeWindowValues(a, b any) any {
-	if isEmptyValue(a) {
+	if schema.Empty(a) {
 		return b
 	}
 	switch x := a.(type) {
@@ -153,18 +153,6 @@ func mergeWindowValues(a, b any) any {
 		return x
 	}
 	return a
-}
-
-func isEmptyValue(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return strings.TrimSpace(x) == ""
-	case []any:
-		return len(x) == 0
-	}
-	return false
 }
 
 func containsValue(list []any, v any) bool {

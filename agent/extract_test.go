@@ -702,17 +702,8 @@ func TestParseAnswer(t *testing.T) {
 // page window, each window's request fitting it, and the answers merged:
 // the first value of each field, the items of every window.
 func TestExtractALongDocumentInPageWindows(t *testing.T) {
-	f := newExtractFixture(t, modeltest.Model{Name: "tiny:1b", ContextLength: 4096, Capabilities: []string{"completion"}, Family: "llama"})
+	f, long, pages := newLongDocument(t)
 	ctx := context.Background()
-	pages := make([]string, 6)
-	for i := range pages {
-		pages[i] = fmt.Sprintf("Line item %d   $%d.00\n", i+1, i+1) + strings.Repeat("filler text of the page\n", 3000/24)
-	}
-	long, err := f.db.CreateDocument(ctx, storage.NewDocument{Name: "long.pdf", MediaType: "application/pdf",
-		Data: []byte("%PDF-1.4 long"), Status: storage.StatusReady, Pages: pages})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Each window answers the items its pages show; the first also the
 	// number, date, total and currency.
 	f.srv.Handle(func(r modeltest.Request) modeltest.Reply {
@@ -757,5 +748,55 @@ func TestExtractALongDocumentInPageWindows(t *testing.T) {
 	}
 	if ext.ValidationStatus != storage.ValidationValid || ext.PromptTruncated || !strings.Contains(ext.Note, fmt.Sprintf("extracted in %d page windows", len(reqs))) {
 		t.Errorf("status %s, truncated %v, note %q", ext.ValidationStatus, ext.PromptTruncated, ext.Note)
+	}
+}
+
+// newLongDocument is an extraction fixture with a model of a 4,096-token
+// window and a six-page document that does not fit it, page i+1 showing
+// "Line item i+1".
+func newLongDocument(t *testing.T) (*extractFixture, storage.Document, []string) {
+	t.Helper()
+	f := newExtractFixture(t, modeltest.Model{Name: "tiny:1b", ContextLength: 4096, Capabilities: []string{"completion"}, Family: "llama"})
+	pages := make([]string, 6)
+	for i := range pages {
+		pages[i] = fmt.Sprintf("Line item %d   $%d.00\n", i+1, i+1) + strings.Repeat("filler text of the page\n", 3000/24)
+	}
+	long, err := f.db.CreateDocument(context.Background(), storage.NewDocument{Name: "long.pdf", MediaType: "application/pdf",
+		Data: []byte("%PDF-1.4 long"), Status: storage.StatusReady, Pages: pages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, long, pages
+}
+
+// A window that answers {} for a field found nothing there, like null or
+// "": a later window's value fills the field instead of the empty object
+// being kept as the answer.
+func TestPageWindowsFillAFieldAnEarlierWindowAnsweredWithAnEmptyObject(t *testing.T) {
+	f, long, _ := newLongDocument(t)
+	f.srv.Handle(func(r modeltest.Request) modeltest.Reply {
+		msgs, _ := r.ChatMessages()
+		number := any(map[string]any{})
+		if strings.Contains(msgs[len(msgs)-1].Content, "--- page 6 ---") {
+			number = "42"
+		}
+		b, _ := json.Marshal(map[string]any{"invoice_number": number, "total": 21, "lines": []any{}})
+		return modeltest.Reply{Text: string(b)}
+	})
+	ext, err := f.x.Run(context.Background(), ExtractRequest{DocumentID: long.ID, PromptRevID: f.prompt.PromptRevID, Model: "ollama/tiny:1b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.srv.Requests()); n < 2 {
+		t.Fatalf("%d requests: the document was not split", n)
+	}
+	var got struct {
+		InvoiceNumber any `json:"invoice_number"`
+	}
+	if err := json.Unmarshal(ext.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.InvoiceNumber != "42" {
+		t.Errorf("merged value %s: want the last window's invoice number 42, not the first window's {}", ext.Value)
 	}
 }

@@ -11,7 +11,8 @@ const DefaultSweepInterval = time.Minute
 
 // SweepTurns deletes expired and used turn states now and then every
 // interval until ctx ends, so a paused turn nobody approves does not stay in
-// the database. `--serve` and the desktop run it beside the server; a CLI
+// the database. What is expired is told by the store's clock (DB.Now), the
+// one that set each state's expiry. `--serve` and the desktop run it beside the server; a CLI
 // command sweeps once.
 func (a *Agent) SweepTurns(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
@@ -20,7 +21,7 @@ func (a *Agent) SweepTurns(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		if n, err := a.DB.SweepTurnStates(ctx, time.Now()); err != nil && ctx.Err() == nil {
+		if n, err := a.DB.SweepTurnStates(ctx); err != nil && ctx.Err() == nil {
 			a.logger().WarnContext(ctx, "sweep turn states", "err", err)
 		} else if n > 0 {
 			a.logger().DebugContext(ctx, "swept turn states", "count", n)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,7 +21,7 @@ import (
 // Defaults of an Agent's limits.
 const (
 	DefaultMaxToolRounds = 10
-	DefaultTurnTTL       = 30 * time.Minute
+	DefaultTurnTTL       = storage.DefaultTurnTTL
 )
 
 // MaxRoundsText is the answer of a turn that reached the round cap.
@@ -256,7 +257,7 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 			return TurnResult{}, err
 		}
 	}
-	model := firstNonEmpty(req.Model, th.Model, a.DefaultModel)
+	model := cmp.Or(strings.TrimSpace(req.Model), th.Model, a.DefaultModel)
 	t, err := a.newTurn(ctx, doc, model, sink)
 	if err != nil {
 		return TurnResult{}, err

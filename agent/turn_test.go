@@ -29,6 +29,13 @@ type turnFixture struct {
 // newTurnFixture serves models (modeltest.DefaultModel when none).
 func newTurnFixture(t *testing.T, models ...modeltest.Model) *turnFixture {
 	t.Helper()
+	return newFixtureOn(t, modeltest.New(t, models...))
+}
+
+// newFixtureOn is a store with one document and an agent whose models are
+// srv's: modeltest.NewInMemory's inside a testing/synctest bubble.
+func newFixtureOn(t *testing.T, srv *modeltest.Server) *turnFixture {
+	t.Helper()
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
 	if err != nil {
@@ -42,10 +49,9 @@ func newTurnFixture(t *testing.T, models ...modeltest.Model) *turnFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := modeltest.New(t, models...)
 	reg := provider.NewRegistry(provider.Config{
 		OllamaHost: srv.OllamaURL(), OpenAIBaseURL: srv.OpenAIURL(), OpenAIKey: "test",
-		IdleTimeout: 5 * time.Second, MaxRetries: -1,
+		IdleTimeout: 5 * time.Second, MaxRetries: -1, HTTPClient: srv.Client(),
 	})
 	a := &agent.Agent{DB: db, Providers: reg, Extractor: &agent.Extractor{DB: db, Providers: reg}, DefaultModel: "ollama/qwen3:8b"}
 	return &turnFixture{db: db, srv: srv, doc: doc, agent: a}

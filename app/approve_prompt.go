@@ -3,6 +3,7 @@ package app
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,7 +34,7 @@ var errStopAsking = errors.New("no more answers on stdin")
 // vi) on the process's own terminal and waits for it to exit. A variable so
 // that tests can put another editor in its place.
 var runEditor = func(ctx context.Context, path string) error {
-	editor := strings.TrimSpace(firstNonEmpty(envvar.Get(envvar.Visual), envvar.Get(envvar.Editor)))
+	editor := strings.TrimSpace(cmp.Or(envvar.Get(envvar.Visual), envvar.Get(envvar.Editor)))
 	if editor == "" {
 		editor = "vi"
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -69,7 +70,7 @@ func summaryOf(ctx context.Context, c agent.ToolCall, env *agent.ToolEnv) agent.
 // nothing to say; a failure is `tool: why`.
 func resultLine(ev agent.ToolResultPayload) string {
 	if !ev.Success {
-		return ev.Name + ": " + firstNonEmpty(oneLine(ev.Error), "failed")
+		return ev.Name + ": " + cmp.Or(oneLine(ev.Error), "failed")
 	}
 	if d := agent.ResultWords(ev.Name, ev.Result); d != "" {
 		return ev.Name + ": " + d

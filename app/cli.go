@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -154,14 +155,14 @@ func run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	env.DataDir = firstNonEmpty(globals["data-dir"], envvar.Get(envvar.DataDir))
+	env.DataDir = cmp.Or(globals["data-dir"], envvar.Get(envvar.DataDir))
 	if env.DataDir == "" {
 		if env.DataDir, err = DefaultDataDir(); err != nil {
 			return err
 		}
 	}
 	env.ModelFlag = globals["model"]
-	env.Model = firstNonEmpty(env.ModelFlag, envvar.Get(envvar.Model))
+	env.Model = cmp.Or(env.ModelFlag, envvar.Get(envvar.Model))
 
 	top := flag.NewFlagSet("docent", flag.ContinueOnError)
 	top.SetOutput(io.Discard)
@@ -350,17 +351,9 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
+// isFlagSet reports whether the flag name was given, even at its default.
 func isFlagSet(fs *flag.FlagSet, name string) bool {
 	found := false
 	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
 	return found
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -162,7 +163,7 @@ func listPrompts(ctx context.Context, env *Env, args []string) error {
 		if p.SchemaID != "" {
 			schemaRef = fmt.Sprintf("%s v%d", p.SchemaID, p.SchemaVersion)
 		}
-		t.row(p.PromptID, p.Name, fmt.Sprint(p.Version), p.PromptRevID, schemaRef, firstNonEmpty(p.Model, "-"))
+		t.row(p.PromptID, p.Name, fmt.Sprint(p.Version), p.PromptRevID, schemaRef, cmp.Or(p.Model, "-"))
 	}
 	return t.flush()
 }
@@ -254,7 +255,7 @@ func listTags(ctx context.Context, env *Env, args []string) error {
 	}
 	t := newTable(env.IO.Out, "TAG", "NAME", "COLOR", "DESCRIPTION")
 	for _, tag := range tags {
-		t.row(tag.ID, tag.Name, firstNonEmpty(tag.Color, "-"), tag.Description)
+		t.row(tag.ID, tag.Name, cmp.Or(tag.Color, "-"), tag.Description)
 	}
 	return t.flush()
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -250,7 +251,7 @@ func (b *autoCreateBatch) starting(d storage.Document) agent.AutoCreateOptions {
 	b.mu.Lock()
 	b.running++
 	b.mu.Unlock()
-	opts := agent.AutoCreateOptions{Model: firstNonEmpty(b.modelFlag, d.AutoCreateModel, b.model), SchemaID: b.schemaID, PromptID: b.promptID}
+	opts := agent.AutoCreateOptions{Model: cmp.Or(b.modelFlag, d.AutoCreateModel, b.model), SchemaID: b.schemaID, PromptID: b.promptID}
 	if b.json {
 		opts.Sink = agent.SinkFunc(func(e agent.Event) error { return b.writeEvent(d.ID, e) })
 	}

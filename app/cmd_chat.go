@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -50,7 +52,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if strings.TrimSpace(message) == "" {
 		return usagef("chat needs a message, as an argument or on stdin\n%s", usageLine("chat"))
 	}
-	tools := splitCommas([]string{*approveTools})
+	tools := listarg.Split([]string{*approveTools})
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
@@ -65,7 +67,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	// No process stays up to sweep on a timer: each chat clears what
 	// expired since, so paused turns nobody approved do not pile up.
-	if _, err := db.SweepTurnStates(ctx, time.Now()); err != nil {
+	if _, err := db.SweepTurnStates(ctx); err != nil {
 		env.Logger.Warn("sweep expired turns", "err", err)
 	}
 	out := newTurnPrinter(ctx, env, db, doc.ID, *asJSON, *verbose)
@@ -142,7 +144,7 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	approve, reject = splitCommas(approve), splitCommas(reject)
+	approve, reject = listarg.Split(approve), listarg.Split(reject)
 	switch {
 	case len(rest) != 1:
 		return usagef("approve needs one turn id\n%s", usageLine("approve"))
@@ -188,18 +190,6 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 	out := newTurnPrinter(ctx, env, db, paused.DocumentID, *asJSON, *verbose)
 	res, err := a.Approve(ctx, agent.ApproveRequest{DocumentID: paused.DocumentID, TurnID: turnID, Approvals: approvals}, out)
 	return out.finish(res, err)
-}
-
-func splitCommas(list []string) []string {
-	var out []string
-	for _, v := range list {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
 }
 
 // turnPrinter is the sink of a turn on the command line: NDJSON events on
@@ -319,11 +309,11 @@ func (p *turnPrinter) track(e agent.Event) {
 	case agent.ErrorPayload:
 		p.failed = ev.Error
 	case agent.TurnStartedPayload:
-		p.threadID = firstNonEmpty(ev.ThreadID, p.threadID)
+		p.threadID = cmp.Or(ev.ThreadID, p.threadID)
 	case agent.UsagePayload:
 		p.tokens += ev.PromptTokens + ev.CompletionTokens
 	case agent.DonePayload:
-		p.threadID = firstNonEmpty(ev.Result.ThreadID, p.threadID)
+		p.threadID = cmp.Or(ev.Result.ThreadID, p.threadID)
 	}
 }
 
@@ -381,7 +371,7 @@ func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
 // closing prints the line that ends a turn's output: its thread, rounds,
 // tokens and time. A turn that never reached a thread prints none.
 func (p *turnPrinter) closing(res agent.TurnResult) {
-	id := firstNonEmpty(res.ThreadID, p.threadID)
+	id := cmp.Or(res.ThreadID, p.threadID)
 	if id == "" {
 		return
 	}
@@ -410,7 +400,7 @@ func compactArgs(raw json.RawMessage) string {
 func fullArgs(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil || b.Len() == 0 {
-		return strings.Join(strings.Fields(firstNonEmpty(string(raw), "{}")), " ")
+		return strings.Join(strings.Fields(cmp.Or(string(raw), "{}")), " ")
 	}
 	return b.String()
 }

@@ -58,7 +58,7 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 		return usagef("ocr needs documents or --all, not both\n%s", usageLine("ocr"))
 	}
 	model := strings.TrimSpace(*visionFlag)
-	if model == "" && (*visionAll || flagSet(fs, "vision-timeout")) {
+	if model == "" && (*visionAll || isFlagSet(fs, "vision-timeout")) {
 		return usagef("--vision-all and --vision-timeout go with --vision MODEL\n%s", usageLine("ocr"))
 	}
 	if *visionTimeout <= 0 {
@@ -187,13 +187,6 @@ func ocrVision(ctx context.Context, env *Env, model string) (*ocr.Vision, error)
 		return nil, err
 	}
 	return v, nil
-}
-
-// flagSet reports whether the flag name was given.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // ocrResult is what OCR did to one document.

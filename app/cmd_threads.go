@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -78,7 +79,7 @@ func showThread(ctx context.Context, env *Env, db *storage.DB, docID, threadID s
 	}
 	w := env.IO.Out
 	fmt.Fprintf(w, "%s  %s\n", th.ID, th.Title)
-	fmt.Fprintf(w, "%d messages, model %s, updated %s\n", th.MessageCount, firstNonEmpty(th.Model, "(default)"), formatTime(th.UpdatedAt))
+	fmt.Fprintf(w, "%d messages, model %s, updated %s\n", th.MessageCount, cmp.Or(th.Model, "(default)"), formatTime(th.UpdatedAt))
 	for _, m := range msgs {
 		printThreadMessage(ctx, w, m)
 	}

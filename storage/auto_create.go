@@ -438,20 +438,7 @@ func (c *autoCreateCleanup) exists(q string, args ...any) (bool, error) {
 }
 
 func (c *autoCreateCleanup) strings(q string, args ...any) ([]string, error) {
-	rows, err := c.tx.QueryContext(c.ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return queryRows(c.ctx, c.tx, scanValue[string], q, args...)
 }
 
 func (c *autoCreateCleanup) run(d Document, deleteThread bool) error {

@@ -185,19 +185,14 @@ func (db *DB) DocumentFile(ctx context.Context, id string) ([]byte, error) {
 			return nil
 		}
 		data = slices.Grow(first, int(size)-len(first))
-		rows, err := tx.QueryContext(ctx, `SELECT bytes FROM document_file_parts WHERE document_id = ? ORDER BY part`, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var part sql.RawBytes
-			if err := rows.Scan(&part); err != nil {
+		return queryEach(ctx, tx, func(s scanner) error {
+			var part sql.RawBytes // valid until the next row: copied by append
+			if err := s.Scan(&part); err != nil {
 				return err
 			}
 			data = append(data, part...)
-		}
-		return rows.Err()
+			return nil
+		}, `SELECT bytes FROM document_file_parts WHERE document_id = ? ORDER BY part`, id)
 	})
 	if err != nil {
 		return nil, err
@@ -229,24 +224,14 @@ func (db *DB) PageText(ctx context.Context, id string, page int) (string, error)
 
 // DocumentText returns the text of every page, page 1 first.
 func (db *DB) DocumentText(ctx context.Context, id string) ([]string, error) {
-	pages := []string{}
+	var pages []string
 	err := db.view(ctx, "read document text", func(tx *sql.Tx) error {
 		if _, err := getDocument(ctx, tx, id); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT text FROM pages WHERE document_id = ? ORDER BY page`, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var text string
-			if err := rows.Scan(&text); err != nil {
-				return err
-			}
-			pages = append(pages, text)
-		}
-		return rows.Err()
+		var err error
+		pages, err = queryRows(ctx, tx, scanValue[string], `SELECT text FROM pages WHERE document_id = ? ORDER BY page`, id)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -96,23 +96,18 @@ func (db *DB) ListDocumentsWithKinds(ctx context.Context, f DocumentFilter) ([]L
 		const batch = 500 // well under SQLite's limit of bound parameters
 		for start := 0; start < len(ids); start += batch {
 			part := ids[start:min(start+batch, len(ids))]
-			rows, err := tx.QueryContext(ctx, `SELECT d.id, coalesce((SELECT s.name FROM schemas s WHERE s.id = d.schema_id), ''),
-				coalesce(`+latestExtractionStatus+`, '')
-				FROM documents d WHERE d.id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, part...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
+			err := queryEach(ctx, tx, func(s scanner) error {
 				var id string
 				var in info
-				if err := rows.Scan(&id, &in.kind, &in.status); err != nil {
-					rows.Close()
+				if err := s.Scan(&id, &in.kind, &in.status); err != nil {
 					return err
 				}
 				found[id] = in
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+				return nil
+			}, `SELECT d.id, coalesce((SELECT s.name FROM schemas s WHERE s.id = d.schema_id), ''),
+				coalesce(`+latestExtractionStatus+`, '')
+				FROM documents d WHERE d.id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, part...)
+			if err != nil {
 				return err
 			}
 		}

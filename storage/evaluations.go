@@ -106,22 +106,7 @@ func (db *DB) GetEvaluation(ctx context.Context, id string) (Evaluation, error) 
 // ListEvaluations returns the evaluations of a prompt (any revision),
 // newest first.
 func (db *DB) ListEvaluations(ctx context.Context, promptID string) ([]Evaluation, error) {
-	out := []Evaluation{}
-	err := db.view(ctx, "list evaluations", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+evaluationColumns+` FROM evaluations
-			WHERE prompt_id = ? ORDER BY created_at DESC, id DESC`, promptID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			e, err := scanEvaluation(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return rows.Err()
-	})
-	return out, err
+	out, err := queryRows(ctx, db.sql, scanEvaluation, `SELECT `+evaluationColumns+` FROM evaluations
+		WHERE prompt_id = ? ORDER BY created_at DESC, id DESC`, promptID)
+	return out, translate("list evaluations", err)
 }

@@ -65,25 +65,20 @@ func (db *DB) DocumentWords(ctx context.Context, documentID string) (map[int]Pag
 		if _, err := getDocument(ctx, tx, documentID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT page, width, height, dpi, words FROM page_words
-			WHERE document_id = ? ORDER BY page`, documentID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		return queryEach(ctx, tx, func(s scanner) error {
 			var page int
 			var pw PageWords
 			var words string
-			if err := rows.Scan(&page, &pw.Width, &pw.Height, &pw.DPI, &words); err != nil {
+			if err := s.Scan(&page, &pw.Width, &pw.Height, &pw.DPI, &words); err != nil {
 				return err
 			}
 			if err := json.Unmarshal([]byte(words), &pw.Words); err != nil {
 				return fmt.Errorf("words of page %d of %s: %w", page, documentID, err)
 			}
 			out[page] = pw
-		}
-		return rows.Err()
+			return nil
+		}, `SELECT page, width, height, dpi, words FROM page_words
+			WHERE document_id = ? ORDER BY page`, documentID)
 	})
 	return out, err
 }

@@ -105,19 +105,6 @@ func nullJSON(s sql.NullString) json.RawMessage {
 	return json.RawMessage(s.String)
 }
 
-func scanExtractions(rows *sql.Rows) ([]Extraction, error) {
-	defer rows.Close()
-	out := []Extraction{}
-	for rows.Next() {
-		e, err := scanExtraction(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
 func getExtraction(ctx context.Context, q queryer, id string) (Extraction, error) {
 	e, err := scanExtraction(q.QueryRowContext(ctx, `SELECT `+extractionColumns+` FROM extractions e WHERE e.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -215,12 +202,9 @@ func (db *DB) ListExtractions(ctx context.Context, documentID string) ([]Extract
 		if _, err := getDocument(ctx, tx, documentID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+extractionColumns+` FROM extractions e
+		var err error
+		out, err = queryRows(ctx, tx, scanExtraction, `SELECT `+extractionColumns+` FROM extractions e
 			WHERE e.document_id = ? ORDER BY e.created_at DESC, e.id DESC`, documentID)
-		if err != nil {
-			return err
-		}
-		out, err = scanExtractions(rows)
 		return err
 	})
 	return out, err
@@ -255,16 +239,13 @@ func (db *DB) ListExtractionsByPrompt(ctx context.Context, promptID string) ([]E
 		if _, err := latestPrompt(ctx, tx, promptID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+extractionColumns+` FROM (
+		var err error
+		out, err = queryRows(ctx, tx, scanExtraction, `SELECT `+extractionColumns+` FROM (
 				SELECT x.*, row_number() OVER (PARTITION BY x.document_id ORDER BY x.created_at DESC, x.id DESC) AS n
 				  FROM extractions x JOIN prompt_revisions p ON p.id = x.prompt_revid
 				 WHERE p.prompt_id = ?) e
 			JOIN documents d ON d.id = e.document_id
 			WHERE e.n = 1 ORDER BY d.name, d.id`, promptID)
-		if err != nil {
-			return err
-		}
-		out, err = scanExtractions(rows)
 		return err
 	})
 	return out, err

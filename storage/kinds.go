@@ -24,26 +24,17 @@ type Kind struct {
 func (db *DB) Kinds(ctx context.Context) ([]Kind, error) {
 	out := []Kind{}
 	err := db.view(ctx, "list kinds", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT schema_id, count(*) FROM documents
-			WHERE schema_id IS NOT NULL GROUP BY schema_id ORDER BY count(*) DESC, schema_id`)
-		if err != nil {
-			return err
-		}
 		type count struct {
 			id string
 			n  int
 		}
-		var counts []count
-		for rows.Next() {
+		counts, err := queryRows(ctx, tx, func(s scanner) (count, error) {
 			var c count
-			if err := rows.Scan(&c.id, &c.n); err != nil {
-				rows.Close()
-				return err
-			}
-			counts = append(counts, c)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			err := s.Scan(&c.id, &c.n)
+			return c, err
+		}, `SELECT schema_id, count(*) FROM documents
+			WHERE schema_id IS NOT NULL GROUP BY schema_id ORDER BY count(*) DESC, schema_id`)
+		if err != nil {
 			return err
 		}
 		for _, c := range counts {

@@ -103,19 +103,6 @@ func scanPromptRevision(s scanner) (PromptRevision, error) {
 	return r, err
 }
 
-func scanPromptRevisions(rows *sql.Rows) ([]PromptRevision, error) {
-	defer rows.Close()
-	revs := []PromptRevision{}
-	for rows.Next() {
-		r, err := scanPromptRevision(rows)
-		if err != nil {
-			return nil, err
-		}
-		revs = append(revs, r)
-	}
-	return revs, rows.Err()
-}
-
 func latestPrompt(ctx context.Context, q queryer, promptID string) (PromptRevision, error) {
 	r, err := scanPromptRevision(q.QueryRowContext(ctx, `SELECT `+promptRevisionColumns+promptRevisionFrom+`
 		WHERE p.prompt_id = ? ORDER BY p.version DESC LIMIT 1`, promptID))
@@ -416,12 +403,9 @@ func (db *DB) ListPrompts(ctx context.Context, f PromptFilter) ([]PromptRevision
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM prompt_revisions p`+where, args...).Scan(&total); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+promptRevisionColumns+promptRevisionFrom+where+
+		var err error
+		revs, err = queryRows(ctx, tx, scanPromptRevision, `SELECT `+promptRevisionColumns+promptRevisionFrom+where+
 			` ORDER BY p.name COLLATE NOCASE, p.prompt_id LIMIT ? OFFSET ?`, append(args, limit, skip)...)
-		if err != nil {
-			return err
-		}
-		revs, err = scanPromptRevisions(rows)
 		return err
 	})
 	if err != nil {
@@ -434,12 +418,10 @@ func (db *DB) ListPrompts(ctx context.Context, f PromptFilter) ([]PromptRevision
 func (db *DB) ListPromptRevisions(ctx context.Context, promptID string) ([]PromptRevision, error) {
 	var revs []PromptRevision
 	err := db.view(ctx, "list prompt revisions", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+promptRevisionColumns+promptRevisionFrom+`
+		var err error
+		revs, err = queryRows(ctx, tx, scanPromptRevision, `SELECT `+promptRevisionColumns+promptRevisionFrom+`
 			WHERE p.prompt_id = ? ORDER BY p.version DESC`, promptID)
 		if err != nil {
-			return err
-		}
-		if revs, err = scanPromptRevisions(rows); err != nil {
 			return err
 		}
 		if len(revs) == 0 {

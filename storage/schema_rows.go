@@ -270,22 +270,13 @@ func (db *DB) SchemaRows(ctx context.Context, q SchemaRowsQuery) ([]SchemaRow, i
 		if _, err := latestSchema(ctx, tx, q.SchemaID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `WITH m AS MATERIALIZED (SELECT e.id AS id, d.name AS name, `+sortKey+` AS k`+from+`)
+		ids, err := queryRows(ctx, tx, func(s scanner) (any, error) {
+			var id string
+			err := s.Scan(&id, &total)
+			return id, err
+		}, `WITH m AS MATERIALIZED (SELECT e.id AS id, d.name AS name, `+sortKey+` AS k`+from+`)
 			SELECT id, (SELECT count(*) FROM m) FROM m ORDER BY `+order+` LIMIT ? OFFSET ?`, pageArgs...)
 		if err != nil {
-			return err
-		}
-		var ids []any
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id, &total); err != nil {
-				rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		if len(ids) == 0 && q.Offset > 0 {
@@ -309,22 +300,18 @@ func schemaRowsByID(ctx context.Context, tx *sql.Tx, ids []any) ([]SchemaRow, er
 	const batch = 500 // well under SQLite's limit of bound parameters
 	for start := 0; start < len(ids); start += batch {
 		part := ids[start:min(start+batch, len(ids))]
-		rows, err := tx.QueryContext(ctx, `SELECT `+extractionColumns+`, d.name, d.auto_create_status
+		err := queryEach(ctx, tx, func(s scanner) error {
+			var r SchemaRow
+			var err error
+			if r.Extraction, err = scanExtraction(extraColumns{s, []any{&r.DocumentName, &r.AutoCreateStatus}}); err != nil {
+				return err
+			}
+			byID[r.Extraction.ID] = r
+			return nil
+		}, `SELECT `+extractionColumns+`, d.name, d.auto_create_status
 			FROM extractions e JOIN documents d ON d.id = e.document_id
 			WHERE e.id IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, part...)
 		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var r SchemaRow
-			if r.Extraction, err = scanExtraction(extraColumns{rows, []any{&r.DocumentName, &r.AutoCreateStatus}}); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			byID[r.Extraction.ID] = r
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 	}

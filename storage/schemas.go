@@ -56,19 +56,6 @@ func scanSchemaRevision(s scanner) (SchemaRevision, error) {
 	return r, err
 }
 
-func scanSchemaRevisions(rows *sql.Rows) ([]SchemaRevision, error) {
-	defer rows.Close()
-	revs := []SchemaRevision{}
-	for rows.Next() {
-		r, err := scanSchemaRevision(rows)
-		if err != nil {
-			return nil, err
-		}
-		revs = append(revs, r)
-	}
-	return revs, rows.Err()
-}
-
 // latestSchema returns the latest revision of a schema by schema id.
 func latestSchema(ctx context.Context, q queryer, schemaID string) (SchemaRevision, error) {
 	r, err := scanSchemaRevision(q.QueryRowContext(ctx, `SELECT `+schemaRevisionColumns+`
@@ -278,12 +265,9 @@ func (db *DB) ListSchemas(ctx context.Context, f ListFilter) ([]SchemaRevision, 
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_revisions r`+where, args...).Scan(&total); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+schemaRevisionColumns+` FROM schema_revisions r`+where+
+		var err error
+		revs, err = queryRows(ctx, tx, scanSchemaRevision, `SELECT `+schemaRevisionColumns+` FROM schema_revisions r`+where+
 			` ORDER BY r.name COLLATE NOCASE, r.schema_id LIMIT ? OFFSET ?`, append(args, limit, skip)...)
-		if err != nil {
-			return err
-		}
-		revs, err = scanSchemaRevisions(rows)
 		return err
 	})
 	if err != nil {
@@ -305,12 +289,10 @@ func pageOf(f ListFilter) (limit, skip int) {
 func (db *DB) ListSchemaRevisions(ctx context.Context, schemaID string) ([]SchemaRevision, error) {
 	var revs []SchemaRevision
 	err := db.view(ctx, "list schema revisions", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT `+schemaRevisionColumns+` FROM schema_revisions r
+		var err error
+		revs, err = queryRows(ctx, tx, scanSchemaRevision, `SELECT `+schemaRevisionColumns+` FROM schema_revisions r
 			WHERE r.schema_id = ? ORDER BY r.version DESC`, schemaID)
 		if err != nil {
-			return err
-		}
-		if revs, err = scanSchemaRevisions(rows); err != nil {
 			return err
 		}
 		if len(revs) == 0 {
@@ -337,22 +319,9 @@ func (db *DB) DeleteSchema(ctx context.Context, schemaID string) error {
 			return err
 		}
 		if total > 0 {
-			rows, err := tx.QueryContext(ctx, `SELECT 'prompt ' || json_quote(p.name) || ' (' || p.prompt_id || ')'`+users+
+			names, err := queryRows(ctx, tx, scanValue[string], `SELECT 'prompt ' || json_quote(p.name) || ' (' || p.prompt_id || ')'`+users+
 				` ORDER BY p.name LIMIT ?`, schemaID, maxNamedUsers)
 			if err != nil {
-				return err
-			}
-			var names []string
-			for rows.Next() {
-				var n string
-				if err := rows.Scan(&n); err != nil {
-					rows.Close()
-					return err
-				}
-				names = append(names, n)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
 				return err
 			}
 			more := ""

@@ -52,7 +52,11 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]SearchHit,
 	limit = min(limit, MaxSearchLimit)
 	// The FTS table must drive the inner query for bm25() and snippet() to
 	// work; the joins for page and document name come after the limit.
-	rows, err := db.sql.QueryContext(ctx, `
+	hits, err := queryRows(ctx, db.sql, func(s scanner) (SearchHit, error) {
+		var h SearchHit
+		err := s.Scan(&h.DocumentID, &h.DocumentName, &h.ChunkID, &h.Page, &h.Snippet, &h.Score)
+		return h, err
+	}, `
 		WITH hits AS (
 			SELECT rowid AS id,
 			       snippet(chunks_fts, 0, '«', '»', '…', 16) AS snippet,
@@ -67,18 +71,6 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]SearchHit,
 		  JOIN documents d ON d.id = c.document_id
 		 ORDER BY h.rank, c.id`, match, limit)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	hits := []SearchHit{}
-	for rows.Next() {
-		var h SearchHit
-		if err := rows.Scan(&h.DocumentID, &h.DocumentName, &h.ChunkID, &h.Page, &h.Snippet, &h.Score); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	return hits, nil

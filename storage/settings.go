@@ -58,19 +58,14 @@ func (db *DB) GetSetting(ctx context.Context, key string, v any) (bool, error) {
 func (db *DB) Settings(ctx context.Context) (map[string]json.RawMessage, error) {
 	out := map[string]json.RawMessage{}
 	err := db.view(ctx, "list settings", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, "SELECT key, value FROM settings ORDER BY key")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		return queryEach(ctx, tx, func(s scanner) error {
 			var k, v string
-			if err := rows.Scan(&k, &v); err != nil {
+			if err := s.Scan(&k, &v); err != nil {
 				return err
 			}
 			out[k] = json.RawMessage(v)
-		}
-		return rows.Err()
+			return nil
+		}, "SELECT key, value FROM settings ORDER BY key")
 	})
 	if err != nil {
 		return nil, err

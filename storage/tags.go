@@ -161,20 +161,8 @@ func (db *DB) FindTag(ctx context.Context, idOrName string) (Tag, error) {
 
 // ListTags returns every tag, by name.
 func (db *DB) ListTags(ctx context.Context) ([]Tag, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+tagColumns+` FROM tags ORDER BY name, id`)
+	tags, err := queryRows(ctx, db.sql, scanTag, `SELECT `+tagColumns+` FROM tags ORDER BY name, id`)
 	if err != nil {
-		return nil, fmt.Errorf("list tags: %w", err)
-	}
-	defer rows.Close()
-	tags := []Tag{}
-	for rows.Next() {
-		t, err := scanTag(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list tags: %w", err)
-		}
-		tags = append(tags, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list tags: %w", err)
 	}
 	return tags, nil
@@ -272,7 +260,7 @@ func tagUsers(ctx context.Context, tx *writeTx, tagID string) ([]string, int, er
 	if err != nil || total == 0 {
 		return nil, total, err
 	}
-	rows, err := tx.QueryContext(ctx, `
+	users, err := queryRows(ctx, tx, scanValue[string], `
 		SELECT * FROM (
 			SELECT 'document ' || d.id || ' (' || json_quote(d.name) || ')'
 			  FROM document_tags dt JOIN documents d ON d.id = dt.document_id
@@ -283,19 +271,7 @@ func tagUsers(ctx context.Context, tx *writeTx, tagID string) ([]string, int, er
 			  FROM prompt_revision_tags rt JOIN prompt_revisions r ON r.id = rt.prompt_revid
 			 WHERE rt.tag_id = ? ORDER BY r.name, r.version LIMIT ?)
 		LIMIT ?`, tagID, maxNamedUsers, tagID, maxNamedUsers, maxNamedUsers)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var users []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return nil, 0, err
-		}
-		users = append(users, u)
-	}
-	return users, total, rows.Err()
+	return users, total, err
 }
 
 // checkTagsExist reports the ids among ids that name no tag, as an invalid

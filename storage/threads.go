@@ -130,25 +130,15 @@ func (db *DB) GetThread(ctx context.Context, documentID, threadID string) (Threa
 // ListThreads returns a document's threads, most recently updated first. An
 // unknown document is not found.
 func (db *DB) ListThreads(ctx context.Context, documentID string) ([]Thread, error) {
-	out := []Thread{}
+	var out []Thread
 	err := db.view(ctx, "list threads", func(tx *sql.Tx) error {
 		if _, err := getDocument(ctx, tx, documentID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads t
+		var err error
+		out, err = queryRows(ctx, tx, scanThread, `SELECT `+threadColumns+` FROM threads t
 			WHERE t.document_id = ? ORDER BY t.updated_at DESC, t.id DESC`, documentID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			th, err := scanThread(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, th)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -223,25 +213,15 @@ func scanThreadMessage(s scanner) (ThreadMessage, error) {
 
 // ThreadMessages returns a thread's messages in seq order.
 func (db *DB) ThreadMessages(ctx context.Context, threadID string) ([]ThreadMessage, error) {
-	out := []ThreadMessage{}
+	var out []ThreadMessage
 	err := db.view(ctx, "read thread messages", func(tx *sql.Tx) error {
 		if err := threadExists(ctx, tx, threadID); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+threadMessageColumns+` FROM thread_messages
+		var err error
+		out, err = queryRows(ctx, tx, scanThreadMessage, `SELECT `+threadMessageColumns+` FROM thread_messages
 			WHERE thread_id = ? ORDER BY seq`, threadID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			m, err := scanThreadMessage(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, m)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -152,14 +152,15 @@ func (db *DB) claimTurnState(ctx context.Context, documentID, turnID string) (Tu
 	return ts, nil
 }
 
-// SweepTurnStates deletes the turn states that expired at or before now and
-// those claimed at or before now, and returns how many it deleted. Once
+// SweepTurnStates deletes the turn states that expired at or before now, by
+// the store's clock (the one that set their expiry), and those claimed at or
+// before now, and returns how many it deleted. Once
 // swept, a claimed turn's id reads as unknown rather than already approved;
 // either way a second approval fails.
-func (db *DB) SweepTurnStates(ctx context.Context, now time.Time) (int, error) {
+func (db *DB) SweepTurnStates(ctx context.Context) (int, error) {
 	var n int64
 	err := db.update(ctx, "sweep turn states", func(tx *writeTx) error {
-		at := formatTime(now)
+		at := tx.nowText()
 		res, err := tx.ExecContext(ctx, `DELETE FROM turn_states WHERE expires_at <= ? OR consumed_at <= ?`, at, at)
 		if err != nil {
 			return err

@@ -221,16 +221,17 @@ func TestSweepTurnStates(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	*now = start.Add(10 * time.Minute)
 
 	// Before anything happened, nothing is swept.
-	if n, err := db.SweepTurnStates(ctx, start.Add(-time.Second)); err != nil || n != 0 {
+	*now = start.Add(-time.Second)
+	if n, err := db.SweepTurnStates(ctx); err != nil || n != 0 {
 		t.Errorf("early sweep = %d, %v; want 0", n, err)
 	}
-	if n, err := db.SweepTurnStates(ctx, *now); err != nil || n != 3 {
+	*now = start.Add(10 * time.Minute)
+	if n, err := db.SweepTurnStates(ctx); err != nil || n != 3 {
 		t.Errorf("sweep = %d, %v; want 3 (expired, claimed, claimed and expired)", n, err)
 	}
-	if n, err := db.SweepTurnStates(ctx, *now); err != nil || n != 0 {
+	if n, err := db.SweepTurnStates(ctx); err != nil || n != 0 {
 		t.Errorf("second sweep = %d, %v; want 0", n, err)
 	}
 	if n := count(t, db, "turn_states", ""); n != 1 {

@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -568,30 +569,15 @@ func Cell(v any) string {
 	return string(b)
 }
 
-// Empty reports whether a value counts as not filled: null, "", [] or {}.
-func Empty(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case string:
-		return strings.TrimSpace(x) == ""
-	case []any:
-		return len(x) == 0
-	case map[string]any:
-		return len(x) == 0
-	}
-	return false
-}
-
 // Filled returns, of the schema's fields, those value fills.
-func Filled(schema, value json.RawMessage) (filled, fields []string) {
-	fields = Fields(schema)
+func Filled(responseFormat, value json.RawMessage) (filled, fields []string) {
+	fields = Fields(responseFormat)
 	v, err := decode(value)
 	if err != nil {
 		return nil, fields
 	}
 	for _, f := range fields {
-		if !Empty(Lookup(v, f)) {
+		if !schema.Empty(Lookup(v, f)) {
 			filled = append(filled, f)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -162,7 +163,7 @@ func (s *Server) listPrompts(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	revs, total, err := s.cfg.DB.ListPrompts(r.Context(), storage.PromptFilter{
-		Skip: f.Skip, Limit: f.Limit, NameSearch: f.NameSearch, TagIDs: splitList(r.URL.Query()["tag_id"]),
+		Skip: f.Skip, Limit: f.Limit, NameSearch: f.NameSearch, TagIDs: listarg.Split(r.URL.Query()["tag_id"]),
 	})
 	if err != nil {
 		s.writeError(w, r, err)

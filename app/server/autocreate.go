@@ -14,6 +14,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/export"
+	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -186,7 +187,7 @@ func (s *Server) exportPrompt(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	data, err := export.LoadPrompt(r.Context(), s.cfg.DB, r.PathValue("prompt_id"), splitList(r.URL.Query()["tag"]))
+	data, err := export.LoadPrompt(r.Context(), s.cfg.DB, r.PathValue("prompt_id"), listarg.Split(r.URL.Query()["tag"]))
 	if err != nil {
 		s.writeError(w, r, err)
 		return

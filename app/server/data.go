@@ -11,6 +11,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/export"
+	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -188,7 +189,7 @@ func (s *Server) exportSchema(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	sel := export.Selection{Schema: r.PathValue("schema_id"), Prompt: q.Get("prompt"), Tags: splitList(q["tag"])}
+	sel := export.Selection{Schema: r.PathValue("schema_id"), Prompt: q.Get("prompt"), Tags: listarg.Split(q["tag"])}
 	var rows storage.SchemaRowsQuery
 	err = rowSelection(r, nil, &rows) // LoadSchema checks the paths
 	var data export.Data

@@ -9,9 +9,9 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -25,7 +25,7 @@ type documentList struct {
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := storage.DocumentFilter{Search: q.Get("q"), TagIDs: splitList(q["tag_id"]), Sort: q.Get("sort"), Order: q.Get("order")}
+	f := storage.DocumentFilter{Search: q.Get("q"), TagIDs: listarg.Split(q["tag_id"]), Sort: q.Get("sort"), Order: q.Get("order")}
 	var err error
 	if f.Limit, err = queryInt(r, "limit"); err != nil {
 		s.writeError(w, r, err)
@@ -246,7 +246,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	// not while the client waits (four WebP bombs of 32 bytes each kept
 	// their uploads open 50 s).
 	opts := ingest.Options{DecodeImagesLater: true}
-	opts.TagIDs = splitList(form.Value["tag_ids"])
+	opts.TagIDs = listarg.Split(form.Value["tag_ids"])
 	for _, id := range opts.TagIDs {
 		if _, err := s.cfg.DB.GetTag(ctx, id); err != nil {
 			if errors.Is(err, storage.ErrNotFound) {
@@ -339,19 +339,6 @@ func (s *Server) importPart(r *http.Request, fh *multipart.FileHeader, opts inge
 		return o, ctx.Err()
 	}
 	return o, nil
-}
-
-// splitList reads a list given as repeated values, comma-separated, or both.
-func splitList(values []string) []string {
-	var out []string
-	for _, v := range values {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
 }
 
 // documentPassword is the body of POST /api/documents/{id}/password.

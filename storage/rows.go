@@ -1,0 +1,66 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+)
+
+// queryRows runs a query and scans each row it returns with scan, so that a
+// list read is one call: the rows are closed on every path, and an error
+// met while iterating fails the read instead of cutting the list short. No
+// rows is an empty list, not nil, so that JSON says [] rather than null.
+func queryRows[T any](ctx context.Context, q queryer, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanRows(rows, scan)
+}
+
+// scanRows scans and closes rows, as queryRows does.
+func scanRows[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+	out := []T{}
+	err := eachRow(rows, func(s scanner) error {
+		v, err := scan(s)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// queryEach runs a query and calls fn for each row, for reads that fill a
+// map or stream bytes rather than build a list.
+func queryEach(ctx context.Context, q queryer, fn func(scanner) error, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	return eachRow(rows, fn)
+}
+
+// eachRow calls fn for each of rows and closes them; the first error, from
+// fn or from iterating, ends it. Closing at once, not deferred to the
+// caller's return, frees the connection before the next query of a
+// transaction that reads in batches.
+func eachRow(rows *sql.Rows, fn func(scanner) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// scanValue scans a row of one column.
+func scanValue[T any](s scanner) (T, error) {
+	var v T
+	err := s.Scan(&v)
+	return v, err
+}

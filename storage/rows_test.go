@@ -1,0 +1,50 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// A row that fails to scan fails the whole read, and the rows are closed,
+// so the connection goes back to the pool instead of staying busy.
+func TestQueryRowsFailsOnABadRowAndFreesTheConnection(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := db.CreateTag(ctx, NewTag{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := errors.New("bad row")
+	seen := 0
+	got, err := queryRows(ctx, db.sql, func(s scanner) (string, error) {
+		if seen++; seen == 2 {
+			return "", bad
+		}
+		return scanValue[string](s)
+	}, `SELECT name FROM tags ORDER BY name`)
+	if !errors.Is(err, bad) || got != nil {
+		t.Fatalf("queryRows = %q, %v; want no list and the scan's error", got, err)
+	}
+	if n := db.sql.Stats().InUse; n != 0 {
+		t.Errorf("%d connections still in use after the failed read, want 0", n)
+	}
+	all, err := queryRows(ctx, db.sql, scanValue[string], `SELECT name FROM tags ORDER BY name`)
+	if err != nil || len(all) != 3 || all[0] != "a" || all[2] != "c" {
+		t.Errorf("queryRows = %q, %v; want [a b c]", all, err)
+	}
+}
+
+// No rows is an empty list, which JSON shows as [] rather than null.
+func TestQueryRowsOfNothingIsAnEmptyList(t *testing.T) {
+	db := mustOpen(t)
+	got, err := queryRows(context.Background(), db.sql, scanTag, `SELECT `+tagColumns+` FROM tags`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(got); string(b) != "[]" {
+		t.Errorf("no rows marshal as %s, want []", b)
+	}
+}

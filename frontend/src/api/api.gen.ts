@@ -30,6 +30,7 @@ export type ErrorCode =
   | "not_found"
   | "rate_limited"
   | "rejected"
+  | "request_timeout"
   | "server_error"
   | "stream_interrupted"
   | "timeout"

@@ -32,6 +32,7 @@ describe("errors for people", () => {
     // The code decides, whatever the words say.
     expect(classify({ message: "cannot reach Ollama", code: "not_found" })).toBe("not_found");
     expect(classify({ message: "Host header refused", code: "misdirected", status: 421 })).toBe("unauthorized");
+    expect(classify({ message: "the request body did not arrive in time", code: "request_timeout", status: 408 })).toBe("slow_request");
     expect(classify({ message: "x", code: "network", status: 0 })).toBe("network");
     // An answer without a code (a proxy's page): its status.
     expect(classify({ message: "<html>", status: 502 })).toBe("model_failed");

@@ -50,6 +50,7 @@ export type ErrorKind =
   | "model_busy"
   | "model_failed"
   | "timeout"
+  | "slow_request"
   | "unavailable"
   | "invalid"
   | "not_found"
@@ -74,6 +75,7 @@ const KIND: Record<ClientErrorCode, ErrorKind> = {
   bad_response: "model_failed",
   rejected: "invalid",
   timeout: "timeout",
+  request_timeout: "slow_request",
   unavailable: "unavailable",
   invalid: "invalid",
   not_found: "not_found",
@@ -168,6 +170,8 @@ export function describeError(e: unknown, retryable = true): ErrorAdvice {
       return a("The model server failed", "Try again; if it keeps failing, check the model server and the connection in Settings.", true, SETTINGS);
     case "timeout":
       return a("It took too long", "Try again, or choose a faster model.", true);
+    case "slow_request":
+      return a("What was sent arrived too slowly", "Docent stops waiting for an upload that stalls; check the connection to Docent, then try again.", true);
     case "unavailable":
       return a("Something Docent needs is not set up", "Check the model settings.", true, SETTINGS);
     case "invalid":

@@ -199,22 +199,17 @@ func claimOCR(ctx context.Context, tx *writeTx, d Document, again bool, lease ti
 		return OCRJob{}, Errorf(ErrInvalid, "document %s is %s, not waiting for OCR", d.ID, d.Status)
 	}
 	job := OCRJob{Document: d, Previous: d.Status}
-	rows, err := tx.QueryContext(ctx, `SELECT page, text FROM pages
-		WHERE document_id = ? AND (needs_ocr = 1 OR source IN ('ocr', 'vision', 'none')) ORDER BY page`, d.ID)
-	if err != nil {
-		return OCRJob{}, err
-	}
-	for rows.Next() {
+	err := queryEach(ctx, tx, func(s scanner) error {
 		var page int
 		var text string
-		if err := rows.Scan(&page, &text); err != nil {
-			rows.Close()
-			return OCRJob{}, err
+		if err := s.Scan(&page, &text); err != nil {
+			return err
 		}
 		job.Pages, job.Texts = append(job.Pages, page), append(job.Texts, text)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	}, `SELECT page, text FROM pages
+		WHERE document_id = ? AND (needs_ocr = 1 OR source IN ('ocr', 'vision', 'none')) ORDER BY page`, d.ID)
+	if err != nil {
 		return OCRJob{}, err
 	}
 	if len(job.Pages) == 0 {
@@ -362,16 +357,10 @@ func (db *DB) KeepOCRPage(ctx context.Context, job *OCRJob, key string, p OCRPag
 func (db *DB) KeptOCRPages(ctx context.Context, job *OCRJob, key string) (map[int]OCRPage, error) {
 	kept := map[int]OCRPage{}
 	err := db.view(ctx, "read kept OCR pages", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT page, result FROM ocr_kept_pages WHERE document_id = ? AND run_key = ? ORDER BY page`,
-			job.Document.ID, key)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		return queryEach(ctx, tx, func(s scanner) error {
 			var page int
 			var result string
-			if err := rows.Scan(&page, &result); err != nil {
+			if err := s.Scan(&page, &result); err != nil {
 				return err
 			}
 			var k keptPage
@@ -380,8 +369,9 @@ func (db *DB) KeptOCRPages(ctx context.Context, job *OCRJob, key string) (map[in
 			}
 			kept[page] = OCRPage{Page: page, Text: k.Text, Source: k.Source, Engine: k.Engine, Lang: k.Lang,
 				Confidence: k.Confidence, Note: k.Note, Words: k.Words}
-		}
-		return rows.Err()
+			return nil
+		}, `SELECT page, result FROM ocr_kept_pages WHERE document_id = ? AND run_key = ? ORDER BY page`,
+			job.Document.ID, key)
 	})
 	return kept, err
 }
@@ -572,23 +562,13 @@ func (db *DB) PagesWithoutWords(ctx context.Context, documentID string) ([]int, 
 	err := db.view(ctx, "find pages without words", func(tx *sql.Tx) error {
 		// The text is looked at last, for pages without words only: a
 		// long document's text is megabytes.
-		rows, err := tx.QueryContext(ctx, `SELECT p.page FROM pages p
+		var err error
+		pages, err = queryRows(ctx, tx, scanValue[int], `SELECT p.page FROM pages p
 			WHERE p.document_id = ? AND p.source = 'text_layer'
 			AND NOT EXISTS (SELECT 1 FROM page_words w WHERE w.document_id = p.document_id AND w.page = p.page)
 			AND trim(p.text, char(32, 9, 10, 13, 12)) <> ''
 			ORDER BY p.page`, documentID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var page int
-			if err := rows.Scan(&page); err != nil {
-				return err
-			}
-			pages = append(pages, page)
-		}
-		return rows.Err()
+		return err
 	})
 	return pages, err
 }
@@ -614,28 +594,26 @@ func (db *DB) PageDetails(ctx context.Context, id string) ([]PageDetail, error) 
 		if _, err := getDocument(ctx, tx, id); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT p.page, p.source, p.needs_ocr, p.engine, p.lang, p.confidence, p.note,
+		var err error
+		details, err = queryRows(ctx, tx, scanPageDetail, `SELECT p.page, p.source, p.needs_ocr, p.engine, p.lang, p.confidence, p.note,
 			length(p.text), coalesce(w.width, 0), coalesce(w.height, 0)
 			FROM pages p LEFT JOIN page_words w ON w.document_id = p.document_id AND w.page = p.page
 			WHERE p.document_id = ? ORDER BY p.page`, id)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var d PageDetail
-			var conf sql.NullFloat64
-			if err := rows.Scan(&d.Page, &d.Source, &d.NeedsOCR, &d.Engine, &d.Lang, &conf, &d.Note, &d.Chars, &d.Width, &d.Height); err != nil {
-				return err
-			}
-			if conf.Valid {
-				d.Confidence = &conf.Float64
-			}
-			details = append(details, d)
-		}
-		return rows.Err()
+		return err
 	})
 	return details, err
+}
+
+func scanPageDetail(s scanner) (PageDetail, error) {
+	var d PageDetail
+	var conf sql.NullFloat64
+	if err := s.Scan(&d.Page, &d.Source, &d.NeedsOCR, &d.Engine, &d.Lang, &conf, &d.Note, &d.Chars, &d.Width, &d.Height); err != nil {
+		return PageDetail{}, err
+	}
+	if conf.Valid {
+		d.Confidence = &conf.Float64
+	}
+	return d, nil
 }
 
 // PageWords returns the stored words of a page (1-based): OCR's, or its
@@ -680,20 +658,10 @@ func (db *DB) NoteOCRUnavailable(ctx context.Context, message string) (int, erro
 func (db *DB) OCRDocuments(ctx context.Context) ([]string, error) {
 	var ids []string
 	err := db.view(ctx, "list documents for OCR", func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT d.id FROM documents d WHERE EXISTS (SELECT 1 FROM pages p
+		var err error
+		ids, err = queryRows(ctx, tx, scanValue[string], `SELECT d.id FROM documents d WHERE EXISTS (SELECT 1 FROM pages p
 			WHERE p.document_id = d.id AND (p.needs_ocr = 1 OR p.source IN ('ocr', 'vision', 'none'))) ORDER BY d.created_at, d.id`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return rows.Err()
+		return err
 	})
 	return ids, err
 }

@@ -649,13 +649,9 @@ func ulidOf(id string) string {
 // accepted, oldest first. Running ones are included; claiming them tells
 // whether they are stale.
 func (db *DB) AutoCreateCandidates(ctx context.Context) ([]Document, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents d
+	docs, err := queryRows(ctx, db.sql, scanDocument, `SELECT `+documentColumns+` FROM documents d
 		WHERE d.status = ? AND d.auto_create_status NOT IN (?, ?)
 		ORDER BY d.created_at, d.id`, StatusReady, AutoCreateProposed, AutoCreateAccepted)
-	if err != nil {
-		return nil, translate("list auto-create candidates", err)
-	}
-	docs, err := scanDocuments(rows)
 	return docs, translate("list auto-create candidates", err)
 }
 
@@ -663,12 +659,8 @@ func (db *DB) AutoCreateCandidates(ctx context.Context) ([]Document, error) {
 // that are pending, in the order they were queued (an interrupted run put
 // back counts as queued when it was put back).
 func (db *DB) PendingAutoCreates(ctx context.Context) ([]Document, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents d
+	docs, err := queryRows(ctx, db.sql, scanDocument, `SELECT `+documentColumns+` FROM documents d
 		WHERE d.status = ? AND d.auto_create_status = ?
 		ORDER BY d.auto_create_updated_at, d.created_at, d.id`, StatusReady, AutoCreatePending)
-	if err != nil {
-		return nil, translate("list the auto-create queue", err)
-	}
-	docs, err := scanDocuments(rows)
 	return docs, translate("list the auto-create queue", err)
 }

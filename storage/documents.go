@@ -327,7 +327,7 @@ func (db *DB) FindDocument(ctx context.Context, idOrName string) (Document, erro
 	if err != nil {
 		return Document{}, fmt.Errorf("find document: %w", err)
 	}
-	docs, err := scanDocuments(rows)
+	docs, err := scanRows(rows, scanDocument)
 	if err != nil {
 		return Document{}, fmt.Errorf("find document: %w", err)
 	}
@@ -346,19 +346,6 @@ func (db *DB) FindDocument(ctx context.Context, idOrName string) (Document, erro
 		ids = append(ids, d.ID)
 	}
 	return Document{}, Errorf(ErrConflict, "several documents are named %q (%s): use an id", idOrName, strings.Join(ids, ", "))
-}
-
-func scanDocuments(rows *sql.Rows) ([]Document, error) {
-	defer rows.Close()
-	docs := []Document{}
-	for rows.Next() {
-		d, err := scanDocument(rows)
-		if err != nil {
-			return nil, err
-		}
-		docs = append(docs, d)
-	}
-	return docs, rows.Err()
 }
 
 // ListDocuments returns the documents that match f, newest first, and how
@@ -406,7 +393,7 @@ func (db *DB) ListDocuments(ctx context.Context, f DocumentFilter) ([]Document, 
 		if err != nil {
 			return err
 		}
-		docs, err = scanDocuments(rows)
+		docs, err = scanRows(rows, scanDocument)
 		return err
 	})
 	if err != nil {

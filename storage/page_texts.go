@@ -27,21 +27,20 @@ func (db *DB) PageTexts(ctx context.Context, id string, from, budget int) ([]Pag
 			return err
 		}
 		pages = d.Pages
-		rows, err := tx.QueryContext(ctx, `SELECT page, text FROM pages WHERE document_id = ? AND page >= ? ORDER BY page`, id, from)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
 		size := 0
-		for (len(out) == 0 || size < budget) && rows.Next() {
+		// Stopping as soon as the budget is reached, not at the next row,
+		// leaves the next page's text unread.
+		return queryEach(ctx, tx, func(s scanner) error {
 			var p PageText
-			if err := rows.Scan(&p.Page, &p.Text); err != nil {
+			if err := s.Scan(&p.Page, &p.Text); err != nil {
 				return err
 			}
 			out = append(out, p)
-			size += len(p.Text)
-		}
-		return rows.Err()
+			if size += len(p.Text); size >= budget {
+				return errEnoughRows
+			}
+			return nil
+		}, `SELECT page, text FROM pages WHERE document_id = ? AND page >= ? ORDER BY page`, id, from)
 	})
 	if err != nil {
 		return nil, 0, err

@@ -3,7 +3,13 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 )
+
+// errEnoughRows, returned by a row function of queryEach, ends the read
+// there without error: for a read that stops at a budget of bytes rather
+// than a count of rows, which LIMIT cannot say.
+var errEnoughRows = errors.New("enough rows")
 
 // queryRows runs a query and scans each row it returns with scan, so that a
 // list read is one call: the rows are closed on every path, and an error
@@ -45,13 +51,15 @@ func queryEach(ctx context.Context, q queryer, fn func(scanner) error, query str
 }
 
 // eachRow calls fn for each of rows and closes them; the first error, from
-// fn or from iterating, ends it. Closing at once, not deferred to the
-// caller's return, frees the connection before the next query of a
-// transaction that reads in batches.
+// fn or from iterating, ends it, and errEnoughRows ends it with none.
+// Closing at once, not deferred to the caller's return, frees the
+// connection before the next query of a transaction that reads in batches.
 func eachRow(rows *sql.Rows, fn func(scanner) error) error {
 	defer rows.Close()
 	for rows.Next() {
-		if err := fn(rows); err != nil {
+		if err := fn(rows); errors.Is(err, errEnoughRows) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 	}

@@ -48,3 +48,32 @@ func TestQueryRowsOfNothingIsAnEmptyList(t *testing.T) {
 		t.Errorf("no rows marshal as %s, want []", b)
 	}
 }
+
+// A row function that has enough ends the read there: no error, no
+// further row read, and the connection is free again.
+func TestQueryEachStopsWhenARowFunctionHasEnough(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	for _, name := range []string{"a", "b", "c"} {
+		if _, err := db.CreateTag(ctx, NewTag{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	err := queryEach(ctx, db.sql, func(s scanner) error {
+		name, err := scanValue[string](s)
+		if err != nil {
+			return err
+		}
+		if got = append(got, name); len(got) == 2 {
+			return errEnoughRows
+		}
+		return nil
+	}, `SELECT name FROM tags ORDER BY name`)
+	if err != nil || len(got) != 2 || got[1] != "b" {
+		t.Fatalf("queryEach = %q, %v; want [a b] and no error", got, err)
+	}
+	if n := db.sql.Stats().InUse; n != 0 {
+		t.Errorf("%d connections still in use after the read stopped, want 0", n)
+	}
+}

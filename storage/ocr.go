@@ -255,43 +255,40 @@ func (db *DB) OCRProgress(ctx context.Context, job *OCRJob, done int, lease time
 // full-text index, and sets the document's status (ready) and message. The
 // pages a run kept on the way (KeepOCRPage) are dropped: they are stored.
 func (db *DB) FinishOCR(ctx context.Context, job *OCRJob, pages []OCRPage, status, message string) (Document, error) {
-	if _, err := checkStatus(status); err != nil {
-		return Document{}, err
-	}
-	var doc Document
-	err := db.update(ctx, "store OCR text", func(tx *writeTx) error {
-		if err := holdsLease(ctx, tx, job); err != nil {
-			return err
-		}
+	return db.endOCRJob(ctx, "store OCR text", job, status, message, func(tx *writeTx) error {
 		for _, p := range pages {
 			if err := storeOCRPage(ctx, tx, job.Document.ID, p); err != nil {
 				return fmt.Errorf("page %d: %w", p.Page, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM ocr_kept_pages WHERE document_id = ?`, job.Document.ID); err != nil {
-			return err
-		}
-		if err := endOCR(ctx, tx, job.Document.ID, status, message); err != nil {
-			return err
-		}
-		var err error
-		doc, err = getDocument(ctx, tx, job.Document.ID)
+		_, err := tx.ExecContext(ctx, `DELETE FROM ocr_kept_pages WHERE document_id = ?`, job.Document.ID)
 		return err
 	})
-	return doc, err
 }
 
 // FailOCR ends a job without storing any page: the document gets status
 // (failed, or needs_ocr to be tried again) and message. The pages the run
 // kept (KeepOCRPage) stay, for the next run to resume from.
 func (db *DB) FailOCR(ctx context.Context, job *OCRJob, status, message string) (Document, error) {
+	return db.endOCRJob(ctx, "end OCR", job, status, message, nil)
+}
+
+// endOCRJob ends a job in one transaction, only while the job still holds
+// its lease: store, when given, writes what the run read, then the
+// document gets status and message and is returned as it now is.
+func (db *DB) endOCRJob(ctx context.Context, op string, job *OCRJob, status, message string, store func(*writeTx) error) (Document, error) {
 	if _, err := checkStatus(status); err != nil {
 		return Document{}, err
 	}
 	var doc Document
-	err := db.update(ctx, "end OCR", func(tx *writeTx) error {
+	err := db.update(ctx, op, func(tx *writeTx) error {
 		if err := holdsLease(ctx, tx, job); err != nil {
 			return err
+		}
+		if store != nil {
+			if err := store(tx); err != nil {
+				return err
+			}
 		}
 		if err := endOCR(ctx, tx, job.Document.ID, status, message); err != nil {
 			return err

@@ -142,6 +142,9 @@ func TestOCRLeaseLapsesAndIsTakenOver(t *testing.T) {
 	if _, err := db.FinishOCR(ctx, &first, nil, StatusReady, ""); !errors.Is(err, ErrConflict) {
 		t.Fatalf("finish of the first worker: %v, want a conflict", err)
 	}
+	if _, err := db.FailOCR(ctx, &first, StatusFailed, "too slow"); !errors.Is(err, ErrConflict) {
+		t.Fatalf("failure of the first worker: %v, want a conflict", err)
+	}
 	if _, err := db.FinishOCR(ctx, &second, []OCRPage{{Page: 1, Text: "x"}}, StatusReady, ""); err != nil {
 		t.Fatal(err)
 	}

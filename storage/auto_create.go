@@ -321,29 +321,17 @@ func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, mess
 // yet: until a person accepts it, no other document is extracted with
 // it. Only a proposed document can be accepted.
 func (db *DB) AcceptAutoCreate(ctx context.Context, documentID string) (Document, error) {
-	var doc Document
-	err := db.update(ctx, "accept auto-create", func(tx *writeTx) error {
-		d, err := getDocument(ctx, tx, documentID)
-		if err != nil {
-			return err
-		}
-		if d.AutoCreateStatus != AutoCreateProposed {
-			return Errorf(ErrConflict, "document %q has no proposal to accept (auto-create status %s)", d.Name, d.AutoCreateStatus)
-		}
+	return db.decideProposal(ctx, documentID, "accept", func(tx *writeTx, d Document) error {
 		if d.AutoCreatePromptID != "" {
 			madeByRun := d.AutoCreateThreadID != "" && ulidOf(d.AutoCreatePromptID) > ulidOf(d.AutoCreateThreadID)
 			if err := chooseKindPrompt(ctx, tx, d.AutoCreatePromptID, !madeByRun); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_updated_at = ? WHERE id = ?`,
-			AutoCreateAccepted, tx.nowText(), d.ID); err != nil {
-			return err
-		}
-		doc, err = getDocument(ctx, tx, d.ID)
+		_, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_updated_at = ? WHERE id = ?`,
+			AutoCreateAccepted, tx.nowText(), d.ID)
 		return err
 	})
-	return doc, err
 }
 
 // RejectAutoCreate rejects a proposal in one transaction: the extraction
@@ -355,15 +343,7 @@ func (db *DB) AcceptAutoCreate(ctx context.Context, documentID string) (Document
 // conversation can still be read; the document keeps its link to it. The
 // status becomes rejected.
 func (db *DB) RejectAutoCreate(ctx context.Context, documentID string) (Document, error) {
-	var doc Document
-	err := db.update(ctx, "reject auto-create", func(tx *writeTx) error {
-		d, err := getDocument(ctx, tx, documentID)
-		if err != nil {
-			return err
-		}
-		if d.AutoCreateStatus != AutoCreateProposed {
-			return Errorf(ErrConflict, "document %q has no proposal to reject (auto-create status %s)", d.Name, d.AutoCreateStatus)
-		}
+	return db.decideProposal(ctx, documentID, "reject", func(tx *writeTx, d Document) error {
 		// The proposal's kind goes with it (a schema the run made is gone
 		// with the cleanup anyway; a reused one stays, but not as this
 		// document's kind).
@@ -373,9 +353,28 @@ func (db *DB) RejectAutoCreate(ctx context.Context, documentID string) (Document
 		if err := cleanupAutoCreate(ctx, tx, d, false); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = '',
+		_, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = '',
 			auto_create_schema_id = NULL, auto_create_prompt_id = NULL, auto_create_extraction_id = NULL,
-			auto_create_updated_at = ? WHERE id = ?`, AutoCreateRejected, tx.nowText(), d.ID); err != nil {
+			auto_create_updated_at = ? WHERE id = ?`, AutoCreateRejected, tx.nowText(), d.ID)
+		return err
+	})
+}
+
+// decideProposal runs decide (verb: accept or reject) on a document's
+// proposal in one transaction and returns the document as it then is. A
+// document without a proposal is a conflict, so that a decision made
+// twice, or on a run still going, changes nothing.
+func (db *DB) decideProposal(ctx context.Context, documentID, verb string, decide func(*writeTx, Document) error) (Document, error) {
+	var doc Document
+	err := db.update(ctx, verb+" auto-create", func(tx *writeTx) error {
+		d, err := getDocument(ctx, tx, documentID)
+		if err != nil {
+			return err
+		}
+		if d.AutoCreateStatus != AutoCreateProposed {
+			return Errorf(ErrConflict, "document %q has no proposal to %s (auto-create status %s)", d.Name, verb, d.AutoCreateStatus)
+		}
+		if err := decide(tx, d); err != nil {
 			return err
 		}
 		doc, err = getDocument(ctx, tx, d.ID)

@@ -120,6 +120,9 @@ func TestAutoCreateProposeAcceptAndNoRerun(t *testing.T) {
 	if _, err := db.RejectAutoCreate(ctx, doc.ID); fault.ErrorCode(err) != "conflict" {
 		t.Errorf("reject after accept: %v", err)
 	}
+	if _, err := db.AcceptAutoCreate(ctx, doc.ID); fault.ErrorCode(err) != "conflict" || !strings.Contains(err.Error(), "no proposal to accept") {
+		t.Errorf("accept after accept: %v, want a conflict: no proposal to accept", err)
+	}
 }
 
 func TestAutoCreateFailLeavesNothingHalfSet(t *testing.T) {

@@ -223,19 +223,7 @@ func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCr
 	if l.SchemaID == "" || l.PromptID == "" || l.ExtractionID == "" {
 		return Document{}, Errorf(ErrInvalid, "a proposal needs a schema, a prompt and an extraction")
 	}
-	if refused == nil {
-		refused = []Refusal{}
-	}
-	refusedJSON, err := json.Marshal(refused)
-	if err != nil {
-		return Document{}, err
-	}
-	var doc Document
-	err = db.update(ctx, "propose auto-create", func(tx *writeTx) error {
-		d, err := checkClaim(ctx, tx, c)
-		if err != nil {
-			return err
-		}
+	return db.endRun(ctx, "propose auto-create", c, refused, func(tx *writeTx, d Document, refusedJSON string) error {
 		x, err := getExtraction(ctx, tx, l.ExtractionID)
 		if err != nil {
 			return err
@@ -253,14 +241,10 @@ func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCr
 		// The proposal's schema is the document's kind from now on.
 		sets = append(sets, "schema_id = auto_create_schema_id",
 			"auto_create_status = ?", "auto_create_error = ''", "auto_create_refused = ?", "auto_create_model = ''", "auto_create_updated_at = ?")
-		args = append(args, AutoCreateProposed, string(refusedJSON), tx.nowText(), d.ID)
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...); err != nil {
-			return err
-		}
-		doc, err = getDocument(ctx, tx, d.ID)
+		args = append(args, AutoCreateProposed, refusedJSON, tx.nowText(), d.ID)
+		_, err = tx.ExecContext(ctx, `UPDATE documents SET `+strings.Join(sets, ", ")+` WHERE id = ?`, args...)
 		return err
 	})
-	return doc, err
 }
 
 // FailAutoCreate ends a run that did not reach a proposal: what it made
@@ -284,6 +268,26 @@ func (db *DB) RequeueAutoCreate(ctx context.Context, c AutoCreateClaim) (Documen
 
 func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, message string, refused []Refusal) (Document, error) {
 	message = CapMessage(message)
+	return db.endRun(ctx, "end auto-create", c, refused, func(tx *writeTx, d Document, refusedJSON string) error {
+		if err := cleanupAutoCreate(ctx, tx, d, true); err != nil {
+			return err
+		}
+		model := d.AutoCreateModel // back in the queue, it runs on its model again
+		if status != AutoCreatePending {
+			model = ""
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = ?, auto_create_refused = ?,
+			auto_create_schema_id = NULL, auto_create_prompt_id = NULL, auto_create_extraction_id = NULL,
+			auto_create_thread_id = NULL, auto_create_model = ?, auto_create_updated_at = ? WHERE id = ?`, status, message, refusedJSON, model, tx.nowText(), d.ID)
+		return err
+	})
+}
+
+// endRun ends the claimed run of a document in one transaction, only while
+// the claim holds: end writes the outcome, given the refusals as the JSON
+// stored with it (none is [], not null), and the document is returned as
+// it then is.
+func (db *DB) endRun(ctx context.Context, op string, c AutoCreateClaim, refused []Refusal, end func(tx *writeTx, d Document, refusedJSON string) error) (Document, error) {
 	if refused == nil {
 		refused = []Refusal{}
 	}
@@ -292,21 +296,12 @@ func (db *DB) endUnfinished(ctx context.Context, c AutoCreateClaim, status, mess
 		return Document{}, err
 	}
 	var doc Document
-	err = db.update(ctx, "end auto-create", func(tx *writeTx) error {
+	err = db.update(ctx, op, func(tx *writeTx) error {
 		d, err := checkClaim(ctx, tx, c)
 		if err != nil {
 			return err
 		}
-		if err := cleanupAutoCreate(ctx, tx, d, true); err != nil {
-			return err
-		}
-		model := d.AutoCreateModel // back in the queue, it runs on its model again
-		if status != AutoCreatePending {
-			model = ""
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET auto_create_status = ?, auto_create_error = ?, auto_create_refused = ?,
-			auto_create_schema_id = NULL, auto_create_prompt_id = NULL, auto_create_extraction_id = NULL,
-			auto_create_thread_id = NULL, auto_create_model = ?, auto_create_updated_at = ? WHERE id = ?`, status, message, string(refusedJSON), model, tx.nowText(), d.ID); err != nil {
+		if err := end(tx, d, string(refusedJSON)); err != nil {
 			return err
 		}
 		doc, err = getDocument(ctx, tx, d.ID)

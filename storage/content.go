@@ -224,17 +224,5 @@ func (db *DB) PageText(ctx context.Context, id string, page int) (string, error)
 
 // DocumentText returns the text of every page, page 1 first.
 func (db *DB) DocumentText(ctx context.Context, id string) ([]string, error) {
-	var pages []string
-	err := db.view(ctx, "read document text", func(tx *sql.Tx) error {
-		if _, err := getDocument(ctx, tx, id); err != nil {
-			return err
-		}
-		var err error
-		pages, err = queryRows(ctx, tx, scanValue[string], `SELECT text FROM pages WHERE document_id = ? ORDER BY page`, id)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return pages, nil
+	return queryDocumentRows(ctx, db, "read document text", id, scanValue[string], `SELECT text FROM pages WHERE document_id = ? ORDER BY page`, id)
 }

@@ -197,17 +197,8 @@ func (db *DB) GetExtraction(ctx context.Context, id string) (Extraction, error) 
 
 // ListExtractions returns a document's extractions, newest first.
 func (db *DB) ListExtractions(ctx context.Context, documentID string) ([]Extraction, error) {
-	var out []Extraction
-	err := db.view(ctx, "list extractions", func(tx *sql.Tx) error {
-		if _, err := getDocument(ctx, tx, documentID); err != nil {
-			return err
-		}
-		var err error
-		out, err = queryRows(ctx, tx, scanExtraction, `SELECT `+extractionColumns+` FROM extractions e
-			WHERE e.document_id = ? ORDER BY e.created_at DESC, e.id DESC`, documentID)
-		return err
-	})
-	return out, err
+	return queryDocumentRows(ctx, db, "list extractions", documentID, scanExtraction, `SELECT `+extractionColumns+` FROM extractions e
+		WHERE e.document_id = ? ORDER BY e.created_at DESC, e.id DESC`, documentID)
 }
 
 // LatestExtraction returns the newest extraction of a document made with

@@ -586,19 +586,10 @@ func markOCRPages(ctx context.Context, tx *writeTx, id string, pages []int) erro
 // PageDetails returns, for each page of a document, where its text came
 // from and how OCR read it.
 func (db *DB) PageDetails(ctx context.Context, id string) ([]PageDetail, error) {
-	details := []PageDetail{}
-	err := db.view(ctx, "read page details", func(tx *sql.Tx) error {
-		if _, err := getDocument(ctx, tx, id); err != nil {
-			return err
-		}
-		var err error
-		details, err = queryRows(ctx, tx, scanPageDetail, `SELECT p.page, p.source, p.needs_ocr, p.engine, p.lang, p.confidence, p.note,
-			length(p.text), coalesce(w.width, 0), coalesce(w.height, 0)
-			FROM pages p LEFT JOIN page_words w ON w.document_id = p.document_id AND w.page = p.page
-			WHERE p.document_id = ? ORDER BY p.page`, id)
-		return err
-	})
-	return details, err
+	return queryDocumentRows(ctx, db, "read page details", id, scanPageDetail, `SELECT p.page, p.source, p.needs_ocr, p.engine, p.lang, p.confidence, p.note,
+		length(p.text), coalesce(w.width, 0), coalesce(w.height, 0)
+		FROM pages p LEFT JOIN page_words w ON w.document_id = p.document_id AND w.page = p.page
+		WHERE p.document_id = ? ORDER BY p.page`, id)
 }
 
 func scanPageDetail(s scanner) (PageDetail, error) {

@@ -66,6 +66,24 @@ func eachRow(rows *sql.Rows, fn func(scanner) error) error {
 	return rows.Err()
 }
 
+// queryDocumentRows is queryRows over the rows of one document, in one
+// read: an unknown document is not found, not an empty list.
+func queryDocumentRows[T any](ctx context.Context, db *DB, op, documentID string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	var out []T
+	err := db.view(ctx, op, func(tx *sql.Tx) error {
+		if _, err := getDocument(ctx, tx, documentID); err != nil {
+			return err
+		}
+		var err error
+		out, err = queryRows(ctx, tx, scan, query, args...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // scanValue scans a row of one column.
 func scanValue[T any](s scanner) (T, error) {
 	var v T

@@ -77,3 +77,23 @@ func TestQueryEachStopsWhenARowFunctionHasEnough(t *testing.T) {
 		t.Errorf("%d connections still in use after the read stopped, want 0", n)
 	}
 }
+
+// A list of one document's rows says an unknown document is not found,
+// and a known one without rows is an empty list.
+func TestDocumentListsOfAnUnknownDocumentAreNotFound(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	doc := mustCreateDocument(t, db, NewDocument{Name: "a.txt", Pages: []string{"one"}})
+	_, err := db.ListThreads(ctx, "doc_missing")
+	wantCode(t, err, ErrNotFound, "")
+	_, err = db.ListExtractions(ctx, "doc_missing")
+	wantCode(t, err, ErrNotFound, "")
+	_, err = db.DocumentText(ctx, "doc_missing")
+	wantCode(t, err, ErrNotFound, "")
+	_, err = db.PageDetails(ctx, "doc_missing")
+	wantCode(t, err, ErrNotFound, "")
+	threads, err := db.ListThreads(ctx, doc.ID)
+	if b, _ := json.Marshal(threads); err != nil || string(b) != "[]" {
+		t.Errorf("threads of a document without any: %s, %v; want []", b, err)
+	}
+}

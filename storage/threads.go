@@ -130,20 +130,8 @@ func (db *DB) GetThread(ctx context.Context, documentID, threadID string) (Threa
 // ListThreads returns a document's threads, most recently updated first. An
 // unknown document is not found.
 func (db *DB) ListThreads(ctx context.Context, documentID string) ([]Thread, error) {
-	var out []Thread
-	err := db.view(ctx, "list threads", func(tx *sql.Tx) error {
-		if _, err := getDocument(ctx, tx, documentID); err != nil {
-			return err
-		}
-		var err error
-		out, err = queryRows(ctx, tx, scanThread, `SELECT `+threadColumns+` FROM threads t
-			WHERE t.document_id = ? ORDER BY t.updated_at DESC, t.id DESC`, documentID)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return queryDocumentRows(ctx, db, "list threads", documentID, scanThread, `SELECT `+threadColumns+` FROM threads t
+		WHERE t.document_id = ? ORDER BY t.updated_at DESC, t.id DESC`, documentID)
 }
 
 // RenameThread sets a thread's title; an empty title, or one longer than

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -289,7 +290,8 @@ func (c *AutoCreator) converse(ctx context.Context, claim storage.AutoCreateClai
 	if ws.Extraction == nil {
 		why := "the agent ended without running an extraction"
 		if t := strings.TrimSpace(turn.Text); t != "" {
-			why += ": " + firstLine(t, 160)
+			first, _, _ := strings.Cut(t, "\n")
+			why += ": " + textfmt.Shorten(first, 160)
 		}
 		return storage.AutoCreateLinks{}, fault.Errorf(fault.Invalid, "%s", why)
 	}
@@ -521,13 +523,4 @@ func (r *autoCreateRecorder) extractionTokens(ctx context.Context, prompt bool) 
 		}
 	}
 	return n
-}
-
-// firstLine is the first line of s, cut to n runes.
-func firstLine(s string, n int) string {
-	s, _, _ = strings.Cut(s, "\n")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

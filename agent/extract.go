@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
@@ -125,7 +126,7 @@ func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExt
 			pages = fmt.Sprintf("%d pages", job.pages)
 		}
 		note = truncated.Explain(fmt.Sprintf("the prompt for this document (%s, %s characters)",
-			pages, thousands(utf8.RuneCountInString(job.text))))
+			pages, textfmt.Thousands(utf8.RuneCountInString(job.text))))
 		// The note tells the user (docent extract prints it); the log is
 		// for debugging, not a second warning on the CLI's stderr.
 		x.logger().DebugContext(ctx, "the model saw only part of the document: the server cut the prompt to fit the context window",

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
 )
 
@@ -184,7 +185,7 @@ func summarize(name string, args json.RawMessage, lk lookup) Summary {
 		s = t.Summarize.summary(a, n)
 		s.Call = t.Summarize.words(a, n)
 	} else {
-		s = Summary{Title: humanName(name), Call: shorten(oneLineArgs(args), 120)}
+		s = Summary{Title: humanName(name), Call: textfmt.Shorten(oneLineArgs(args), 120)}
 	}
 	if raw := bytes.TrimSpace(args); len(raw) > 0 {
 		if v, err := schema.ParseOrdered(raw); err != nil {
@@ -210,7 +211,7 @@ func humanName(tool string) string {
 
 // oneLineArgs is a call's arguments on one line, shortened.
 func oneLineArgs(raw json.RawMessage) string {
-	return shorten(cmp.Or(strings.Join(strings.Fields(string(raw)), " "), "{}"), 200)
+	return textfmt.Shorten(cmp.Or(strings.Join(strings.Fields(string(raw)), " "), "{}"), 200)
 }
 
 // argsObject is a call's arguments as an object: a JSON string holding an
@@ -284,21 +285,6 @@ func stringItems(v any) []string {
 // quoted is a name as the summaries quote it: “name”.
 func quoted(s string) string { return "“" + s + "”" }
 
-// shorten cuts s to at most n characters, the last an ellipsis.
-func shorten(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for k := range s {
-		if i == n-1 {
-			return s[:k] + "…"
-		}
-		i++
-	}
-	return s
-}
-
 // formatValue is a JSON value for people: a string in quotes, a number or
 // boolean as JSON, null as "empty (null)", an absent value as "(not set)",
 // objects and arrays as compact JSON; each cut to 80 characters.
@@ -310,9 +296,9 @@ func formatValue(v any, present bool) string {
 	case nil:
 		return "empty (null)"
 	case string:
-		return quoted(shorten(x, 80))
+		return quoted(textfmt.Shorten(x, 80))
 	}
-	return shorten(schema.Compact(v), 80)
+	return textfmt.Shorten(schema.Compact(v), 80)
 }
 
 func lowerFirst(s string) string {
@@ -331,16 +317,21 @@ func label(name string, v int) string {
 	return fmt.Sprintf("%s v%d", name, v)
 }
 
-// countOf is "1 field", "3 fields".
+// countOf is "1 field", "3 fields": the one plural of the summaries.
 func countOf(n int, one string) string {
-	return fmt.Sprintf("%d %s", n, pluralOf(n, one))
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
-func pluralOf(n int, one string) string {
-	if n == 1 {
-		return one
+// promptsNamed is `prompt “A”` or `prompts “A”, “B”`: the prompts that use
+// what a call would delete.
+func promptsNamed(names []string) string {
+	if len(names) == 1 {
+		return "prompt " + quoted(names[0])
 	}
-	return one + "s"
+	return "prompts " + quoteAll(names)
 }
 
 func quoteAll(names []string) string {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
 )
 
@@ -44,7 +45,7 @@ func moreOf(f schema.Field) string {
 		}
 		parts = append(parts, k+": "+schema.Compact(v))
 	}
-	return shorten(strings.Join(parts, ", "), 160)
+	return textfmt.Shorten(strings.Join(parts, ", "), 160)
 }
 
 // fieldRows are the rows of a table of fields, depth first.

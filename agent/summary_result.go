@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 )
@@ -54,7 +55,7 @@ func characters(s string) string {
 	if i := strings.Index(s, "\n[truncated: "); i >= 0 {
 		shown, cut = s[:i], ", cut"
 	}
-	return thousands(utf8.RuneCountInString(shown)) + " characters" + cut
+	return textfmt.Thousands(utf8.RuneCountInString(shown)) + " characters" + cut
 }
 
 func ocrTextOutcome(r args) string {
@@ -106,7 +107,7 @@ func problemWords(v any) string {
 	if path, _ := first.Val("path").(string); path != "" {
 		msg = path + ": " + msg
 	}
-	msg = shorten(msg, 160)
+	msg = textfmt.Shorten(msg, 160)
 	if len(items) > 1 {
 		msg += fmt.Sprintf(" (and %d more)", len(items)-1)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
 )
 
@@ -23,7 +24,7 @@ func orUnnamed(a args, k string) string { return cmp.Or(argString(a, k), "(unnam
 // ---- words of a call line
 
 // qname quotes a name for a call line: "Invoice".
-func qname(s string) string { return strconv.Quote(shorten(s, 60)) }
+func qname(s string) string { return strconv.Quote(textfmt.Shorten(s, 60)) }
 
 // refWords names a schema or prompt for a call line: "Invoice" v2.
 func refWords(n string, version int) string {
@@ -407,7 +408,7 @@ func updateFieldSummary(a args, n names) Summary {
 func updateFieldWords(a args, _ names) string {
 	value := "null"
 	if v, ok := a.Get("value"); ok {
-		value = shorten(schema.Compact(v), 60)
+		value = textfmt.Shorten(schema.Compact(v), 60)
 	}
 	return fmt.Sprintf("%s = %s", cmp.Or(argString(a, "path"), "(no path)"), value)
 }
@@ -560,7 +561,7 @@ func deleteSchemaSummary(a args, n names) Summary {
 			}
 		}
 		if len(users) > 0 {
-			s.Notes = append(s.Notes, fmt.Sprintf("Used by %s %s: Docent refuses to delete a schema while a prompt uses it.", pluralOf(len(users), "prompt"), quoteAll(users)))
+			s.Notes = append(s.Notes, fmt.Sprintf("Used by %s: Docent refuses to delete a schema while a prompt uses it.", promptsNamed(users)))
 		} else {
 			s.Notes = append(s.Notes, "No prompt uses it.")
 		}
@@ -835,7 +836,7 @@ func deleteTagSummary(a args, n names) Summary {
 		parts = append(parts, countOf(docs, "document"))
 	}
 	if len(users) > 0 {
-		parts = append(parts, pluralOf(len(users), "prompt")+" "+quoteAll(users))
+		parts = append(parts, promptsNamed(users))
 	}
 	if len(parts) > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("Used by %s: Docent refuses to delete a tag in use.", strings.Join(parts, " and ")))

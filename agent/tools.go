@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
@@ -331,39 +332,15 @@ func capResult(data []byte) json.RawMessage {
 // says how many characters were left out and how to get them (more). It
 // reports whether s was cut.
 func capText(s string, max int, more string) (string, bool) {
-	n := utf8.RuneCountInString(s)
-	if n <= max {
+	head, cut := textfmt.Cut(s, max)
+	if !cut {
 		return s, false
 	}
-	cut := 0
-	for i := range s {
-		if cut == max {
-			s, cut = s[:i], i
-			break
-		}
-		cut++
-	}
-	marker := fmt.Sprintf("\n[truncated: %s more characters", thousands(n-max))
+	marker := fmt.Sprintf("\n[truncated: %s more characters", textfmt.Thousands(utf8.RuneCountInString(s[len(head):])))
 	if more != "" {
 		marker += "; " + more
 	}
-	return s + marker + "]", true
-}
-
-// thousands formats n with comma separators: 12345 → "12,345".
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + thousands(-n)
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
+	return head + marker + "]", true
 }
 
 // decodeArgs returns a Run function that decodes checked arguments into A.

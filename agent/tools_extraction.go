@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -169,11 +170,7 @@ func updateExtractionField(ctx context.Context, env *ToolEnv, a struct {
 
 // previewValue shortens a JSON value for a one-line preview.
 func previewValue(v json.RawMessage) string {
-	s := strings.Join(strings.Fields(string(v)), " ")
-	if r := []rune(s); len(r) > 60 {
-		return string(r[:57]) + "..."
-	}
-	return s
+	return textfmt.Shorten(strings.Join(strings.Fields(string(v)), " "), 60)
 }
 
 // PatchExtractionField sets one field of an extraction (a JSON pointer or

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -278,7 +279,7 @@ func TestLongTextIsCappedWithAMarker(t *testing.T) {
 	f.ok("get_ocr_text", `{}`, &res)
 	full, _ := pagesText([]string{page, page, page})
 	more := len([]rune(full)) - TextCap
-	marker := fmt.Sprintf("[truncated: %s more characters; call get_ocr_text with page_num (1-3)]", thousands(more))
+	marker := fmt.Sprintf("[truncated: %s more characters; call get_ocr_text with page_num (1-3)]", textfmt.Thousands(more))
 	if !strings.HasSuffix(res.Text, marker) {
 		t.Errorf("capped text ends %q, want marker %q", res.Text[len(res.Text)-100:], marker)
 	}
@@ -291,9 +292,6 @@ func TestLongTextIsCappedWithAMarker(t *testing.T) {
 	}
 	if got, cut := capText("short", 5, "more"); cut || got != "short" {
 		t.Errorf("capText short = %q", got)
-	}
-	if thousands(12345) != "12,345" || thousands(999) != "999" || thousands(1000000) != "1,000,000" {
-		t.Error("thousands")
 	}
 }
 

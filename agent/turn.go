@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -238,7 +239,7 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 	}
 	if n := utf8.RuneCountInString(msg); n > MaxMessageChars {
 		return TurnResult{}, fault.Errorf(fault.Invalid, "the message is %s characters; the limit is %s: import long text as a document and mention it instead",
-			thousands(n), thousands(MaxMessageChars))
+			textfmt.Thousands(n), textfmt.Thousands(MaxMessageChars))
 	}
 	doc, err := a.DB.GetDocument(ctx, req.DocumentID)
 	if err != nil {
@@ -338,7 +339,7 @@ func (t *turn) fitsWindow(msg string) error {
 	if est := provider.EstimateTokens(req); est > window {
 		return &provider.Error{Kind: provider.KindContextOverflow, Message: fmt.Sprintf(
 			"the message does not fit %s's context window: about %s tokens with the instructions and the document excerpt, the window is %s; shorten it",
-			t.Model, thousands(est), thousands(window))}
+			t.Model, textfmt.Thousands(est), textfmt.Thousands(window))}
 	}
 	return nil
 }
@@ -777,11 +778,10 @@ func (t *turn) callTool(ctx context.Context, name string, args json.RawMessage) 
 // to about 60 characters.
 func threadTitle(msg string) string {
 	s := strings.Join(strings.Fields(msg), " ")
-	if utf8.RuneCountInString(s) <= 60 {
+	cut, long := textfmt.Cut(s, 60)
+	if !long {
 		return s
 	}
-	r := []rune(s)[:60]
-	cut := string(r)
 	if i := strings.LastIndexByte(cut, ' '); i > 40 {
 		cut = cut[:i]
 	}

@@ -75,6 +75,7 @@ func showThread(ctx context.Context, env *Env, db *storage.DB, docID, threadID s
 		if msgs == nil {
 			msgs = []storage.ThreadMessage{}
 		}
+		agent.SummarizeStored(ctx, db, th, msgs) // as GET .../threads/{thread_id} answers
 		return writeJSON(env.IO, server.ThreadWithMessages{Thread: th, Messages: msgs})
 	}
 	w := env.IO.Out

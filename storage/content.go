@@ -50,7 +50,9 @@ func Pages(pages []string) iter.Seq2[string, error] {
 type DocumentContent struct {
 	Status string
 	Error  string
-	Pages  []string
+	// ErrorCode classifies Error (Document.ErrorCode).
+	ErrorCode string
+	Pages     []string
 	// OCRPages are the pages (1-based) that text recognition reads (ocr.go).
 	OCRPages []int
 }
@@ -81,8 +83,8 @@ func (db *DB) ReplaceDocumentContent(ctx context.Context, id string, content Doc
 		if err := markOCRPages(ctx, tx, id, content.OCRPages); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, pages = ?, updated_at = ? WHERE id = ?`,
-			status, CapMessage(content.Error), len(content.Pages), tx.nowText(), id)
+		_, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, error_code = ?, pages = ?, updated_at = ? WHERE id = ?`,
+			status, CapMessage(content.Error), content.ErrorCode, len(content.Pages), tx.nowText(), id)
 		if err != nil {
 			return err
 		}

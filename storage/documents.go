@@ -22,6 +22,11 @@ const (
 	StatusFailed   = "failed"    // the file could not be read; Error says why
 )
 
+// ErrorCodePasswordRequired is a failed document's ErrorCode when the file
+// is encrypted and opens only with a password (none or a wrong one was
+// given): reading it again with its password may succeed.
+const ErrorCodePasswordRequired = "password_required"
+
 // Document is a stored document without its bytes and text.
 type Document struct {
 	ID        string `json:"id"`
@@ -33,6 +38,10 @@ type Document struct {
 	Pages  int    `json:"pages"`
 	Status string `json:"status"`
 	Error  string `json:"error"`
+	// ErrorCode classifies Error for clients when its cause is known:
+	// "password_required" (ErrorCodePasswordRequired); "", absent in JSON,
+	// otherwise.
+	ErrorCode string `json:"error_code,omitempty" ts:"'password_required'"`
 	// TagIDs are the document's tags, ordered by tag name; never nil, so it
 	// is [] rather than null in JSON.
 	TagIDs []string `json:"tag_ids"`
@@ -89,6 +98,8 @@ type NewDocument struct {
 	// Status is one of the Status constants; "" means StatusReady.
 	Status string
 	Error  string
+	// ErrorCode classifies Error (Document.ErrorCode).
+	ErrorCode string
 	// Pages is the text of each page, page 1 first; a page without text is
 	// "".
 	Pages []string
@@ -142,7 +153,7 @@ const DefaultListLimit = 50
 
 // documentColumns are the columns scanDocument reads, for a query over
 // documents d. Tag ids come from a subquery so that a list is one query.
-const documentColumns = `d.id, d.name, d.media_type, d.size, d.sha256, d.pages, d.status, d.error,
+const documentColumns = `d.id, d.name, d.media_type, d.size, d.sha256, d.pages, d.status, d.error, d.error_code,
 	d.metadata, d.created_at, d.updated_at, d.auto_create_status, d.auto_create_error,
 	coalesce(d.auto_create_schema_id, ''), coalesce(d.auto_create_prompt_id, ''),
 	coalesce(d.auto_create_extraction_id, ''), coalesce(d.auto_create_thread_id, ''), d.auto_create_updated_at,
@@ -163,7 +174,7 @@ func scanDocument(s scanner) (Document, error) {
 		acUpdated         sql.NullString
 		refused           string
 	)
-	err := s.Scan(&d.ID, &d.Name, &d.MediaType, &d.Size, &d.SHA256, &d.Pages, &d.Status, &d.Error,
+	err := s.Scan(&d.ID, &d.Name, &d.MediaType, &d.Size, &d.SHA256, &d.Pages, &d.Status, &d.Error, &d.ErrorCode,
 		&metadata, &created, &updated, &d.AutoCreateStatus, &d.AutoCreateError,
 		&d.AutoCreateSchemaID, &d.AutoCreatePromptID, &d.AutoCreateExtractionID, &d.AutoCreateThreadID, &acUpdated, &refused,
 		&d.AutoCreateModel, &d.OCRPagesDone, &d.OCRPagesTotal, &d.SchemaID, &tags)
@@ -261,9 +272,9 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 		id := newID(prefixDocument)
 		now := tx.nowText()
 		_, err = tx.ExecContext(ctx, `INSERT INTO documents
-			(id, name, media_type, size, sha256, pages, status, error, metadata, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, name, nd.MediaType, file.Size, sha, 0, status, CapMessage(nd.Error), metadata, now, now)
+			(id, name, media_type, size, sha256, pages, status, error, error_code, metadata, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, name, nd.MediaType, file.Size, sha, 0, status, CapMessage(nd.Error), nd.ErrorCode, metadata, now, now)
 		if err != nil {
 			return err
 		}

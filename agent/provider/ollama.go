@@ -7,14 +7,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
+
+	"github.com/docent/docent/agent/internal/textfmt"
 )
 
 // Ollama is the provider for a local (or remote) Ollama server.
@@ -188,7 +188,7 @@ func (p *Ollama) chat(ctx context.Context, req Request, onDelta func(Delta) erro
 	if est := EstimateTokens(req); est > numCtx {
 		return Response{}, newError(KindContextOverflow, nil,
 			"the prompt is about %s tokens but %s is run with a %s-token window (raise DOCENT_MAX_CONTEXT or pick a model with a larger context)",
-			thousands(est), req.Model, thousands(numCtx))
+			textfmt.Thousands(est), req.Model, textfmt.Thousands(numCtx))
 	}
 	areq.Options = map[string]any{"num_ctx": numCtx}
 	if req.MaxTokens > 0 {
@@ -361,30 +361,4 @@ func ollamaRequest(req Request) (*api.ChatRequest, error) {
 		areq.Tools = append(areq.Tools, api.Tool{Type: "function", Function: fn})
 	}
 	return areq, nil
-}
-
-// thousands formats n with commas: 52000 → "52,000".
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// clip cuts s to at most n bytes, marked with "…": a bound on the size of
-// what a server said, kept in a message. The cut falls between
-// characters, never inside one's UTF-8 bytes.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/auth"
 	"github.com/ollama/ollama/envconfig"
+
+	"github.com/docent/docent/agent/internal/textfmt"
 )
 
 // ollamaLine is one line of an /api/chat stream: a frame, or an error that
@@ -49,7 +51,7 @@ func (p *Ollama) attempt(ctx context.Context, name string, tools bool, body []by
 		frames++
 		var f ollamaLine
 		if err := json.Unmarshal(line, &f); err != nil {
-			return newError(KindBadResponse, err, "Ollama sent a malformed response after %d characters: %s", d.chars, clip(p.red.string(string(line)), 120))
+			return newError(KindBadResponse, err, "Ollama sent a malformed response after %d characters: %s", d.chars, textfmt.Shorten(p.red.string(string(line)), 120))
 		}
 		if f.Error != "" {
 			return p.streamError(name, tools, line, f.Status, d.chars)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/docent/docent/agent/internal/textfmt"
 )
 
 // serverError is what a server said about a failed request, read from its
@@ -117,7 +119,7 @@ func withUpstream(msg, provider string, raw json.RawMessage) string {
 			up = m
 		}
 	}
-	up = clip(strings.TrimSpace(up), 300)
+	up = textfmt.Shorten(strings.TrimSpace(up), 300)
 	switch {
 	case up == "" || strings.Contains(msg, up):
 		return msg
@@ -161,7 +163,7 @@ func plainText(body []byte) string {
 	if s == "" || s[0] == '<' {
 		return ""
 	}
-	return clip(strings.Join(strings.Fields(s), " "), 300)
+	return textfmt.Shorten(strings.Join(strings.Fields(s), " "), 300)
 }
 
 // jsonString is raw as a string when it is a JSON string, else "".

@@ -1,6 +1,10 @@
 package provider
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/docent/docent/agent/internal/textfmt"
+)
 
 // Ollama does not refuse a prompt longer than the context window it runs a
 // model with: it cuts it and only logs that it did. Docent's estimate
@@ -141,34 +145,34 @@ func (t PromptTruncation) Explain(subject string) string {
 	var saw string
 	switch t.Dropped {
 	case DroppedMessages:
-		of := fmt.Sprintf("the prompt (Docent estimated about %s)", thousands(t.Estimated))
+		of := fmt.Sprintf("the prompt (Docent estimated about %s)", textfmt.Thousands(t.Estimated))
 		if subject != "" {
 			of = subject
 		}
 		saw = fmt.Sprintf("the model saw only %s tokens of %s: Ollama left out earlier messages to fit its %s-token context window",
-			thousands(t.Kept), of, thousands(t.Window))
+			textfmt.Thousands(t.Kept), of, textfmt.Thousands(t.Window))
 	default:
 		of := subject
 		switch {
 		case of != "":
 		case t.Estimated > t.Kept:
-			of = "about " + thousands(t.Estimated)
+			of = "about " + textfmt.Thousands(t.Estimated)
 		default:
 			of = "a longer prompt"
 		}
 		saw = fmt.Sprintf("the model saw only the last %s tokens of %s: Ollama cut the start (the instructions with it) to fit its %s-token context window",
-			thousands(t.Kept), of, thousands(t.Window))
+			textfmt.Thousands(t.Kept), of, textfmt.Thousands(t.Window))
 	}
 	if t.ModelContext > 0 && t.Window >= t.ModelContext {
-		return saw + fmt.Sprintf("; use a model with a larger context (this one's is %s tokens)", thousands(t.ModelContext))
+		return saw + fmt.Sprintf("; use a model with a larger context (this one's is %s tokens)", textfmt.Thousands(t.ModelContext))
 	}
 	now := t.MaxContext
 	if now <= 0 {
 		now = t.Window
 	}
-	fix := "; raise DOCENT_MAX_CONTEXT (now " + thousands(now)
+	fix := "; raise DOCENT_MAX_CONTEXT (now " + textfmt.Thousands(now)
 	if t.ModelContext > 0 {
-		fix += ", the model takes up to " + thousands(t.ModelContext)
+		fix += ", the model takes up to " + textfmt.Thousands(t.ModelContext)
 	}
 	return saw + fix + ") or use a model with a larger context"
 }

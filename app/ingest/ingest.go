@@ -173,7 +173,7 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 			return out
 		}
 		nd.WordSource = words.source()
-		nd.Status, nd.Error, nd.Pages, nd.OCRPages = content.Status, content.Error, content.Pages, content.OCRPages
+		nd.Status, nd.Error, nd.ErrorCode, nd.Pages, nd.OCRPages = content.Status, content.Error, content.ErrorCode, content.Pages, content.OCRPages
 	} else {
 		// Decoded while the store writes the document, a page at a time.
 		nd.PageSource = textPages(newRecheck(file(), first.crc), !first.utf8, MaxPageChars)
@@ -259,10 +259,17 @@ func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firs
 		return storage.DocumentContent{}, nil, checked.err // the text is of other bytes
 	}
 	if err != nil {
-		if errors.Is(err, pdftext.ErrPasswordRequired) && opts.Password == "" {
-			err = fmt.Errorf("%w (import it again with --password)", err)
+		failed := storage.DocumentContent{Status: storage.StatusFailed}
+		// A wrong password is ErrPasswordRequired too: the remedy is the
+		// same, and the code lets a client offer it.
+		if errors.Is(err, pdftext.ErrPasswordRequired) {
+			failed.ErrorCode = storage.ErrorCodePasswordRequired
+			if opts.Password == "" {
+				err = fmt.Errorf("%w (import it again with --password)", err)
+			}
 		}
-		return storage.DocumentContent{Status: storage.StatusFailed, Error: err.Error()}, nil, fault.Errorf(fault.Invalid, "%w", err)
+		failed.Error = err.Error()
+		return failed, nil, fault.Errorf(fault.Invalid, "%w", err)
 	}
 	words := newTextLayer(res)
 	content := storage.DocumentContent{Status: storage.StatusReady, Pages: res.Pages, OCRPages: ocrPages(res)}

@@ -175,15 +175,21 @@ func TestPasswordProtectedPDFFailsThenReadsWithThePassword(t *testing.T) {
 	if !errors.Is(first.Err, pdftext.ErrPasswordRequired) || !strings.Contains(first.Err.Error(), "--password") {
 		t.Fatalf("err = %v, want password required with a hint", first.Err)
 	}
-	if first.Document == nil || first.Document.Status != storage.StatusFailed {
-		t.Fatalf("document = %+v, want stored as failed", first.Document)
+	if first.Document == nil || first.Document.Status != storage.StatusFailed || first.Document.ErrorCode != storage.ErrorCodePasswordRequired {
+		t.Fatalf("document = %+v, want stored as failed with error code %s", first.Document, storage.ErrorCodePasswordRequired)
+	}
+	// A wrong password leaves it failed for the same reason: its password.
+	wrong := im.ImportBytes(ctx, "encrypted-40-bit-R3.pdf", data, Options{Password: "guess"})
+	if !errors.Is(wrong.Err, pdftext.ErrWrongPassword) || wrong.Document == nil || wrong.Document.ID != first.Document.ID ||
+		wrong.Document.Status != storage.StatusFailed || wrong.Document.ErrorCode != storage.ErrorCodePasswordRequired {
+		t.Fatalf("with a wrong password: %+v, %v; want the same document failed with error code %s", wrong.Document, wrong.Err, storage.ErrorCodePasswordRequired)
 	}
 	second := im.ImportBytes(ctx, "encrypted-40-bit-R3.pdf", data, Options{Password: "623"})
 	if second.Err != nil {
 		t.Fatal(second.Err)
 	}
-	if second.Document.ID != first.Document.ID || second.Document.Status != storage.StatusReady || second.Document.Pages != 1 {
-		t.Fatalf("re-import = %+v, want the same document, ready, 1 page", second.Document)
+	if second.Document.ID != first.Document.ID || second.Document.Status != storage.StatusReady || second.Document.Pages != 1 || second.Document.ErrorCode != "" {
+		t.Fatalf("re-import = %+v, want the same document, ready, 1 page, no error code", second.Document)
 	}
 	text, err := im.DB.PageText(ctx, second.Document.ID, 1)
 	if err != nil || strings.TrimSpace(text) == "" {
@@ -199,8 +205,8 @@ func TestFailedDocumentIsNotRereadAsAnotherType(t *testing.T) {
 	ctx := context.Background()
 	data := []byte("not a PDF at all, whatever the name says")
 	first := im.ImportBytes(ctx, "fake.pdf", data, Options{})
-	if first.Document == nil || first.Document.Status != storage.StatusFailed {
-		t.Fatalf("fake.pdf: %+v, %v; want stored as failed", first.Document, first.Err)
+	if first.Document == nil || first.Document.Status != storage.StatusFailed || first.Document.ErrorCode != "" {
+		t.Fatalf("fake.pdf: %+v, %v; want stored as failed, without an error code (no password helps)", first.Document, first.Err)
 	}
 	second := im.ImportBytes(ctx, "fake.txt", data, Options{})
 	if second.Err == nil || !strings.Contains(second.Err.Error(), "same bytes as fake.pdf ("+first.Document.ID+"), which failed as application/pdf") ||

@@ -356,6 +356,9 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
 	if msgs == nil {
 		msgs = []storage.ThreadMessage{}
 	}
+	// A thread stored before calls carried summaries gets them now, so
+	// that its cards read as a live turn's do.
+	agent.SummarizeStored(ctx, s.cfg.DB, th, msgs)
 	writeJSON(w, http.StatusOK, ThreadWithMessages{Thread: th, Messages: msgs})
 }
 

@@ -29,18 +29,18 @@ func TestFailedPDFIsReadAgainWithItsPassword(t *testing.T) {
 		t.Fatalf("upload answer %s: %v", body, err)
 	}
 	doc := up.Documents[0]
-	if doc.Status != storage.StatusFailed {
-		t.Fatalf("an encrypted PDF without its password is %s (%s), want failed", doc.Status, doc.Error)
+	if doc.Status != storage.StatusFailed || doc.ErrorCode != storage.ErrorCodePasswordRequired {
+		t.Fatalf("an encrypted PDF without its password is %s (%s, code %q), want failed with code %s", doc.Status, doc.Error, doc.ErrorCode, storage.ErrorCodePasswordRequired)
 	}
 	f.wantError(http.MethodPost, "/api/documents/"+doc.ID+"/password", map[string]string{"password": "guess"}, http.StatusBadRequest, "invalid")
 	var again storage.Document
 	f.call(http.MethodGet, "/api/documents/"+doc.ID, nil, http.StatusOK, &again)
-	if again.Status != storage.StatusFailed {
-		t.Errorf("after a wrong password the document is %s", again.Status)
+	if again.Status != storage.StatusFailed || again.ErrorCode != storage.ErrorCodePasswordRequired {
+		t.Errorf("after a wrong password the document is %s (code %q), want failed, still for its password", again.Status, again.ErrorCode)
 	}
 	var read storage.Document
 	f.call(http.MethodPost, "/api/documents/"+doc.ID+"/password", map[string]string{"password": "openpassword"}, http.StatusOK, &read)
-	if read.ID != doc.ID || read.Status != storage.StatusReady || read.Pages != 1 {
+	if read.ID != doc.ID || read.Status != storage.StatusReady || read.Pages != 1 || read.ErrorCode != "" {
 		t.Errorf("read with its password: %+v, want the same document ready with 1 page", read)
 	}
 	// A document that did not fail is not read again.

@@ -107,3 +107,59 @@ func cardFile(t *testing.T, name string, s agent.Summary) {
 		t.Errorf("%s is not the summary this server produces (%v); run go test ./app/server/ -run %s -update-cards\nit is:\n%s", path, err, t.Name(), strings.TrimSpace(string(got)))
 	}
 }
+
+// A thread stored before calls carried summaries is read with them: its
+// assistant's call and its tool message get the summary a fresh call with
+// the stored arguments gets, with names resolved through the store; a call
+// of a tool that no longer exists stays without one.
+func TestStoredCallsWithoutSummaryAreSummarizedOnRead(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, err := f.db.CreateSchema(ctx, "invoice", json.RawMessage(invoiceSchema)); err != nil {
+		t.Fatal(err)
+	}
+	th, err := f.db.CreateThread(ctx, f.doc.ID, "old thread", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As an older version stored them: no summary anywhere.
+	old := []storage.ThreadMessage{
+		{Role: storage.RoleUser, Content: "delete the schema"},
+		{Role: storage.RoleAssistant, Data: json.RawMessage(`{"round_index":0}`), ToolCalls: json.RawMessage(
+			`[{"id":"d1","name":"delete_schema","arguments":{"schema_id":"invoice"}},{"id":"g1","name":"gone_tool","arguments":{}}]`)},
+		{Role: storage.RoleTool, Content: `{"error":"rejected"}`, ToolCallID: "d1", ToolName: "delete_schema",
+			Data: json.RawMessage(`{"round_index":0,"proposed_arguments":{"schema_id":"invoice"},"rejected":true,"success":false}`)},
+		{Role: storage.RoleTool, Content: `{"error":"no such tool"}`, ToolCallID: "g1", ToolName: "gone_tool",
+			Data: json.RawMessage(`{"round_index":0,"proposed_arguments":{},"arguments":{},"success":false}`)},
+	}
+	if _, err := f.db.AppendMessages(ctx, th.ID, old, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	var fresh agent.Summary
+	f.call("POST", "/api/tools/delete_schema/summary", map[string]any{"arguments": map[string]string{"schema_id": "invoice"}, "document_id": f.doc.ID, "thread_id": th.ID}, http.StatusOK, &fresh)
+	if fresh.Title != "Delete schema “invoice” and its 1 version" {
+		t.Fatalf("a fresh call's summary: %+v", fresh)
+	}
+
+	var got struct {
+		Messages []struct {
+			ToolCalls []agent.ToolCall  `json:"tool_calls"`
+			Data      agent.MessageData `json:"data"`
+		} `json:"messages"`
+	}
+	f.call("GET", "/api/documents/"+f.doc.ID+"/chat/threads/"+th.ID, nil, http.StatusOK, &got)
+	if len(got.Messages) != 4 || len(got.Messages[1].ToolCalls) != 2 {
+		t.Fatalf("the thread's messages: %+v", got.Messages)
+	}
+	call, gone := got.Messages[1].ToolCalls[0], got.Messages[1].ToolCalls[1]
+	if call.Summary == nil || !reflect.DeepEqual(*call.Summary, fresh) {
+		t.Errorf("the stored call's summary\n%+v\nis not a fresh call's\n%+v", call.Summary, fresh)
+	}
+	if data := got.Messages[2].Data; data.Summary == nil || !reflect.DeepEqual(*data.Summary, fresh) || !data.Rejected || data.RoundIndex == nil {
+		t.Errorf("the tool message's data (a summary beside what was stored): %+v", data)
+	}
+	if gone.Summary != nil || got.Messages[3].Data.Summary != nil {
+		t.Errorf("a call of a tool that no longer exists got a summary: %+v, %+v", gone.Summary, got.Messages[3].Data.Summary)
+	}
+}

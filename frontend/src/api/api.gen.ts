@@ -591,6 +591,12 @@ export interface ListedDocument {
   status: string;
   error: string;
   /**
+   * ErrorCode classifies Error for clients when its cause is known:
+   * "password_required" (ErrorCodePasswordRequired); "", absent in JSON,
+   * otherwise.
+   */
+  error_code?: "password_required";
+  /**
    * TagIDs are the document's tags, ordered by tag name; never nil, so it
    * is [] rather than null in JSON.
    */
@@ -659,6 +665,12 @@ export interface DocumentInfo {
   pages: number;
   status: string;
   error: string;
+  /**
+   * ErrorCode classifies Error for clients when its cause is known:
+   * "password_required" (ErrorCodePasswordRequired); "", absent in JSON,
+   * otherwise.
+   */
+  error_code?: "password_required";
   /**
    * TagIDs are the document's tags, ordered by tag name; never nil, so it
    * is [] rather than null in JSON.

@@ -7,16 +7,16 @@ import { readWithPassword } from "../api/routes";
 import type { DocumentInfo } from "../api/types";
 import { ErrorBox } from "../components/common";
 
-/** Whether a failed document's error says it needs a password. */
-export function needsPassword(error: string): boolean {
-  return /password/i.test(error);
+/** Whether a failed document needs its password: the server's code says so, not the error's words. */
+export function needsPassword(doc: Pick<DocumentInfo, "error_code">): boolean {
+  return doc.error_code === "password_required";
 }
 
 export function FailedDocument({ doc, onRead }: { doc: DocumentInfo; onRead(): void }) {
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [err, setErr] = useState<unknown>(null);
-  const locked = needsPassword(doc.error ?? "");
+  const locked = needsPassword(doc);
   return (
     <div className="unread-document" role="status" data-testid="document-failed">
       <h2>Docent could not read this file</h2>

@@ -15,7 +15,7 @@ export interface ProposalEnv {
 
 export const ProposalEnvContext = createContext<ProposalEnv | null>(null);
 
-/** A call that came without a summary (a thread stored by an older version) is named by its tool. */
+/** Every call comes with a summary (the server fills stored ones on read) but one of a tool that no longer exists: it is named by its tool. */
 export function summaryOf(tool: string, summary: Summary | undefined): Summary {
   return summary ?? { title: tool.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase()), lines: [] };
 }

@@ -1,0 +1,89 @@
+package textfmt
+
+import (
+	"math"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestThousands(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{0, "0"},
+		{7, "7"},
+		{999, "999"},
+		{1000, "1,000"},
+		{12345, "12,345"},
+		{52000, "52,000"},
+		{1234567, "1,234,567"},
+		{-1, "-1"},
+		{-999, "-999"},
+		{-1000, "-1,000"},
+		{-123456, "-123,456"},
+		{math.MaxInt64, "9,223,372,036,854,775,807"},
+		{math.MinInt64, "-9,223,372,036,854,775,808"}, // has no positive twin to recurse on
+	} {
+		if got := Thousands(tc.n); got != tc.want {
+			t.Errorf("Thousands(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+// Cut keeps whole characters: what it keeps is valid UTF-8, n characters
+// at most, and s itself when s fits.
+func TestCutKeepsWholeCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+		cut  bool
+	}{
+		{"", 0, "", false},
+		{"", 3, "", false},
+		{"short", 10, "short", false},
+		{"exact", 5, "exact", false},
+		{"abcdef", 3, "abc", true},
+		{"ééé", 2, "éé", true},           // 2 bytes each: cut by characters, not bytes
+		{"a€b", 2, "a€", true},           // € is 3 bytes
+		{"😀😀", 1, "😀", true},             // 4-byte characters
+		{"€", 0, "", true},               // nothing kept
+		{"Größe über", 3, "Grö", true},   // ö is 2 bytes
+		{"e\u0301e\u0301", 1, "e", true}, // a combining accent is a character of its own
+		{"abc", -1, "", true},            // below 0 is 0
+		{"\xffbad", 2, "\xffb", true},    // invalid bytes count one each and are kept as they are
+		{"日本語のテキスト", 3, "日本語", true},
+	} {
+		got, cut := Cut(tc.s, tc.n)
+		if got != tc.want || cut != tc.cut {
+			t.Errorf("Cut(%q, %d) = %q, %v; want %q, %v", tc.s, tc.n, got, cut, tc.want, tc.cut)
+		}
+		if utf8.ValidString(tc.s) && !utf8.ValidString(got) {
+			t.Errorf("Cut(%q, %d) = %q: not valid UTF-8", tc.s, tc.n, got)
+		}
+	}
+}
+
+func TestShortenEndsWithAnEllipsisWithinN(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exact", 5, "exact"},
+		{"abcdef", 4, "abc…"},
+		{"ééé", 2, "é…"},
+		{"a€b", 2, "a…"},
+		{"😀😀😀", 2, "😀…"},
+		{"Größe über", 4, "Grö…"},
+		{"abc", 1, "…"},
+		{"abc", 0, "…"}, // nothing fits but the mark that something was left out
+	} {
+		got := Shorten(tc.s, tc.n)
+		if got != tc.want || !utf8.ValidString(got) {
+			t.Errorf("Shorten(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

@@ -7,44 +7,45 @@ import { invalidateNames } from "../lib/names";
 import { navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
+import type { ArtifactFormComponent } from "./ArtifactForm";
 import type { ArtifactKind } from "./ArtifactPage";
 import { ErrorBox, Spinner } from "./common";
 
-export interface ArtifactDetailProps<T> {
+export interface ArtifactDetailProps<T extends { name: string }> {
   kind: ArtifactKind;
   id: string;
   load(id: string): Promise<T>;
   remove(id: string): Promise<unknown>;
-  name(item: T): string;
   /** What the heading shows before the buttons (a name and its version badge). */
   heading(item: T): ReactNode;
   /** Buttons before Edit (a schema's Data). */
   actions?(item: T): ReactNode;
-  /** The kind's form, editing the item. */
-  form(initial: T, onSaved: (item: T) => void, onCancel: () => void): ReactNode;
+  form: ArtifactFormComponent<T>;
   /** What the page shows of the item below its heading. */
   children(item: T): ReactNode;
   /** Called after an edit or a delete, so the list can reload. */
   onChanged(): void;
 }
 
-export function ArtifactDetail<T>({ kind, id, load, remove, name, heading, actions, form, children, onChanged }: ArtifactDetailProps<T>) {
+export function ArtifactDetail<T extends { name: string }>({ kind, id, load, remove, heading, actions, form: Form, children, onChanged }: ArtifactDetailProps<T>) {
   const item = useAsync(() => load(id), [id]);
   const [editing, setEditing] = useState(false);
   const [delError, setDelError] = useState<unknown>(null);
   useEffect(() => setEditing(false), [id]);
-  useTitle(item.data ? `${name(item.data)} — ${kind.title}` : null, 2);
+  useTitle(item.data ? `${item.data.name} — ${kind.title}` : null, 2);
   if (item.error) return <ErrorBox error={item.error} onRetry={item.reload} />;
   if (!item.data) return <Spinner />;
   if (editing)
-    return form(
-      item.data,
-      (x) => {
-        item.setData(x);
-        setEditing(false);
-        onChanged();
-      },
-      () => setEditing(false),
+    return (
+      <Form
+        initial={item.data}
+        onSaved={(x) => {
+          item.setData(x);
+          setEditing(false);
+          onChanged();
+        }}
+        onCancel={() => setEditing(false)}
+      />
     );
   return (
     <div data-testid={`${kind.noun}-detail`}>
@@ -76,6 +77,9 @@ export function ArtifactDetail<T>({ kind, id, load, remove, name, heading, actio
     </div>
   );
 }
+
+/** A versioned item's heading, for ArtifactDetail. */
+export const versionHeading = (item: { name: string; version: number }) => <VersionHeading name={item.name} version={item.version} />;
 
 /** A versioned artifact's name and version, as its heading shows them. */
 export function VersionHeading({ name, version }: { name: string; version: number }) {

@@ -4,9 +4,9 @@ import { ApiError } from "../api/http";
 import { errorInput } from "../lib/errors";
 import type { AsyncState } from "../lib/useAsync";
 import { ArtifactForm } from "./ArtifactForm";
-import { ArtifactPage, type ArtifactKind } from "./ArtifactPage";
+import { ArtifactList, type ArtifactKind } from "./ArtifactPage";
 
-const kind: ArtifactKind = { noun: "prompt", title: "Prompts", route: "prompts" };
+const kind: ArtifactKind = { noun: "prompt", title: "Prompts", route: "prompts", newLabel: "New prompt", none: "No prompts yet." };
 
 interface Item {
   id: string;
@@ -19,11 +19,11 @@ function state(p: Partial<AsyncState<Item[]>>): AsyncState<Item[]> {
 
 function page(list: AsyncState<Item[]>, active?: string): string {
   return renderToString(
-    <ArtifactPage kind={kind} newLabel="New prompt" list={list} none="No prompts yet." active={active} idOf={(x) => x.id} row={(x) => x.name} detail={<p>the detail</p>} />,
+    <ArtifactList kind={kind} list={list} active={active} idOf={(x) => x.id} row={(x) => x.name} detail={<p>the detail</p>} />,
   );
 }
 
-describe("ArtifactPage", () => {
+describe("ArtifactList", () => {
   it("lists the items, each linked to its page, the chosen one active, with the create button", () => {
     const html = page(state({ data: [{ id: "p1", name: "Invoice" }, { id: "p 2", name: "Receipt" }] }), "p 2");
     expect(html).toContain("<h1>Prompts</h1>");

@@ -3,17 +3,23 @@ import { LastEvaluation } from "../evidence/LastEvaluation";
 import { api } from "../api/routes";
 import type { PromptInput, PromptRevision } from "../api/types";
 import { SchemaLink, TagRef } from "../components/ArtifactLink";
-import { ArtifactDetail, VersionHeading } from "../components/ArtifactDetail";
+import { ArtifactDetail, versionHeading } from "../components/ArtifactDetail";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
-import { ArtifactPage, type VersionedKind } from "../components/ArtifactPage";
+import { ArtifactPage, versionRow, type VersionedKind } from "../components/ArtifactPage";
 import { CopyId, Empty, FieldError, formatDate } from "../components/common";
 import { Markdown } from "../components/Markdown";
 import { RevisionView, Revisions } from "../components/Revisions";
-import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
-import { useTitle } from "../lib/useTitle";
 
-const KIND: VersionedKind = { noun: "prompt", title: "Prompts", route: "prompts", revisionRoute: "prompt-revisions", revisionRef: "prompt_rev" };
+const KIND: VersionedKind = {
+  noun: "prompt",
+  title: "Prompts",
+  route: "prompts",
+  newLabel: "New prompt",
+  none: "No prompts yet.",
+  revisionRoute: "prompt-revisions",
+  revisionRef: "prompt_rev",
+};
 
 function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; onSaved(p: PromptRevision): void; onCancel(): void }) {
   const schemas = useAsync(() => api.listSchemas(), []);
@@ -148,16 +154,7 @@ function PromptView({ p }: { p: PromptRevision }) {
 
 function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
   return (
-    <ArtifactDetail
-      kind={KIND}
-      id={id}
-      load={api.getPrompt}
-      remove={api.deletePrompt}
-      name={(p) => p.name}
-      heading={(p) => <VersionHeading name={p.name} version={p.version} />}
-      form={(p, onSaved, onCancel) => <PromptForm initial={p} onSaved={onSaved} onCancel={onCancel} />}
-      onChanged={onChanged}
-    >
+    <ArtifactDetail kind={KIND} id={id} load={api.getPrompt} remove={api.deletePrompt} heading={versionHeading} form={PromptForm} onChanged={onChanged}>
       {(p) => (
         <>
           <PromptView p={p} />
@@ -171,36 +168,28 @@ function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
 }
 
 export default function PromptsPage({ id, revid }: { id?: string; revid?: string }) {
-  const list = useAsync(() => api.listPrompts(), []);
-  useTitle(id === "new" ? "New prompt" : "Prompts");
-  const detail = revid ? (
-    <RevisionView kind={KIND} revid={revid} load={api.getPromptRevision} parentId={(r) => r.prompt_id}>
-      {(r) => <PromptView p={r} />}
-    </RevisionView>
-  ) : id === "new" ? (
-    <PromptForm onSaved={(p) => { list.reload(); navigate(href("prompts", p.prompt_id)); }} onCancel={() => navigate("#/prompts")} />
-  ) : id ? (
-    <PromptDetail id={id} onChanged={list.reload} />
-  ) : (
-    <Empty title="Choose a prompt">
-      A prompt tells the model what to extract, usually with a schema for the shape of the answer. Pick one on the left, or{" "}
-      <a href="#/prompts/new">create a prompt</a>.
-    </Empty>
-  );
   return (
     <ArtifactPage
       kind={KIND}
-      newLabel="New prompt"
-      list={list}
-      none="No prompts yet."
-      active={id}
+      load={api.listPrompts}
+      id={id}
       idOf={(p) => p.prompt_id}
-      row={(p) => (
-        <>
-          {p.name} <span className="muted">v{p.version}</span>
-        </>
-      )}
-      detail={detail}
+      row={versionRow}
+      form={PromptForm}
+      detail={PromptDetail}
+      revision={
+        revid ? (
+          <RevisionView kind={KIND} revid={revid} load={api.getPromptRevision} parentId={(r) => r.prompt_id}>
+            {(r) => <PromptView p={r} />}
+          </RevisionView>
+        ) : undefined
+      }
+      intro={
+        <Empty title="Choose a prompt">
+          A prompt tells the model what to extract, usually with a schema for the shape of the answer. Pick one on the left, or{" "}
+          <a href="#/prompts/new">create a prompt</a>.
+        </Empty>
+      }
     />
   );
 }

@@ -1,18 +1,25 @@
 import { useRef, useState } from "react";
 import { api } from "../api/routes";
 import type { ResponseFormat, SchemaRevision } from "../api/types";
-import { ArtifactDetail, VersionHeading } from "../components/ArtifactDetail";
+import { ArtifactDetail, versionHeading } from "../components/ArtifactDetail";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
-import { ArtifactPage, type VersionedKind } from "../components/ArtifactPage";
+import { ArtifactPage, versionRow, type VersionedKind } from "../components/ArtifactPage";
 import { CopyId, Empty, FieldError, formatDate } from "../components/common";
 import { RevisionView, Revisions } from "../components/Revisions";
-import { href, navigate } from "../lib/router";
+import { href } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
-import { useTitle } from "../lib/useTitle";
 import { SchemaEditor, SchemaView } from "../schema/FieldTable";
 import { sanitizeName } from "../schema/fields";
 
-const KIND: VersionedKind = { noun: "schema", title: "Schemas", route: "schemas", revisionRoute: "schema-revisions", revisionRef: "schema_rev" };
+const KIND: VersionedKind = {
+  noun: "schema",
+  title: "Schemas",
+  route: "schemas",
+  newLabel: "New schema",
+  none: "No schemas yet.",
+  revisionRoute: "schema-revisions",
+  revisionRef: "schema_rev",
+};
 
 const TEMPLATE: ResponseFormat = {
   type: "json_schema",
@@ -84,23 +91,18 @@ function SchemaForm({ initial, onSaved, onCancel }: { initial?: SchemaRevision; 
   );
 }
 
+/** The schema's data view: its documents' extracted values as a table. */
+function DataLink({ id }: { id: string }) {
+  return (
+    <a className="btn small primary" href={href("data", id)} data-testid="schema-data">
+      Data
+    </a>
+  );
+}
+
 function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
   return (
-    <ArtifactDetail
-      kind={KIND}
-      id={id}
-      load={api.getSchema}
-      remove={api.deleteSchema}
-      name={(s) => s.name}
-      heading={(s) => <VersionHeading name={s.name} version={s.version} />}
-      actions={() => (
-        <a className="btn small primary" href={href("data", id)} data-testid="schema-data">
-          Data
-        </a>
-      )}
-      form={(s, onSaved, onCancel) => <SchemaForm initial={s} onSaved={onSaved} onCancel={onCancel} />}
-      onChanged={onChanged}
-    >
+    <ArtifactDetail kind={KIND} id={id} load={api.getSchema} remove={api.deleteSchema} heading={versionHeading} actions={() => <DataLink id={id} />} form={SchemaForm} onChanged={onChanged}>
       {(s) => (
         <>
           <p className="muted small-text id-line">
@@ -139,43 +141,35 @@ function UsedBy({ schemaId }: { schemaId: string }) {
 }
 
 export default function SchemasPage({ id, revid }: { id?: string; revid?: string }) {
-  const list = useAsync(() => api.listSchemas(), []);
-  useTitle(id === "new" ? "New schema" : "Schemas");
-  const detail = revid ? (
-    <RevisionView kind={KIND} revid={revid} load={api.getSchemaRevision} parentId={(r) => r.schema_id}>
-      {(r) => (
-        <>
-          <p className="muted small-text id-line">
-            <span title={`revision ${r.schema_revid}`}>Saved {formatDate(r.created_at)}</span> · <CopyId id={r.schema_revid} label="Copy revision id" />
-          </p>
-          <SchemaView responseFormat={r.response_format} />
-        </>
-      )}
-    </RevisionView>
-  ) : id === "new" ? (
-    <SchemaForm onSaved={(s) => { list.reload(); navigate(href("schemas", s.schema_id)); }} onCancel={() => navigate("#/schemas")} />
-  ) : id ? (
-    <SchemaDetail id={id} onChanged={list.reload} />
-  ) : (
-    <Empty title="Choose a schema">
-      A schema says which fields to extract, as JSON Schema in the OpenAI structured-output shape. Pick one on the left, or{" "}
-      <a href="#/schemas/new">create a schema</a>. The agent can also write one for you from a document.
-    </Empty>
-  );
   return (
     <ArtifactPage
       kind={KIND}
-      newLabel="New schema"
-      list={list}
-      none="No schemas yet."
-      active={id}
+      load={api.listSchemas}
+      id={id}
       idOf={(s) => s.schema_id}
-      row={(s) => (
-        <>
-          {s.name} <span className="muted">v{s.version}</span>
-        </>
-      )}
-      detail={detail}
+      row={versionRow}
+      form={SchemaForm}
+      detail={SchemaDetail}
+      revision={
+        revid ? (
+          <RevisionView kind={KIND} revid={revid} load={api.getSchemaRevision} parentId={(r) => r.schema_id}>
+            {(r) => (
+              <>
+                <p className="muted small-text id-line">
+                  <span title={`revision ${r.schema_revid}`}>Saved {formatDate(r.created_at)}</span> · <CopyId id={r.schema_revid} label="Copy revision id" />
+                </p>
+                <SchemaView responseFormat={r.response_format} />
+              </>
+            )}
+          </RevisionView>
+        ) : undefined
+      }
+      intro={
+        <Empty title="Choose a schema">
+          A schema says which fields to extract, as JSON Schema in the OpenAI structured-output shape. Pick one on the left, or{" "}
+          <a href="#/schemas/new">create a schema</a>. The agent can also write one for you from a document.
+        </Empty>
+      }
     />
   );
 }

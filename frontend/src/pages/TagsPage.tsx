@@ -5,11 +5,19 @@ import { ArtifactDetail } from "../components/ArtifactDetail";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
 import { ArtifactPage, type ArtifactKind } from "../components/ArtifactPage";
 import { CopyId, Empty, FieldError } from "../components/common";
-import { href, navigate } from "../lib/router";
+import { href } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
-import { useTitle } from "../lib/useTitle";
 
-const KIND: ArtifactKind = { noun: "tag", title: "Tags", route: "tags" };
+const KIND: ArtifactKind = { noun: "tag", title: "Tags", route: "tags", newLabel: "New tag", none: "No tags yet." };
+
+function tagHeading(t: Tag) {
+  return (
+    <>
+      <span className="dot big" style={{ background: t.color || "var(--dot-default)" }} />
+      <h2 title={t.id}>{t.name}</h2>
+    </>
+  );
+}
 
 function TagForm({ initial, onSaved, onCancel }: { initial?: Tag; onSaved(t: Tag): void; onCancel(): void }) {
   const [name, setName] = useState(initial?.name ?? "");
@@ -45,21 +53,7 @@ function TagDetail({ id, onChanged }: { id: string; onChanged(): void }) {
   // Loaded beside the tag, not after it.
   const docs = useAsync(() => api.listDocuments({ tag_id: id, limit: 50 }), [id]);
   return (
-    <ArtifactDetail
-      kind={KIND}
-      id={id}
-      load={api.getTag}
-      remove={api.deleteTag}
-      name={(t) => t.name}
-      heading={(t) => (
-        <>
-          <span className="dot big" style={{ background: t.color || "var(--dot-default)" }} />
-          <h2 title={t.id}>{t.name}</h2>
-        </>
-      )}
-      form={(t, onSaved, onCancel) => <TagForm initial={t} onSaved={onSaved} onCancel={onCancel} />}
-      onChanged={onChanged}
-    >
+    <ArtifactDetail kind={KIND} id={id} load={api.getTag} remove={api.deleteTag} heading={tagHeading} form={TagForm} onChanged={onChanged}>
       {(t) => (
         <>
           <p className="muted small-text id-line">
@@ -82,32 +76,24 @@ function TagDetail({ id, onChanged }: { id: string; onChanged(): void }) {
 }
 
 export default function TagsPage({ id }: { id?: string }) {
-  const list = useAsync(() => api.listTags(), []);
-  useTitle(id === "new" ? "New tag" : "Tags");
-  const detail =
-    id === "new" ? (
-      <TagForm onSaved={(t) => { list.reload(); navigate(href("tags", t.id)); }} onCancel={() => navigate("#/tags")} />
-    ) : id ? (
-      <TagDetail id={id} onChanged={list.reload} />
-    ) : (
-      <Empty title="Choose a tag">
-        Tags group documents and prompts. Pick one on the left, or <a href="#/tags/new">create a tag</a>.
-      </Empty>
-    );
   return (
     <ArtifactPage
       kind={KIND}
-      newLabel="New tag"
-      list={list}
-      none="No tags yet."
-      active={id}
+      load={api.listTags}
+      id={id}
       idOf={(t) => t.id}
       row={(t) => (
         <>
           <span className="dot" style={{ background: t.color || "var(--dot-default)" }} /> {t.name}
         </>
       )}
-      detail={detail}
+      form={TagForm}
+      detail={TagDetail}
+      intro={
+        <Empty title="Choose a tag">
+          Tags group documents and prompts. Pick one on the left, or <a href="#/tags/new">create a tag</a>.
+        </Empty>
+      }
     />
   );
 }

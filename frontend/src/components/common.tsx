@@ -71,6 +71,32 @@ export function ErrorBox({ error, onRetry, title, testid }: ErrorBoxProps) {
   );
 }
 
+/**
+ * An error where a box does not fit (a table cell's bubble, an upload's
+ * line, an inline edit): the server's message (backticks as code),
+ * classified by its code as ErrorBox does (data-kind), with what happened
+ * and what to do as its tooltip when there is advice beyond the message.
+ */
+export function ErrorNote({ error, as: Tag = "span", className, role, testid, children }: {
+  /** An ErrorInput (as useAsync keeps it), an ApiError, or a bare message. */
+  error: unknown;
+  as?: "span" | "div";
+  className: string;
+  role?: "alert";
+  testid?: string;
+  /** Shown after the message (what to do next, where the caller knows). */
+  children?: ReactNode;
+}) {
+  const a = describeError(error, false);
+  const tip = a.hint ? [a.title, a.hint].filter(Boolean).join(". ") : undefined;
+  return (
+    <Tag className={className} role={role} data-testid={testid} data-kind={a.kind} title={tip}>
+      <RichText text={a.message} />
+      {children}
+    </Tag>
+  );
+}
+
 export function Empty({ title, children }: { title: string; children?: ReactNode }) {
   return (
     <div className="empty">

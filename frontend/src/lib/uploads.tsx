@@ -2,16 +2,18 @@
 // page. Files go one request each so each has its own progress and error.
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import type { UploadAnswer } from "../api/types";
 import { uploadFile } from "../api/upload";
-import { errorMessage } from "../api/http";
 import { baseName, watchDesktopImports, type DesktopImport } from "./desktop";
+import { errorInput, type ErrorInput } from "./errors";
 
 export interface UploadItem {
   key: number;
   name: string;
   progress: number;
   status: "uploading" | "done" | "error";
-  error?: string;
+  /** Why it failed (or a note on a file that was added); a failed request keeps its code, status and field, so the list classifies it like an error box. */
+  error?: ErrorInput;
   docId?: string;
 }
 
@@ -27,6 +29,31 @@ interface UploadsValue {
 
 const Ctx = createContext<UploadsValue | null>(null);
 let nextKey = 1;
+
+/** What an upload's answer makes of its item: added (with a note on the first file that was not), or failed when nothing was added. */
+export function answeredItem(a: UploadAnswer): Partial<UploadItem> {
+  const err = a.errors[0];
+  if (err && a.documents.length === 0) return { status: "error", error: errorInput(err.error) };
+  return { status: "done", progress: 1, docId: a.documents[0]?.id, ...(err ? { error: errorInput(err.error) } : {}) };
+}
+
+/** An upload whose request failed: the error as the server (or the network) gave it. */
+export function failedItem(e: unknown): Partial<UploadItem> {
+  return { status: "error", error: errorInput(e) };
+}
+
+/** The items of a finished desktop import: each document added, each duplicate, each file that failed, and the import's own error. */
+export function importedItems(e: DesktopImport): UploadItem[] {
+  const r = e.report;
+  const done: UploadItem[] = [];
+  for (const d of r?.documents ?? []) done.push({ key: nextKey++, name: d.name, progress: 1, status: "done", docId: d.id });
+  for (const d of r?.duplicates ?? [])
+    done.push({ key: nextKey++, name: baseName(d.file), progress: 1, status: "done", docId: d.document_id, error: errorInput("already imported") });
+  for (const x of r?.errors ?? [])
+    done.push({ key: nextKey++, name: baseName(x.file), progress: 1, status: "error", error: errorInput(x.error), docId: x.document_id });
+  if (e.error) done.push({ key: nextKey++, name: e.paths.map(baseName).join(", "), progress: 1, status: "error", error: errorInput(e.error) });
+  return done;
+}
 
 export function UploadsProvider({ children }: { children: ReactNode }) {
   const [items, setItems] = useState<UploadItem[]>([]);
@@ -52,12 +79,10 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
         setItems((xs) => [...xs, { key, name: file.name, progress: 0, status: "uploading" }]);
         uploadFile(file, { autoCreate, onProgress: (f) => patch(key, { progress: f }) })
           .then((a) => {
-            const err = a.errors[0];
-            if (err && a.documents.length === 0) patch(key, { status: "error", error: err.error });
-            else patch(key, { status: "done", progress: 1, docId: a.documents[0]?.id, error: err?.error });
+            patch(key, answeredItem(a));
             setGeneration((g) => g + 1);
           })
-          .catch((e) => patch(key, { status: "error", error: errorMessage(e) }));
+          .catch((e) => patch(key, failedItem(e)));
       }
     },
     [autoCreate],
@@ -78,14 +103,7 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
       (e) => {
         const key = pending.get(keyOf(e));
         pending.delete(keyOf(e));
-        const r = e.report;
-        const done: UploadItem[] = [];
-        for (const d of r?.documents ?? []) done.push({ key: nextKey++, name: d.name, progress: 1, status: "done", docId: d.id });
-        for (const d of r?.duplicates ?? [])
-          done.push({ key: nextKey++, name: baseName(d.file), progress: 1, status: "done", docId: d.document_id, error: "already imported" });
-        for (const x of r?.errors ?? [])
-          done.push({ key: nextKey++, name: baseName(x.file), progress: 1, status: "error", error: x.error, docId: x.document_id });
-        if (e.error) done.push({ key: nextKey++, name: e.paths.map(baseName).join(", "), progress: 1, status: "error", error: e.error });
+        const done = importedItems(e);
         setItems((xs) => [...xs.filter((x) => x.key !== key), ...done]);
         setGeneration((g) => g + 1);
       },

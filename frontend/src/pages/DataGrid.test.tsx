@@ -2,7 +2,9 @@ import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { dataQueryString } from "../api/routes";
 import type { DataColumn, DataRow, DataRows, Extraction } from "../api/types";
-import { DataGrid } from "./DataGrid";
+import { ApiError } from "../api/http";
+import { errorInput } from "../lib/errors";
+import { CellError, DataGrid } from "./DataGrid";
 import { rowFromExtraction } from "./DataPage";
 import { cellProblems, parseCellInput, reviewPager, RowStore, ROW_HEIGHT, windowOf, type FetchPage } from "./dataRows";
 
@@ -344,5 +346,17 @@ describe("evidence in the data view", () => {
     // The server's evidence wins when the answer has some.
     const withEv = { ...x, evidence: { total: { status: "edited", page: 2 } } } as unknown as Extraction;
     expect(rowFromExtraction(evRow(3), columns, "total", withEv).evidence).toEqual({ total: { status: "edited", page: 2 } });
+  });
+});
+
+describe("a refused cell edit", () => {
+  it("keeps the server's code and shows its message, classified by the code, with the way out", () => {
+    const html = renderToString(<CellError error={errorInput(new ApiError(400, "total: expected `number`, got string", "invalid", "values.total"))} />);
+    expect(html).toMatch(/^<div class="dg-bubble error" role="alert" data-testid="cell-error" data-kind="invalid">/);
+    expect(html).toContain("<span>total: expected </span><code>number</code><span>, got string</span>");
+    expect(html).toContain("Enter to try again, Esc to keep the old value.");
+    const down = renderToString(<CellError error={errorInput(new ApiError(0, "Cannot reach the Docent server.", "network"))} />);
+    expect(down).toContain('data-kind="network"');
+    expect(down).toContain('title="Docent&#x27;s server did not answer. Check that Docent is still running, then try again."');
   });
 });

@@ -4,10 +4,11 @@
 // which fetches their pages as the window moves.
 
 import { Fragment, useEffect, useLayoutEffect, useRef, useState, useSyncExternalStore, type KeyboardEvent } from "react";
-import { errorMessage } from "../api/http";
 import type { DataColumn, DataRow, EvidenceMap, SortOrder } from "../api/types";
 import { cellEvidence, countStatuses, evidenceOf, evidenceTitle, fieldHref, needsReview, targetOf } from "../evidence/evidence";
 import { EvidenceMark } from "../evidence/EvidenceMark";
+import { ErrorNote } from "../components/common";
+import { errorInput, type ErrorInput } from "../lib/errors";
 import { href } from "../lib/router";
 import { cellProblems, cellText, editText, isArrayType, itemsLabel, parseCellInput, ROW_HEIGHT, windowOf, type RowStore } from "./dataRows";
 
@@ -83,8 +84,18 @@ interface EditState {
   docId: string;
   path: string;
   text: string;
-  error: string | null;
+  /** The server's refusal, with its code (ErrorNote classifies it). */
+  error: ErrorInput | null;
   saving: boolean;
+}
+
+/** A refused cell edit: the server's message, classified by its code, and the way out. */
+export function CellError({ error }: { error: ErrorInput }) {
+  return (
+    <ErrorNote as="div" className="dg-bubble error" role="alert" testid="cell-error" error={error}>
+      <div className="muted small-text">Enter to try again, Esc to keep the old value.</div>
+    </ErrorNote>
+  );
 }
 
 function SortButton({ path, title, sort, onSort }: { path: string; title: string; sort: SortState | null; onSort(p: string): void }) {
@@ -272,7 +283,7 @@ export function DataGrid(props: DataGridProps) {
     onSave(row, col, value).then(
       () => setEdit((e) => (e && e.docId === row.document_id && e.path === col.path ? null : e)),
       (err: unknown) =>
-        setEdit((e) => (e && e.docId === row.document_id && e.path === col.path ? { ...e, saving: false, error: errorMessage(err) } : e)),
+        setEdit((e) => (e && e.docId === row.document_id && e.path === col.path ? { ...e, saving: false, error: errorInput(err) } : e)),
     );
   };
 
@@ -326,12 +337,7 @@ export function DataGrid(props: DataGridProps) {
             }}
             onBlur={() => setEdit((x) => (x && !x.saving && x.docId === row.document_id && x.path === col.path ? null : x))}
           />
-          {editing.error && (
-            <div className="dg-bubble error" role="alert" data-testid="cell-error">
-              {editing.error}
-              <div className="muted small-text">Enter to try again, Esc to keep the old value.</div>
-            </div>
-          )}
+          {editing.error && <CellError error={editing.error} />}
         </div>
       );
     }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api/routes";
 import type { DocumentInfo, DocumentSort, ListedDocument, SortOrder, Tag } from "../api/types";
-import { Empty, ErrorBox, formatBytes, formatDate, Spinner } from "../components/common";
+import { Empty, ErrorBox, ErrorNote, formatBytes, formatDate, Spinner } from "../components/common";
 import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { formatCount } from "../lib/format";
@@ -137,7 +137,7 @@ function Uploads() {
                 <progress max={1} value={it.progress} aria-label={`Uploading ${it.name}`} />
               )}
               {it.status === "done" && <span className="ok">Added</span>}
-              {it.error && <span className="error">{it.error}</span>}
+              {it.error && <ErrorNote className="error" error={it.error} />}
             </li>
           ))}
           {items.some((x) => x.status !== "uploading") && (

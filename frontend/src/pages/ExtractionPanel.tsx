@@ -7,10 +7,9 @@
 // the document page highlights in the viewer.
 
 import { useEffect, useMemo, useRef, useState } from "react";
-import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
 import type { EvidenceMap, Extraction, FieldEvidence, WorkingState } from "../api/types";
-import { Empty, ErrorBox, formatDate, Json, Spinner } from "../components/common";
+import { Empty, ErrorBox, ErrorNote, formatDate, Json, Spinner } from "../components/common";
 import { countStatuses, evidenceOf, evidenceTitle, placeText, reviewList, reviewReason, type FieldSelection } from "../evidence/evidence";
 import { EvidenceMark } from "../evidence/EvidenceMark";
 import { PromptLink } from "../components/ArtifactLink";
@@ -81,7 +80,7 @@ function EvidenceDetail({ path, ev, candidate, onPick }: { path: string; ev: Fie
 function Leaf({ path, value, ctx }: { path: string; value: unknown; ctx: TreeContext }) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState("");
-  const [err, setErr] = useState<string | null>(null);
+  const [err, setErr] = useState<ErrorInput | null>(null);
   const ev = ctx.evidence[path];
   const selected = !!ev && ctx.selection?.path === path;
   const button = useRef<HTMLButtonElement>(null);
@@ -100,7 +99,7 @@ function Leaf({ path, value, ctx }: { path: string; value: unknown; ctx: TreeCon
           } catch {
             v = text; // plain text is a string value
           }
-          ctx.onSave(path, v).then(() => setEditing(false), (x: unknown) => setErr(errorMessage(x)));
+          ctx.onSave(path, v).then(() => setEditing(false), (x: unknown) => setErr(errorInput(x)));
         }}
       >
         <input value={text} onChange={(e) => setText(e.target.value)} autoFocus aria-label={`Value of ${path}`} data-testid="extraction-edit-input" />
@@ -110,7 +109,7 @@ function Leaf({ path, value, ctx }: { path: string; value: unknown; ctx: TreeCon
         <button type="button" className="btn small" onClick={() => setEditing(false)}>
           Cancel
         </button>
-        {err && <span className="field-error">{err}</span>}
+        {err && <ErrorNote className="field-error" error={err} />}
       </form>
     );
   }

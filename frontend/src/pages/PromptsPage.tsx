@@ -1,16 +1,25 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { LastEvaluation } from "../evidence/LastEvaluation";
 import { api } from "../api/routes";
 import type { PromptInput, PromptRevision } from "../api/types";
 import { SchemaLink, TagRef } from "../components/ArtifactLink";
-import { CopyId, Empty, ErrorBox, FieldError, formatDate, Spinner } from "../components/common";
+import { ArtifactDetail, versionHeading } from "../components/ArtifactDetail";
+import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
+import { ArtifactPage, versionRow, type VersionedKind } from "../components/ArtifactPage";
+import { CopyId, Empty, FieldError, formatDate } from "../components/common";
 import { Markdown } from "../components/Markdown";
-import { invalidateNames } from "../lib/names";
-import { href, navigate } from "../lib/router";
+import { RevisionView, Revisions } from "../components/Revisions";
 import { useAsync } from "../lib/useAsync";
-import { useTitle } from "../lib/useTitle";
-import { ArtifactLayout } from "./artifacts";
-import { errorInput, formErrorField } from "../lib/errors";
+
+const KIND: VersionedKind = {
+  noun: "prompt",
+  title: "Prompts",
+  route: "prompts",
+  newLabel: "New prompt",
+  none: "No prompts yet.",
+  revisionRoute: "prompt-revisions",
+  revisionRef: "prompt_rev",
+};
 
 function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; onSaved(p: PromptRevision): void; onCancel(): void }) {
   const schemas = useAsync(() => api.listSchemas(), []);
@@ -22,8 +31,7 @@ function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; 
   const [schemaVersion, setSchemaVersion] = useState(initial?.schema_version ? String(initial.schema_version) : "");
   const [model, setModel] = useState(initial?.model ?? "");
   const [tagIds, setTagIds] = useState<string[]>(initial?.tag_ids ?? []);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
+  const { errors, setErrors, saving, save } = useArtifactSave(["name", "content", "schema_id", "schema_version", "model", "tag_ids"], onSaved);
 
   const submit = async () => {
     const errs: Record<string, string> = {};
@@ -36,25 +44,19 @@ function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; 
     if (schemaId) body.schema_id = schemaId;
     if (schemaId && schemaVersion) body.schema_version = Number(schemaVersion);
     if (model) body.model = model;
-    setSaving(true);
-    try {
-      const saved = initial ? await api.updatePrompt(initial.prompt_id, body) : await api.createPrompt(body);
-      invalidateNames();
-      onSaved(saved);
-    } catch (e) {
-      setErrors({ [formErrorField(e, ["name", "content", "schema_id", "schema_version", "model", "tag_ids"])]: errorInput(e).message });
-    } finally {
-      setSaving(false);
-    }
+    await save(() => (initial ? api.updatePrompt(initial.prompt_id, body) : api.createPrompt(body)));
   };
 
   return (
-    <form className="form" onSubmit={(e) => { e.preventDefault(); void submit(); }} data-testid="prompt-form">
-      <label>
-        Name
-        <input value={name} onChange={(e) => setName(e.target.value)} data-testid="prompt-name" />
-      </label>
-      <FieldError error={errors.name} />
+    <ArtifactForm
+      kind={KIND}
+      saveLabel={initial ? "Save new version" : "Create prompt"}
+      onSubmit={submit}
+      onCancel={onCancel}
+      saving={saving}
+      formError={errors._form}
+    >
+      <NameField kind={KIND} value={name} onChange={setName} error={errors.name} />
       <label>
         Instructions
         <textarea rows={10} value={content} onChange={(e) => setContent(e.target.value)} data-testid="prompt-content" />
@@ -108,16 +110,7 @@ function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; 
         </fieldset>
       )}
       <FieldError error={errors.tag_ids} />
-      <FieldError error={errors._form} />
-      <div className="row">
-        <button type="submit" className="btn primary" disabled={saving} data-testid="prompt-save">
-          {saving ? "Saving…" : initial ? "Save new version" : "Create prompt"}
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </ArtifactForm>
   );
 }
 
@@ -159,110 +152,44 @@ function PromptView({ p }: { p: PromptRevision }) {
   );
 }
 
-function Revisions({ promptId, current }: { promptId: string; current: string }) {
-  const revs = useAsync(() => api.listPromptRevisions(promptId), [promptId, current]);
-  if (revs.error) return <p className="muted small-text">Older versions can be opened from their links (prompt_rev:ID); this server does not list them.</p>;
-  if (!revs.data) return null;
-  return (
-    <ul className="revisions">
-      {revs.data.map((r) => (
-        <li key={r.prompt_revid}>
-          <a href={href("prompt-revisions", r.prompt_revid)}>v{r.version}</a> <span className="muted">{formatDate(r.created_at)}</span>
-        </li>
-      ))}
-    </ul>
-  );
-}
-
 function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
-  const p = useAsync(() => api.getPrompt(id), [id]);
-  const [editing, setEditing] = useState(false);
-  const [delError, setDelError] = useState<unknown>(null);
-  useEffect(() => setEditing(false), [id]);
-  useTitle(p.data ? `${p.data.name} — Prompts` : null, 2);
-  if (p.error) return <ErrorBox error={p.error} onRetry={p.reload} />;
-  if (!p.data) return <Spinner />;
-  if (editing)
-    return <PromptForm initial={p.data} onSaved={(x) => { p.setData(x); setEditing(false); onChanged(); }} onCancel={() => setEditing(false)} />;
   return (
-    <div data-testid="prompt-detail">
-      <div className="detail-head">
-        <h2>{p.data.name}</h2>
-        <span className="badge">v{p.data.version}</span>
-        <button type="button" className="btn small" onClick={() => setEditing(true)} data-testid="prompt-edit">
-          Edit
-        </button>
-        <button
-          type="button"
-          className="btn small danger"
-          onClick={() => api.deletePrompt(id).then(() => { invalidateNames(); onChanged(); navigate("#/prompts"); }, (e: unknown) => setDelError(e))}
-        >
-          Delete
-        </button>
-      </div>
-      {delError !== null && <ErrorBox title="The prompt was not deleted" error={delError} />}
-      <PromptView p={p.data} />
-      <LastEvaluation promptId={p.data.prompt_id} />
-      <h3>Versions</h3>
-      <Revisions promptId={id} current={p.data.prompt_revid} />
-    </div>
-  );
-}
-
-function RevisionView({ revid }: { revid: string }) {
-  const r = useAsync(() => api.getPromptRevision(revid), [revid]);
-  useTitle(r.data ? `${r.data.name} v${r.data.version} — Prompts` : null, 2);
-  if (r.error) return <ErrorBox error={r.error} onRetry={r.reload} />;
-  if (!r.data) return <Spinner />;
-  return (
-    <div data-testid="prompt-revision">
-      <div className="detail-head">
-        <h2>{r.data.name}</h2>
-        <span className="badge">v{r.data.version}</span>
-        <a href={href("prompts", r.data.prompt_id)}>Latest version</a>
-      </div>
-      <PromptView p={r.data} />
-    </div>
+    <ArtifactDetail kind={KIND} id={id} load={api.getPrompt} remove={api.deletePrompt} heading={versionHeading} form={PromptForm} onChanged={onChanged}>
+      {(p) => (
+        <>
+          <PromptView p={p} />
+          <LastEvaluation promptId={p.prompt_id} />
+          <h3>Versions</h3>
+          <Revisions kind={KIND} id={id} current={p.prompt_revid} load={api.listPromptRevisions} revid={(r) => r.prompt_revid} />
+        </>
+      )}
+    </ArtifactDetail>
   );
 }
 
 export default function PromptsPage({ id, revid }: { id?: string; revid?: string }) {
-  const list = useAsync(() => api.listPrompts(), []);
-  useTitle(id === "new" ? "New prompt" : "Prompts");
-  const detail = revid ? (
-    <RevisionView revid={revid} />
-  ) : id === "new" ? (
-    <PromptForm onSaved={(p) => { list.reload(); navigate(href("prompts", p.prompt_id)); }} onCancel={() => navigate("#/prompts")} />
-  ) : id ? (
-    <PromptDetail id={id} onChanged={list.reload} />
-  ) : (
-    <Empty title="Choose a prompt">
-      A prompt tells the model what to extract, usually with a schema for the shape of the answer. Pick one on the left, or{" "}
-      <a href="#/prompts/new">create a prompt</a>.
-    </Empty>
-  );
   return (
-    <ArtifactLayout
-      title="Prompts"
-      newHref="#/prompts/new"
-      newLabel="New prompt"
-      list={
-        <>
-          {list.error && <ErrorBox error={list.error} onRetry={list.reload} />}
-          {!list.data && !list.error && <Spinner />}
-          {list.data?.length === 0 && <p className="muted">No prompts yet.</p>}
-          <ul>
-            {list.data?.map((p) => (
-              <li key={p.prompt_id}>
-                <a href={href("prompts", p.prompt_id)} className={p.prompt_id === id ? "active" : ""} data-testid="prompt-row">
-                  {p.name} <span className="muted">v{p.version}</span>
-                </a>
-              </li>
-            ))}
-          </ul>
-        </>
+    <ArtifactPage
+      kind={KIND}
+      load={api.listPrompts}
+      id={id}
+      idOf={(p) => p.prompt_id}
+      row={versionRow}
+      form={PromptForm}
+      detail={PromptDetail}
+      revision={
+        revid ? (
+          <RevisionView kind={KIND} revid={revid} load={api.getPromptRevision} parentId={(r) => r.prompt_id}>
+            {(r) => <PromptView p={r} />}
+          </RevisionView>
+        ) : undefined
       }
-      detail={detail}
+      intro={
+        <Empty title="Choose a prompt">
+          A prompt tells the model what to extract, usually with a schema for the shape of the answer. Pick one on the left, or{" "}
+          <a href="#/prompts/new">create a prompt</a>.
+        </Empty>
+      }
     />
   );
 }

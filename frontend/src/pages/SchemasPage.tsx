@@ -1,15 +1,25 @@
-import { useEffect, useRef, useState } from "react";
+import { useRef, useState } from "react";
 import { api } from "../api/routes";
 import type { ResponseFormat, SchemaRevision } from "../api/types";
-import { CopyId, Empty, ErrorBox, FieldError, formatDate, Spinner } from "../components/common";
-import { invalidateNames } from "../lib/names";
-import { href, navigate } from "../lib/router";
+import { ArtifactDetail, versionHeading } from "../components/ArtifactDetail";
+import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
+import { ArtifactPage, versionRow, type VersionedKind } from "../components/ArtifactPage";
+import { CopyId, Empty, FieldError, formatDate } from "../components/common";
+import { RevisionView, Revisions } from "../components/Revisions";
+import { href } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
-import { useTitle } from "../lib/useTitle";
 import { SchemaEditor, SchemaView } from "../schema/FieldTable";
 import { sanitizeName } from "../schema/fields";
-import { ArtifactLayout } from "./artifacts";
-import { errorInput, formErrorField } from "../lib/errors";
+
+const KIND: VersionedKind = {
+  noun: "schema",
+  title: "Schemas",
+  route: "schemas",
+  newLabel: "New schema",
+  none: "No schemas yet.",
+  revisionRoute: "schema-revisions",
+  revisionRef: "schema_rev",
+};
 
 const TEMPLATE: ResponseFormat = {
   type: "json_schema",
@@ -29,8 +39,7 @@ function SchemaForm({ initial, onSaved, onCancel }: { initial?: SchemaRevision; 
   const [name, setName] = useState(initial?.name ?? "");
   const rf = useRef<{ value: unknown; problems: string[] }>({ value: initial?.response_format ?? TEMPLATE, problems: [] });
   const [problems, setProblems] = useState<string[]>([]);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
+  const { errors, setErrors, saving, save } = useArtifactSave(["name", "response_format"], onSaved);
   const submit = async () => {
     const errs: Record<string, string> = {};
     if (!name.trim()) errs.name = "A schema needs a name.";
@@ -42,25 +51,21 @@ function SchemaForm({ initial, onSaved, onCancel }: { initial?: SchemaRevision; 
     if (!initial && value && typeof value === "object" && value.json_schema && typeof value.json_schema === "object") {
       value = { ...value, json_schema: { ...value.json_schema, name: sanitizeName(name) } };
     }
-    setSaving(true);
-    try {
-      const body = { name: name.trim(), response_format: value };
-      const s = initial ? await api.updateSchema(initial.schema_id, body) : await api.createSchema(body);
-      invalidateNames();
-      onSaved(s);
-    } catch (e) {
-      setErrors({ [formErrorField(e, ["name", "response_format"])]: errorInput(e).message });
-    } finally {
-      setSaving(false);
-    }
+    const body = { name: name.trim(), response_format: value };
+    await save(() => (initial ? api.updateSchema(initial.schema_id, body) : api.createSchema(body)));
   };
   return (
-    <form className="form wide" onSubmit={(e) => { e.preventDefault(); void submit(); }} data-testid="schema-form">
-      <label>
-        Name
-        <input value={name} onChange={(e) => setName(e.target.value)} data-testid="schema-name" />
-      </label>
-      <FieldError error={errors.name} />
+    <ArtifactForm
+      kind={KIND}
+      wide
+      saveLabel={initial ? "Save new version" : "Create schema"}
+      onSubmit={submit}
+      onCancel={onCancel}
+      saving={saving}
+      canSave={problems.length === 0}
+      formError={errors._form}
+    >
+      <NameField kind={KIND} value={name} onChange={setName} error={errors.name} />
       <div className="form-label">
         Fields
         <span className="muted small-text">
@@ -82,92 +87,35 @@ function SchemaForm({ initial, onSaved, onCancel }: { initial?: SchemaRevision; 
         </ul>
       )}
       <FieldError error={errors.response_format} />
-      <FieldError error={errors._form} />
-      <div className="row">
-        <button type="submit" className="btn primary" disabled={saving || problems.length > 0} data-testid="schema-save">
-          {saving ? "Saving…" : initial ? "Save new version" : "Create schema"}
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </ArtifactForm>
   );
 }
 
-function Revisions({ schemaId, current }: { schemaId: string; current: string }) {
-  const revs = useAsync(() => api.listSchemaRevisions(schemaId), [schemaId, current]);
-  if (revs.error) return <p className="muted small-text">Older versions can be opened from their links (schema_rev:ID); this server does not list them.</p>;
-  if (!revs.data) return null;
+/** The schema's data view: its documents' extracted values as a table. */
+function DataLink({ id }: { id: string }) {
   return (
-    <ul className="revisions">
-      {revs.data.map((r) => (
-        <li key={r.schema_revid}>
-          <a href={href("schema-revisions", r.schema_revid)}>v{r.version}</a> <span className="muted">{formatDate(r.created_at)}</span>
-        </li>
-      ))}
-    </ul>
+    <a className="btn small primary" href={href("data", id)} data-testid="schema-data">
+      Data
+    </a>
   );
 }
 
 function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
-  const s = useAsync(() => api.getSchema(id), [id]);
-  const [editing, setEditing] = useState(false);
-  const [delError, setDelError] = useState<unknown>(null);
-  useEffect(() => setEditing(false), [id]);
-  useTitle(s.data ? `${s.data.name} — Schemas` : null, 2);
-  if (s.error) return <ErrorBox error={s.error} onRetry={s.reload} />;
-  if (!s.data) return <Spinner />;
-  if (editing)
-    return (
-      <SchemaForm
-        initial={s.data}
-        onSaved={(x) => {
-          s.setData(x);
-          setEditing(false);
-          onChanged();
-        }}
-        onCancel={() => setEditing(false)}
-      />
-    );
   return (
-    <div data-testid="schema-detail">
-      <div className="detail-head">
-        <h2>{s.data.name}</h2>
-        <span className="badge">v{s.data.version}</span>
-        <a className="btn small primary" href={href("data", id)} data-testid="schema-data">
-          Data
-        </a>
-        <button type="button" className="btn small" onClick={() => setEditing(true)} data-testid="schema-edit">
-          Edit
-        </button>
-        <button
-          type="button"
-          className="btn small danger"
-          onClick={() =>
-            api.deleteSchema(id).then(
-              () => {
-                invalidateNames();
-                onChanged();
-                navigate("#/schemas");
-              },
-              (e: unknown) => setDelError(e),
-            )
-          }
-        >
-          Delete
-        </button>
-      </div>
-      {delError !== null && <ErrorBox title="The schema was not deleted" error={delError} />}
-      <p className="muted small-text id-line">
-        <span title={`schema ${s.data.schema_id} · revision ${s.data.schema_revid}`}>Version {s.data.version}</span>
-        {s.data.created_at && <span> · saved {formatDate(s.data.created_at)}</span>} · <CopyId id={s.data.schema_id} />
-      </p>
-      <SchemaView responseFormat={s.data.response_format} />
-      <UsedBy schemaId={id} />
-      <h3>Versions</h3>
-      <Revisions schemaId={id} current={s.data.schema_revid} />
-    </div>
+    <ArtifactDetail kind={KIND} id={id} load={api.getSchema} remove={api.deleteSchema} heading={versionHeading} actions={() => <DataLink id={id} />} form={SchemaForm} onChanged={onChanged}>
+      {(s) => (
+        <>
+          <p className="muted small-text id-line">
+            <span title={`schema ${s.schema_id} · revision ${s.schema_revid}`}>Version {s.version}</span>
+            {s.created_at && <span> · saved {formatDate(s.created_at)}</span>} · <CopyId id={s.schema_id} />
+          </p>
+          <SchemaView responseFormat={s.response_format} />
+          <UsedBy schemaId={id} />
+          <h3>Versions</h3>
+          <Revisions kind={KIND} id={id} current={s.schema_revid} load={api.listSchemaRevisions} revid={(r) => r.schema_revid} />
+        </>
+      )}
+    </ArtifactDetail>
   );
 }
 
@@ -192,63 +140,36 @@ function UsedBy({ schemaId }: { schemaId: string }) {
   );
 }
 
-function RevisionView({ revid }: { revid: string }) {
-  const r = useAsync(() => api.getSchemaRevision(revid), [revid]);
-  useTitle(r.data ? `${r.data.name} v${r.data.version} — Schemas` : null, 2);
-  if (r.error) return <ErrorBox error={r.error} onRetry={r.reload} />;
-  if (!r.data) return <Spinner />;
-  return (
-    <div data-testid="schema-revision">
-      <div className="detail-head">
-        <h2>{r.data.name}</h2>
-        <span className="badge">v{r.data.version}</span>
-        <a href={href("schemas", r.data.schema_id)}>Latest version</a>
-      </div>
-      <p className="muted small-text id-line">
-        <span title={`revision ${r.data.schema_revid}`}>Saved {formatDate(r.data.created_at)}</span> · <CopyId id={r.data.schema_revid} label="Copy revision id" />
-      </p>
-      <SchemaView responseFormat={r.data.response_format} />
-    </div>
-  );
-}
-
 export default function SchemasPage({ id, revid }: { id?: string; revid?: string }) {
-  const list = useAsync(() => api.listSchemas(), []);
-  useTitle(id === "new" ? "New schema" : "Schemas");
-  const detail = revid ? (
-    <RevisionView revid={revid} />
-  ) : id === "new" ? (
-    <SchemaForm onSaved={(s) => { list.reload(); navigate(href("schemas", s.schema_id)); }} onCancel={() => navigate("#/schemas")} />
-  ) : id ? (
-    <SchemaDetail id={id} onChanged={list.reload} />
-  ) : (
-    <Empty title="Choose a schema">
-      A schema says which fields to extract, as JSON Schema in the OpenAI structured-output shape. Pick one on the left, or{" "}
-      <a href="#/schemas/new">create a schema</a>. The agent can also write one for you from a document.
-    </Empty>
-  );
   return (
-    <ArtifactLayout
-      title="Schemas"
-      newHref="#/schemas/new"
-      newLabel="New schema"
-      list={
-        <>
-          {list.error && <ErrorBox error={list.error} onRetry={list.reload} />}
-          {!list.data && !list.error && <Spinner />}
-          {list.data?.length === 0 && <p className="muted">No schemas yet.</p>}
-          <ul>
-            {list.data?.map((s) => (
-              <li key={s.schema_id}>
-                <a href={href("schemas", s.schema_id)} className={s.schema_id === id ? "active" : ""} data-testid="schema-row">
-                  {s.name} <span className="muted">v{s.version}</span>
-                </a>
-              </li>
-            ))}
-          </ul>
-        </>
+    <ArtifactPage
+      kind={KIND}
+      load={api.listSchemas}
+      id={id}
+      idOf={(s) => s.schema_id}
+      row={versionRow}
+      form={SchemaForm}
+      detail={SchemaDetail}
+      revision={
+        revid ? (
+          <RevisionView kind={KIND} revid={revid} load={api.getSchemaRevision} parentId={(r) => r.schema_id}>
+            {(r) => (
+              <>
+                <p className="muted small-text id-line">
+                  <span title={`revision ${r.schema_revid}`}>Saved {formatDate(r.created_at)}</span> · <CopyId id={r.schema_revid} label="Copy revision id" />
+                </p>
+                <SchemaView responseFormat={r.response_format} />
+              </>
+            )}
+          </RevisionView>
+        ) : undefined
       }
-      detail={detail}
+      intro={
+        <Empty title="Choose a schema">
+          A schema says which fields to extract, as JSON Schema in the OpenAI structured-output shape. Pick one on the left, or{" "}
+          <a href="#/schemas/new">create a schema</a>. The agent can also write one for you from a document.
+        </Empty>
+      }
     />
   );
 }

@@ -1,45 +1,40 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { api } from "../api/routes";
 import type { Tag } from "../api/types";
-import { CopyId, Empty, ErrorBox, FieldError, Spinner } from "../components/common";
-import { href, navigate } from "../lib/router";
+import { ArtifactDetail } from "../components/ArtifactDetail";
+import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
+import { ArtifactPage, type ArtifactKind } from "../components/ArtifactPage";
+import { CopyId, Empty, FieldError } from "../components/common";
+import { href } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
-import { invalidateNames } from "../lib/names";
-import { useTitle } from "../lib/useTitle";
-import { ArtifactLayout } from "./artifacts";
-import { errorInput, formErrorField } from "../lib/errors";
+
+const KIND: ArtifactKind = { noun: "tag", title: "Tags", route: "tags", newLabel: "New tag", none: "No tags yet." };
+
+function tagHeading(t: Tag) {
+  return (
+    <>
+      <span className="dot big" style={{ background: t.color || "var(--dot-default)" }} />
+      <h2 title={t.id}>{t.name}</h2>
+    </>
+  );
+}
 
 function TagForm({ initial, onSaved, onCancel }: { initial?: Tag; onSaved(t: Tag): void; onCancel(): void }) {
   const [name, setName] = useState(initial?.name ?? "");
   const [color, setColor] = useState(initial?.color || "#4f7cff");
   const [description, setDescription] = useState(initial?.description ?? "");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
+  const { errors, setErrors, saving, save } = useArtifactSave(["name", "color", "description"], onSaved);
   const submit = async () => {
     if (!name.trim()) {
       setErrors({ name: "A tag needs a name." });
       return;
     }
-    setSaving(true);
-    setErrors({});
-    try {
-      const body = { name: name.trim(), color, description };
-      const saved = initial ? await api.updateTag(initial.id, body) : await api.createTag(body);
-      invalidateNames();
-      onSaved(saved);
-    } catch (e) {
-      setErrors({ [formErrorField(e, ["name", "color", "description"])]: errorInput(e).message });
-    } finally {
-      setSaving(false);
-    }
+    const body = { name: name.trim(), color, description };
+    await save(() => (initial ? api.updateTag(initial.id, body) : api.createTag(body)));
   };
   return (
-    <form className="form" onSubmit={(e) => { e.preventDefault(); void submit(); }} data-testid="tag-form">
-      <label>
-        Name
-        <input value={name} onChange={(e) => setName(e.target.value)} data-testid="tag-name" />
-      </label>
-      <FieldError error={errors.name} />
+    <ArtifactForm kind={KIND} saveLabel={initial ? "Save" : "Create tag"} onSubmit={submit} onCancel={onCancel} saving={saving} formError={errors._form}>
+      <NameField kind={KIND} value={name} onChange={setName} error={errors.name} />
       <label>
         Colour
         <input type="color" value={color} onChange={(e) => setColor(e.target.value)} />
@@ -50,98 +45,55 @@ function TagForm({ initial, onSaved, onCancel }: { initial?: Tag; onSaved(t: Tag
         <textarea rows={3} value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
       <FieldError error={errors.description} />
-      <FieldError error={errors._form} />
-      <div className="row">
-        <button type="submit" className="btn primary" disabled={saving} data-testid="tag-save">
-          {saving ? "Saving…" : initial ? "Save" : "Create tag"}
-        </button>
-        <button type="button" className="btn" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </ArtifactForm>
   );
 }
 
 function TagDetail({ id, onChanged }: { id: string; onChanged(): void }) {
-  const t = useAsync(() => api.getTag(id), [id]);
+  // Loaded beside the tag, not after it.
   const docs = useAsync(() => api.listDocuments({ tag_id: id, limit: 50 }), [id]);
-  const [editing, setEditing] = useState(false);
-  const [delError, setDelError] = useState<unknown>(null);
-  useEffect(() => setEditing(false), [id]);
-  useTitle(t.data ? `${t.data.name} — Tags` : null, 2);
-  if (t.error) return <ErrorBox error={t.error} onRetry={t.reload} />;
-  if (!t.data) return <Spinner />;
-  if (editing) return <TagForm initial={t.data} onSaved={(x) => { t.setData(x); setEditing(false); onChanged(); }} onCancel={() => setEditing(false)} />;
   return (
-    <div data-testid="tag-detail">
-      <div className="detail-head">
-        <span className="dot big" style={{ background: t.data.color || "var(--dot-default)" }} />
-        <h2 title={t.data.id}>{t.data.name}</h2>
-        <button type="button" className="btn small" onClick={() => setEditing(true)} data-testid="tag-edit">
-          Edit
-        </button>
-        <button
-          type="button"
-          className="btn small danger"
-          onClick={() => api.deleteTag(id).then(() => { invalidateNames(); onChanged(); navigate("#/tags"); }, (e: unknown) => setDelError(e))}
-        >
-          Delete
-        </button>
-      </div>
-      {delError !== null && <ErrorBox title="The tag was not deleted" error={delError} />}
-      <p className="muted small-text id-line">
-        <CopyId id={t.data.id} />
-      </p>
-      {t.data.description && <p>{t.data.description}</p>}
-      <h3>Documents</h3>
-      {docs.data?.documents.length === 0 && <p className="muted">No document has this tag.</p>}
-      <ul>
-        {docs.data?.documents.map((d) => (
-          <li key={d.id}>
-            <a href={href("documents", d.id)}>{d.name}</a>
-          </li>
-        ))}
-      </ul>
-    </div>
-  );
-}
-
-export default function TagsPage({ id }: { id?: string }) {
-  const list = useAsync(() => api.listTags(), []);
-  useTitle(id === "new" ? "New tag" : "Tags");
-  const detail =
-    id === "new" ? (
-      <TagForm onSaved={(t) => { list.reload(); navigate(href("tags", t.id)); }} onCancel={() => navigate("#/tags")} />
-    ) : id ? (
-      <TagDetail id={id} onChanged={list.reload} />
-    ) : (
-      <Empty title="Choose a tag">
-        Tags group documents and prompts. Pick one on the left, or <a href="#/tags/new">create a tag</a>.
-      </Empty>
-    );
-  return (
-    <ArtifactLayout
-      title="Tags"
-      newHref="#/tags/new"
-      newLabel="New tag"
-      list={
+    <ArtifactDetail kind={KIND} id={id} load={api.getTag} remove={api.deleteTag} heading={tagHeading} form={TagForm} onChanged={onChanged}>
+      {(t) => (
         <>
-          {list.error && <ErrorBox error={list.error} onRetry={list.reload} />}
-          {!list.data && !list.error && <Spinner />}
-          {list.data?.length === 0 && <p className="muted">No tags yet.</p>}
+          <p className="muted small-text id-line">
+            <CopyId id={t.id} />
+          </p>
+          {t.description && <p>{t.description}</p>}
+          <h3>Documents</h3>
+          {docs.data?.documents.length === 0 && <p className="muted">No document has this tag.</p>}
           <ul>
-            {list.data?.map((t) => (
-              <li key={t.id}>
-                <a href={href("tags", t.id)} className={t.id === id ? "active" : ""} data-testid="tag-row">
-                  <span className="dot" style={{ background: t.color || "var(--dot-default)" }} /> {t.name}
-                </a>
+            {docs.data?.documents.map((d) => (
+              <li key={d.id}>
+                <a href={href("documents", d.id)}>{d.name}</a>
               </li>
             ))}
           </ul>
         </>
+      )}
+    </ArtifactDetail>
+  );
+}
+
+export default function TagsPage({ id }: { id?: string }) {
+  return (
+    <ArtifactPage
+      kind={KIND}
+      load={api.listTags}
+      id={id}
+      idOf={(t) => t.id}
+      row={(t) => (
+        <>
+          <span className="dot" style={{ background: t.color || "var(--dot-default)" }} /> {t.name}
+        </>
+      )}
+      form={TagForm}
+      detail={TagDetail}
+      intro={
+        <Empty title="Choose a tag">
+          Tags group documents and prompts. Pick one on the left, or <a href="#/tags/new">create a tag</a>.
+        </Empty>
       }
-      detail={detail}
     />
   );
 }

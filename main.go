@@ -10,7 +10,7 @@ import (
 	"syscall"
 
 	"github.com/docent/docent/app"
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 )
 
 func main() {

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/app/internal/testcorpus"
-	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

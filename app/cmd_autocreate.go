@@ -15,7 +15,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/export"
-	"github.com/docent/docent/app/ocr"
+	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

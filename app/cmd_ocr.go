@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent/provider"
-	"github.com/docent/docent/app/ocr"
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/ocr"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -36,7 +36,7 @@ type ocrReport struct {
 // waiting for OCR.
 //
 // --vision MODEL ("ollama/qwen2.5vl:7b", "openai/gpt-4o-mini") adds the
-// vision tier (app/ocr/vision.go): Tesseract reads each page, then the
+// vision tier (app/ingest/ocr/vision.go): Tesseract reads each page, then the
 // model reads photos (pages of image files), pages whose Tesseract
 // confidence is under 0.6 or that gave no words, and every page when
 // Tesseract is not installed; --vision-all sends it every page that is

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 )
 
 func TestImageMediaTypeByContent(t *testing.T) {

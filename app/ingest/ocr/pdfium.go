@@ -18,7 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 )
 
 // PDF pages are rendered by PDFium compiled to WebAssembly and run by

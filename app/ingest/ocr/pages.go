@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/image/draw"
 
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage/envvar"
 )
 

@@ -19,9 +19,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/app/ingest/ocr"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/app/internal/testcorpus"
-	"github.com/docent/docent/app/ocr"
-	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

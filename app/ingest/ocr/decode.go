@@ -14,7 +14,7 @@ import (
 	"golang.org/x/image/tiff"
 	"golang.org/x/image/webp"
 
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 )
 
 // Image documents: PNG, JPEG, TIFF (every frame a page), WebP and BMP.

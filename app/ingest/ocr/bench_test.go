@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/app/internal/testcorpus"
-	"github.com/docent/docent/app/pdftext"
 )
 
 // The figures of docs/benchmarks.md ("OCR"). Run with

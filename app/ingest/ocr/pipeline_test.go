@@ -20,8 +20,8 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/app/internal/testcorpus"
-	"github.com/docent/docent/app/ocr"
 	"github.com/docent/docent/storage"
 )
 

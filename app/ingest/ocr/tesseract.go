@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

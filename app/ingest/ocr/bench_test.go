@@ -20,7 +20,7 @@ import (
 
 // The figures of docs/benchmarks.md ("OCR"). Run with
 //
-//	go test ./app/ocr -run '^$' -bench . -benchtime 1x
+//	go test ./app/ingest/ocr -run '^$' -bench . -benchtime 1x
 //
 // DOCENT_OCR_LANG sets the languages (default eng: the receipts and the
 // invoices are English or German text that eng reads).

@@ -22,7 +22,7 @@ import (
 // operations registered below), written as grey PNG files into a folder the
 // parent gives and removes, and described in the child's reply.
 
-// Child operations, registered with app/pdftext.
+// Child operations, registered with app/ingest/pdftext.
 const (
 	opProbe = "ocr.probe" // an image's pages and their sizes
 	opPages = "ocr.pages" // page images of an image or a PDF

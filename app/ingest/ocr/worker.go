@@ -13,8 +13,9 @@ import (
 // Worker reads, one after the other, the documents waiting for OCR, for
 // `docent --serve` and the desktop app: documents imported with images,
 // and those an earlier process left (a lapsed lease is taken over). Pages
-// of a document are read side by side in the reader slots of app/pdftext,
-// so the worker shares the machine with imports and with other readers.
+// of a document are read side by side in the reader slots of
+// app/ingest/pdftext, so the worker shares the machine with imports and
+// with other readers.
 type Worker struct {
 	DB *storage.DB
 	// Lang returns the OCR languages; nil means DefaultLang.

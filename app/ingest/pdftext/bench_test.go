@@ -18,7 +18,7 @@ import (
 // with one worker per CPU, and report pages per second, so that Docent's
 // reader and poppler's pdftotext can be compared in one run:
 //
-//	go test -run '^$' -bench 'BenchmarkCorpus|BenchmarkPdftotext' -benchtime 3x ./app/pdftext/
+//	go test -run '^$' -bench 'BenchmarkCorpus|BenchmarkPdftotext' -benchtime 3x ./app/ingest/pdftext/
 
 type benchFile struct {
 	path  string

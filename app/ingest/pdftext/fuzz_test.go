@@ -20,7 +20,7 @@ const maxSeedBytes = 64 << 10
 // loops of the pinned reader it knows about; an input on which it still
 // hangs fails the target, which is the bug the fuzzer should report.
 //
-// Run the fuzzer with: go test -run '^$' -fuzz FuzzExtract -fuzztime 5m ./app/pdftext/
+// Run the fuzzer with: go test -run '^$' -fuzz FuzzExtract -fuzztime 5m ./app/ingest/pdftext/
 func FuzzExtract(f *testing.F) {
 	f.Add([]byte(minimalPDF))
 	f.Add([]byte("%PDF-1.7\n"))

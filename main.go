@@ -9,8 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/docent/docent/app"
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/cli"
+	"github.com/docent/docent/app/ingest/pdftext"
 )
 
 func main() {
@@ -18,7 +18,7 @@ func main() {
 	// binary: started as one, this process reads one PDF and exits here.
 	pdftext.RunChildIfRequested()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := app.Run(ctx, os.Args[1:], app.System())
+	code := cli.Run(ctx, os.Args[1:], cli.System())
 	stop()
 	os.Exit(code)
 }

@@ -1,8 +1,19 @@
+// Package app is the composition root: the one place where the store, the
+// provider settings, the agent and the HTTP server are put together (Root),
+// and where the data directory is (config.go). The edges around it are
+// packages of their own: the command line (app/cli, which main calls), the
+// HTTP API (app/server) and the desktop window (app/desktop); the engines
+// they use are app/ingest (with the PDF reader and OCR inside) and
+// app/export. Dependencies point one way: main -> app/cli -> app -> the
+// server, the engines, agent and storage. The command line depends on the
+// root for what it composes, and opens the window and --serve on it; the
+// root knows no edge but the server it builds.
 package app
 
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
@@ -13,9 +24,42 @@ import (
 	"github.com/docent/docent/storage"
 )
 
-// This file is the composition root: the one place where the store, the
-// provider settings and the agent are put together, for the commands, for
-// `docent --serve` and for the desktop window alike.
+// Root is what the commands, `docent --serve` and the desktop window are
+// made of: the data directory, the store in it, opened on first use so that
+// `docent --help` never touches the disk, and the provider settings with
+// the agent on them (Settings).
+type Root struct {
+	DataDir string
+	// Model is the default model: --model, else DOCENT_MODEL.
+	Model  string
+	Logger *slog.Logger
+
+	db       *storage.DB
+	settings *settings.Live // the provider settings and agent (Settings)
+}
+
+// Store opens the database in the data directory on first use.
+func (r *Root) Store(ctx context.Context) (*storage.DB, error) {
+	if r.db != nil {
+		return r.db, nil
+	}
+	db, err := storage.Open(ctx, filepath.Join(r.DataDir, DatabaseFile))
+	if err != nil {
+		return nil, err
+	}
+	r.db = db
+	return db, nil
+}
+
+// Close releases what the root opened.
+func (r *Root) Close() error {
+	if r.db == nil {
+		return nil
+	}
+	err := r.db.Close()
+	r.db, r.settings = nil, nil
+	return err
+}
 
 // Settings returns the provider settings in effect and the agent on them,
 // made on first use over the store: an environment variable that is set
@@ -24,11 +68,11 @@ import (
 // then the defaults (settings.Resolve). The DOCENT_* provider limits come
 // from the environment alone. This is the one place the commands read
 // them.
-func (e *Env) Settings(ctx context.Context) (*settings.Live, error) {
-	if e.settings != nil {
-		return e.settings, nil
+func (r *Root) Settings(ctx context.Context) (*settings.Live, error) {
+	if r.settings != nil {
+		return r.settings, nil
 	}
-	db, err := e.Store(ctx)
+	db, err := r.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -36,24 +80,14 @@ func (e *Env) Settings(ctx context.Context) (*settings.Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	live, err := settings.NewLive(ctx, db, envCfg, e.Model, func(setup settings.Setup) *agent.Agent {
-		return agentOn(db, setup, e.Logger)
+	live, err := settings.NewLive(ctx, db, envCfg, r.Model, func(setup settings.Setup) *agent.Agent {
+		return agentOn(db, setup, r.Logger)
 	})
 	if err != nil {
 		return nil, err
 	}
-	e.settings = live
+	r.settings = live
 	return live, nil
-}
-
-// Agent returns the agent a command that needs a model runs: the one on
-// the provider settings in effect (Settings), with the recommended model
-// adopted as the default when none is set (agentWithModel).
-func (e *Env) Agent(ctx context.Context) (*agent.Agent, error) {
-	if err := agentWithModel(ctx, e); err != nil {
-		return nil, err
-	}
-	return e.settings.Agent(), nil
 }
 
 // agentOn builds the providers and the agent on a provider setup: the one
@@ -71,30 +105,30 @@ func agentOn(db *storage.DB, setup settings.Setup, logger *slog.Logger) *agent.A
 	}
 }
 
-// serverConfig is what --serve and the desktop window share: the store,
+// ServerConfig is what --serve and the desktop window share: the store,
 // the UI, and the live settings with the agent on them (Settings), which
 // the Settings page changes. The callers add their own access rules.
-func serverConfig(ctx context.Context, env *Env) (server.Config, error) {
-	db, err := env.Store(ctx)
+func (r *Root) ServerConfig(ctx context.Context) (server.Config, error) {
+	db, err := r.Store(ctx)
 	if err != nil {
 		return server.Config{}, err
 	}
-	live, err := env.Settings(ctx)
+	live, err := r.Settings(ctx)
 	if err != nil {
 		return server.Config{}, err
 	}
 	return server.Config{
-		DB: db, Version: Version, Assets: frontend.Assets(), Logger: env.Logger,
+		DB: db, Version: Version, Assets: frontend.Assets(), Logger: r.Logger,
 		Agent: live.Agent(), Settings: live,
 	}, nil
 }
 
-// newServer builds the handler the desktop window mounts. It has no access
+// NewServer builds the handler the desktop window mounts. It has no access
 // token: the window serves it in-process, without a socket anyone could
 // reach. It is not started: the caller calls Start, and Close before the
 // store closes.
-func newServer(ctx context.Context, env *Env) (*server.Server, error) {
-	cfg, err := serverConfig(ctx, env)
+func (r *Root) NewServer(ctx context.Context) (*server.Server, error) {
+	cfg, err := r.ServerConfig(ctx)
 	if err != nil {
 		return nil, err
 	}

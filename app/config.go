@@ -1,16 +1,10 @@
 package app
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 
 	"github.com/docent/docent/storage/envvar"
 	"github.com/docent/docent/storage/fault"
@@ -20,8 +14,8 @@ import (
 // -ldflags "-X github.com/docent/docent/app.Version=1.2.3".
 var Version = "0.1.0-dev"
 
-// databaseFile is the name of the SQLite file inside the data directory.
-const databaseFile = "docent.db"
+// DatabaseFile is the name of the SQLite file inside the data directory.
+const DatabaseFile = "docent.db"
 
 // DefaultDataDir is where Docent keeps its data when neither --data-dir nor
 // DOCENT_DATA_DIR says otherwise: $XDG_DATA_HOME/docent (~/.local/share/docent)
@@ -47,87 +41,4 @@ func DefaultDataDir() (string, error) {
 		return "", fault.Errorf(fault.Unavailable, "find the home directory (set --data-dir or DOCENT_DATA_DIR): %w", err)
 	}
 	return filepath.Join(home, ".local", "share", "docent"), nil
-}
-
-// tokenFile is the name, inside the data directory, of the access token
-// that `docent --serve` asks of every client.
-const tokenFile = "token"
-
-// loadOrCreateToken returns the access token kept in dir, creating it on
-// first use: 32 random bytes, hex, in a file only the user may read. The
-// same token serves later runs, so a browser signed in once stays signed
-// in across restarts. A token file others may read is made private again.
-func loadOrCreateToken(dir string, logger *slog.Logger) (string, error) {
-	path := filepath.Join(dir, tokenFile)
-	data, err := os.ReadFile(path)
-	switch {
-	case err == nil:
-		token := strings.TrimSpace(string(data))
-		if len(token) < minTokenLength {
-			break // empty or cut short: make a new one below
-		}
-		if err := tightenPermissions(path, logger); err != nil {
-			return "", err
-		}
-		return token, nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("read the access token: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("create the data directory: %w", err)
-	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", fmt.Errorf("make an access token: %w", err)
-	}
-	token := hex.EncodeToString(raw[:])
-	if err := writePrivateFile(dir, tokenFile, []byte(token+"\n")); err != nil {
-		return "", fmt.Errorf("write the access token: %w", err)
-	}
-	return token, nil
-}
-
-// writePrivateFile writes data to dir/name, readable by the user alone. It
-// writes beside it and renames, so a crash never leaves a half-written
-// file; CreateTemp makes the file 0600 from the start.
-func writePrivateFile(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, "."+name+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-		_ = os.Remove(f.Name())
-		return err
-	}
-	return nil
-}
-
-// minTokenLength is the shortest token file accepted: 128 bits in hex.
-const minTokenLength = 32
-
-// tightenPermissions makes a private file of the data directory (the
-// token, the HTTPS key) readable by its owner alone when group or others
-// may read or write it.
-func tightenPermissions(path string, logger *slog.Logger) error {
-	if runtime.GOOS == "windows" {
-		return nil // permission bits mean little there; the profile folder is private
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("check the permissions of %s: %w", path, err)
-	}
-	if fi.Mode().Perm()&0o077 == 0 {
-		return nil
-	}
-	logger.Warn("a private file was readable by others; making it private", "path", path, "mode", fi.Mode().Perm().String())
-	if err := os.Chmod(path, 0o600); err != nil {
-		return fmt.Errorf("make %s private: %w", path, err)
-	}
-	return nil
 }

@@ -21,7 +21,7 @@ import (
 // Text recognition (OCR) of documents whose pages are images: which pages
 // it reads, a lease while one worker reads a document, and the per-page
 // result (text, source, engine, confidence, word boxes). The OCR itself is
-// app/ocr's; the store only keeps what it found, a document at a time.
+// app/ingest/ocr's; the store only keeps what it found, a document at a time.
 
 // Page text sources (pages.source).
 const (

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/app/internal/testcorpus"
-	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 )
 

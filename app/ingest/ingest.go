@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/docent/docent/app/ocr"
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/ocr"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -298,7 +298,7 @@ func (im *Importer) readPDF(ctx context.Context, r *io.SectionReader, first firs
 // a large part of it (a fifth or more) is a scan or a picture whose text
 // layer is not its text (a watermark, a "trial version" line, a failed
 // OCR). OCR reads it, and its text replaces
-// the layer's where it reads more (app/ocr).
+// the layer's where it reads more (app/ingest/ocr).
 const (
 	junkLayerChars = 200
 	scanCover      = 0.2

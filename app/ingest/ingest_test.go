@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/app/internal/testcorpus"
-	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 )
 
@@ -223,7 +223,7 @@ func TestFailedDocumentIsNotRereadAsAnotherType(t *testing.T) {
 }
 
 func TestBlankPDFIsReadyAndSaysItIsBlank(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "pdftext", "testdata", "blank.pdf"))
+	data, err := os.ReadFile(filepath.Join("pdftext", "testdata", "blank.pdf"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 )
 
 // TestMain lets this test binary serve as the PDF reader child, as main

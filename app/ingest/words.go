@@ -9,7 +9,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
 )
 

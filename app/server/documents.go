@@ -11,8 +11,8 @@ import (
 	"strconv"
 
 	"github.com/docent/docent/app/ingest"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/app/internal/listarg"
-	"github.com/docent/docent/app/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/docent/docent/app/ocr"
+	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/docent/docent/app/ocr"
+	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

@@ -24,7 +24,7 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ingest"
-	"github.com/docent/docent/app/ocr"
+	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

@@ -2,7 +2,7 @@ package server_test
 
 import (
 	"context"
-	"github.com/docent/docent/app/pdftext"
+	"github.com/docent/docent/app/ingest/pdftext"
 	"net/http"
 	"os"
 	"strings"

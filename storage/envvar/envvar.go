@@ -97,6 +97,6 @@ func Table() []Var { return slices.Clone(table) }
 
 // Get returns the value of the variable, "" when it is unset. It is the
 // only read of the environment outside the reader child's own protocol
-// (app/pdftext) and test support; envvar_test.go holds every other file to
+// (app/ingest/pdftext) and test support; envvar_test.go holds every other file to
 // that.
 func Get(name Name) string { return os.Getenv(string(name)) }

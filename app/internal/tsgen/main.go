@@ -25,7 +25,7 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/agent/tsdecl"
-	"github.com/docent/docent/app"
+	"github.com/docent/docent/app/cli"
 	"github.com/docent/docent/app/desktop"
 	"github.com/docent/docent/app/export"
 	"github.com/docent/docent/app/server"
@@ -70,7 +70,7 @@ func Generate(root string) ([]byte, error) {
 	g := tsdecl.New(root)
 	g.Imported = events
 	g.Names[reflect.TypeFor[storage.Document]()] = "DocumentInfo"
-	g.Names[reflect.TypeFor[app.ImportReport]()] = "ImportReport"
+	g.Names[reflect.TypeFor[cli.ImportReport]()] = "ImportReport"
 	// Go's names that are too general for the web UI's one namespace.
 	g.Names[reflect.TypeFor[settings.View]()] = "ServerSettings"
 	g.Names[reflect.TypeFor[settings.Patch]()] = "SettingsPatch"
@@ -94,7 +94,7 @@ func Generate(root string) ([]byte, error) {
 	g.WriteString(fmt.Sprintf("\n/** The desktop window's runtime event when an import starts: an ImportEvent without a report. */\nexport const importingEvent = %q;\n", desktop.ImportingEvent))
 	g.WriteString(fmt.Sprintf("\n/** The desktop window's runtime event when an import ends: an ImportEvent. */\nexport const importedEvent = %q;\n", desktop.ImportedEvent))
 	g.Declare(reflect.TypeFor[desktop.ImportEvent]())
-	g.Declare(reflect.TypeFor[app.ImportReport]())
+	g.Declare(reflect.TypeFor[cli.ImportReport]())
 	// Stored as JSON by the store, which does not know the agent's types:
 	// the store's SchemaRevision names it with a ts tag.
 	g.Declare(reflect.TypeFor[schema.ResponseFormat]())

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/app/settings"
+	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
+)
+
+// modelList is what `docent models --json` prints: the shape GET
+// /api/models answers (models, default, errors), each model with what
+// Docent recommends it for, and the first-run state of GET /api/setup
+// (usable, reason, recommended, next_steps, ollama).
+type modelList struct {
+	Models  []modelEntry `json:"models"`
+	Default string       `json:"default"`
+	// Errors says which configured providers could not be asked, and why.
+	Errors []string `json:"errors,omitempty"`
+	// Usable is true when the default model is set, offered and can chat.
+	Usable bool `json:"usable"`
+	// Reason says why not, in one line ("" when usable).
+	Reason      string                `json:"reason"`
+	Recommended settings.Recommended  `json:"recommended"`
+	NextSteps   []settings.NextStep   `json:"next_steps"`
+	PullCommand string                `json:"pull_command"`
+	Ollama      settings.OllamaStatus `json:"ollama"`
+}
+
+// modelEntry is one model: its id, provider, context length and
+// capabilities, and "agent" and/or "extraction" when recommended for them.
+type modelEntry struct {
+	provider.ModelInfo
+	RecommendedFor []string `json:"recommended_for"`
+}
+
+// runModels lists the models of the configured providers. When no usable
+// model is set it says why and what to do on stderr (settings.Inspect);
+// it fails when no provider offers any model, and succeeds when some are
+// offered but none is the default yet, since --model can name one.
+func runModels(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("models", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "")
+	if rest, err := parseFlags(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usagef("models takes no arguments\n%s", usageLine("models"))
+	}
+	live, err := env.Settings(ctx) // with the providers saved in Settings
+	if err != nil {
+		return err
+	}
+	st, err := live.Status(ctx)
+	if err != nil {
+		return err
+	}
+	list := modelList{
+		Models: []modelEntry{}, Default: st.DefaultModel,
+		Usable: st.Usable, Reason: st.Reason, Recommended: st.Recommended, NextSteps: st.NextSteps,
+		PullCommand: st.PullCommand, Ollama: st.Ollama,
+	}
+	for _, m := range st.Models {
+		list.Models = append(list.Models, modelEntry{
+			ModelInfo:      provider.ModelInfo{ID: m.ID, Provider: m.Provider, ContextLength: m.ContextLength, Capabilities: m.Capabilities},
+			RecommendedFor: m.RecommendedFor,
+		})
+	}
+	for _, msg := range []string{st.Ollama.Error, st.OpenAI.Error} {
+		if msg != "" {
+			list.Errors = append(list.Errors, msg)
+			fmt.Fprintf(env.IO.Err, "warning: %s\n", msg)
+		}
+	}
+	if *asJSON {
+		if err := writeJSON(env.IO, list); err != nil {
+			return err
+		}
+	} else if len(list.Models) > 0 {
+		t := newTable(env.IO.Out, "MODEL", "PROVIDER", "CONTEXT", "CAPABILITIES")
+		for _, m := range list.Models {
+			ctxLen, caps := "-", "-"
+			if m.ContextLength > 0 {
+				ctxLen = fmt.Sprint(m.ContextLength)
+			}
+			if len(m.Capabilities) > 0 {
+				caps = strings.Join(m.Capabilities, ",")
+			}
+			t.row(m.ID, m.Provider, ctxLen, caps)
+		}
+		if err := t.flush(); err != nil {
+			return err
+		}
+	}
+	printGuidance(env.IO.Err, st)
+	if len(list.Models) == 0 {
+		return errPartial // nothing to offer, and the lines above say why and what to do
+	}
+	return nil
+}
+
+// extractReport is what `docent extract --json` prints.
+type extractReport struct {
+	Extractions []storage.Extraction `json:"extractions"`
+	Errors      []extractError       `json:"errors"`
+}
+
+type extractError struct {
+	DocumentID string `json:"document_id,omitempty"`
+	Document   string `json:"document"`
+	Error      string `json:"error"`
+}
+
+func runExtract(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
+	promptRef := fs.String("prompt", "", "")
+	asJSON := fs.Bool("json", false, "")
+	docs, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *promptRef == "" || len(docs) == 0 {
+		return usagef("extract needs --prompt and at least one document\n%s", usageLine("extract"))
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	prompt, err := db.FindPrompt(ctx, *promptRef)
+	if err != nil {
+		return err
+	}
+	a, err := env.Agent(ctx)
+	if err != nil {
+		return err
+	}
+	x := a.Extractor
+	report := extractReport{Extractions: []storage.Extraction{}, Errors: []extractError{}}
+	// warnings are the notes of extractions the model made from part of
+	// their document (the server cut the prompt to fit the window), printed
+	// on stderr once the progress is done.
+	var warnings []string
+	bar := newProgress(env.IO, len(docs), "extracting")
+	for i, ref := range docs {
+		doc, err := db.FindDocument(ctx, ref)
+		var ext storage.Extraction
+		if err == nil {
+			// An explicit --model wins over the prompt's stored model
+			// (DOCENT_MODEL alone does not: it is the default).
+			ext, err = x.Run(ctx, agent.ExtractRequest{DocumentID: doc.ID, PromptRevID: prompt.PromptRevID, Model: env.ModelFlag})
+		}
+		if errors.Is(err, context.Canceled) {
+			break
+		}
+		if err != nil {
+			msg := env.errorText(ctx, "docent extract "+ref, err)
+			report.Errors = append(report.Errors, extractError{DocumentID: doc.ID, Document: ref, Error: msg})
+			bar.step(i+1, fmt.Sprintf("%s: failed: %s", ref, msg))
+			continue
+		}
+		report.Extractions = append(report.Extractions, ext)
+		step := fmt.Sprintf("%s: %s extraction %s", ref, ext.ValidationStatus, ext.ID)
+		if ext.PromptTruncated {
+			step += " from part of the document"
+			warnings = append(warnings, fmt.Sprintf("warning: %s: %s", ref, cmp.Or(ext.Note, "the model saw only part of the document")))
+		}
+		bar.step(i+1, step)
+		if !*asJSON {
+			fmt.Fprintf(env.IO.Out, "%s: %s extraction %s by %s (%d prompt + %d completion tokens)\n",
+				doc.Name, ext.ValidationStatus, ext.ID, ext.Model, ext.PromptTokens, ext.CompletionTokens)
+			if err := writeIndented(env, ext.Value); err != nil {
+				return err
+			}
+			if line := evidenceLine(ext); line != "" {
+				fmt.Fprintln(env.IO.Out, line)
+			}
+		}
+	}
+	bar.finish()
+	if *asJSON {
+		if err := writeJSON(env.IO, report); err != nil {
+			return err
+		}
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(env.IO.Err, w)
+	}
+	for _, e := range report.Errors {
+		fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", e.Document, e.Error)
+	}
+	if err := ctx.Err(); err != nil {
+		return fault.Errorf(fault.Canceled, "extraction interrupted after %d of %d documents: %w", len(report.Extractions)+len(report.Errors), len(docs), err)
+	}
+	if len(report.Errors) > 0 {
+		return errPartial
+	}
+	return nil
+}

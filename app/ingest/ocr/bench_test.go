@@ -1,0 +1,330 @@
+package ocr
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docent/docent/app/ingest/pdftext"
+	"github.com/docent/docent/app/internal/testcorpus"
+)
+
+// The figures of docs/benchmarks.md ("OCR"). Run with
+//
+//	go test ./app/ingest/ocr -run '^$' -bench . -benchtime 1x
+//
+// DOCENT_OCR_LANG sets the languages (default eng: the receipts and the
+// invoices are English or German text that eng reads).
+
+// childCPU is the CPU time (user and system) of this process's finished
+// children: the reader children and tesseract. The machine these figures
+// come from is shared, so CPU time per page says more than the wall clock.
+func childCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func benchLang() string {
+	if l := os.Getenv(LangEnv); l != "" {
+		return l
+	}
+	return "eng"
+}
+
+// normalise drops whitespace and case, so that a value is found whatever
+// the line breaks and spacing OCR put in it.
+func normalise(s string) string {
+	return strings.ToUpper(strings.Join(strings.Fields(s), ""))
+}
+
+// BenchmarkSROIE reads the 40 receipt photos and reports the share of the
+// labelled company, date and total found in the OCR text, the character
+// error rate against the line transcripts, and pages per second.
+func BenchmarkSROIE(b *testing.B) {
+	dir := filepath.Join(testcorpus.Dir(b), "sroie")
+	needTesseract(b)
+	engine, err := FindEngine(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jpg"))
+	for range b.N {
+		found := map[string][2]int{}
+		var edits, chars int
+		start, cpu := time.Now(), childCPU()
+		for _, f := range files {
+			id := strings.TrimSuffix(filepath.Base(f), ".jpg")
+			data, _ := os.ReadFile(f)
+			imgs, err := pageImages(context.Background(), data, false, []int{1}, b.TempDir(), 0, pdftext.Limits{})
+			if err != nil {
+				b.Fatalf("%s: %v", id, err)
+			}
+			text, _, err := engine.Recognize(context.Background(), imgs[0].File, benchLang(), imgs[0].ocrDPI(), pdftext.Limits{})
+			if err != nil {
+				b.Fatalf("%s: %v", id, err)
+			}
+			var label map[string]string
+			raw, _ := os.ReadFile(filepath.Join(dir, id+".expected.json"))
+			_ = json.Unmarshal(raw, &label)
+			for _, k := range []string{"company", "date", "total"} {
+				if label[k] == "" {
+					continue
+				}
+				c := found[k]
+				c[1]++
+				if strings.Contains(normalise(text), normalise(label[k])) {
+					c[0]++
+				}
+				found[k] = c
+			}
+			truth := boxText(b, filepath.Join(dir, id+".boxes.txt"))
+			got := strings.Join(strings.Fields(text), " ")
+			edits += levenshtein([]rune(truth), []rune(got))
+			chars += len([]rune(truth))
+		}
+		elapsed, cpuUsed := time.Since(start), childCPU()-cpu
+		var all [2]int
+		for _, k := range []string{"company", "date", "total"} {
+			c := found[k]
+			all[0], all[1] = all[0]+c[0], all[1]+c[1]
+			b.Logf("%s found: %d/%d", k, c[0], c[1])
+		}
+		b.ReportMetric(float64(all[0])/float64(all[1]), "found")
+		b.ReportMetric(float64(edits)/float64(chars), "CER")
+		b.ReportMetric(float64(len(files))/cpuUsed.Seconds(), "pages/cpu-s")
+		b.Logf("SROIE, %d receipts, %s: values found %d/%d = %.1f %%, CER %.3f, %.2f pages per CPU second (%.2f pages/s wall, one page at a time)", len(files), benchLang(),
+			all[0], all[1], 100*float64(all[0])/float64(all[1]), float64(edits)/float64(chars), float64(len(files))/cpuUsed.Seconds(), float64(len(files))/elapsed.Seconds())
+	}
+}
+
+// boxText is a receipt's line transcripts in file order, one space
+// between words.
+func boxText(tb testing.TB, path string) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.ReplaceAll(string(raw), "\r", ""), "\n") {
+		if f := strings.SplitN(l, ",", 9); len(f) == 9 {
+			lines = append(lines, f[8])
+		}
+	}
+	return strings.Join(strings.Fields(strings.Join(lines, " ")), " ")
+}
+
+func levenshtein(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// BenchmarkRenderedInvoices renders the corpus's text-layer invoices with
+// verified ground truth at 150 and 300 dpi, reads them with OCR, and
+// compares the share of ground-truth values found in the OCR text with the
+// share found in the text layer.
+func BenchmarkRenderedInvoices(b *testing.B) {
+	dir, entries := testcorpus.Manifest(b)
+	needTesseract(b)
+	engine, err := FindEngine(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	type doc struct {
+		file   string
+		values []string
+	}
+	var docs []doc
+	for _, e := range entries {
+		if e.GroundTruthVerified == "" || !strings.HasSuffix(e.File, ".pdf") || e.Password != "" {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, e.GroundTruthVerified))
+		if err != nil {
+			continue
+		}
+		docs = append(docs, doc{file: e.File, values: gtValues(raw)})
+	}
+	sort.Slice(docs, func(i, j int) bool { return docs[i].file < docs[j].file })
+	if n := os.Getenv("DOCENT_BENCH_DOCS"); n != "" {
+		var k int
+		fmt.Sscan(n, &k)
+		docs = docs[:min(k, len(docs))]
+	}
+	for range b.N {
+		var layerFound, total int
+		ocrFound := map[int]int{}
+		pages := map[int]int{}
+		took := map[int]time.Duration{}
+		cpuTook := map[int]time.Duration{}
+		for _, d := range docs {
+			data, _ := os.ReadFile(filepath.Join(dir, d.file))
+			res, err := pdftext.ExtractIsolated(context.Background(), data, pdftext.Options{}, pdftext.Limits{})
+			if err != nil {
+				b.Logf("%s: %v", d.file, err)
+				continue
+			}
+			layer := normalise(strings.Join(res.Pages, "\n"))
+			n := min(len(res.Pages), 3) // the values are on the first pages
+			var which []int
+			for p := range n {
+				which = append(which, p+1)
+			}
+			texts := map[int]string{}
+			for _, dpi := range []int{150, 300} {
+				start, cpu := time.Now(), childCPU()
+				imgs, err := renderAt(data, which, b.TempDir(), dpi)
+				if err != nil {
+					b.Fatalf("%s at %d dpi: %v", d.file, dpi, err)
+				}
+				var sb strings.Builder
+				for _, img := range imgs {
+					text, _, err := engine.Recognize(context.Background(), img.File, benchLang(), img.ocrDPI(), pdftext.Limits{})
+					if err != nil {
+						b.Fatalf("%s: %v", d.file, err)
+					}
+					sb.WriteString(text + "\n")
+				}
+				took[dpi] += time.Since(start)
+				cpuTook[dpi] += childCPU() - cpu
+				pages[dpi] += len(imgs)
+				texts[dpi] = normalise(sb.String())
+			}
+			for _, v := range d.values {
+				total++
+				if containsAny(layer, v) {
+					layerFound++
+				}
+				for dpi, t := range texts {
+					if containsAny(t, v) {
+						ocrFound[dpi]++
+					}
+				}
+			}
+		}
+		b.Logf("%d invoices, %d verified values: text layer %d (%.1f %%)", len(docs), total, layerFound, 100*float64(layerFound)/float64(total))
+		for _, dpi := range []int{150, 300} {
+			b.Logf("  OCR at %d dpi: %d (%.1f %%, %.1f %% of the text layer's); %d pages, %.2f pages per CPU second (%.2f pages/s wall), render and OCR", dpi, ocrFound[dpi],
+				100*float64(ocrFound[dpi])/float64(total), 100*float64(ocrFound[dpi])/float64(layerFound), pages[dpi],
+				float64(pages[dpi])/cpuTook[dpi].Seconds(), float64(pages[dpi])/took[dpi].Seconds())
+			b.ReportMetric(float64(ocrFound[dpi])/float64(layerFound), fmt.Sprintf("of-layer@%ddpi", dpi))
+		}
+	}
+}
+
+// renderAt renders PDF pages at dpi, every page (not only scans) at that
+// resolution.
+func renderAt(data []byte, pages []int, dir string, dpi int) ([]PageImage, error) {
+	return runPages(context.Background(), data, pagesRequest{PDF: true, Pages: pages, Dir: dir, DPI: dpi, CacheDir: wasmCacheDir()}, pdftext.Limits{})
+}
+
+var (
+	spaces  = regexp.MustCompile(`\s+`)
+	isoDate = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})$`)
+	months  = []string{"JANUARY", "FEBRUARY", "MARCH", "APRIL", "MAY", "JUNE", "JULY", "AUGUST", "SEPTEMBER", "OCTOBER", "NOVEMBER", "DECEMBER"}
+)
+
+// containsAny reports whether text holds the value in one of the ways
+// invoices print it (the same for the text layer and OCR): a decimal with
+// a comma, an amount with thousands separators, a date in the usual
+// orders or with the month's name.
+func containsAny(text, v string) bool {
+	for _, x := range variants(v) {
+		if strings.Contains(text, x) {
+			return true
+		}
+	}
+	return false
+}
+
+func variants(v string) []string {
+	out := []string{v}
+	if m := isoDate.FindStringSubmatch(v); m != nil {
+		y, mo, d := m[1], m[2], m[3]
+		var mi int
+		fmt.Sscan(mo, &mi)
+		name := ""
+		if mi >= 1 && mi <= 12 {
+			name = months[mi-1]
+		}
+		dd := strings.TrimPrefix(d, "0")
+		out = append(out, d+"."+mo+"."+y, d+"/"+mo+"/"+y, mo+"/"+d+"/"+y, d+"-"+mo+"-"+y, d+"."+mo+"."+y[2:], mo+"/"+d+"/"+y[2:], d+"/"+mo+"/"+y[2:])
+		if name != "" {
+			out = append(out, name+dd+","+y, dd+name+y, dd+"."+name+y, name[:3]+dd+","+y, dd+name[:3]+y, dd+"-"+name[:3]+"-"+y)
+		}
+		return out
+	}
+	var f float64
+	if _, err := fmt.Sscanf(v, "%g", &f); err == nil && regexp.MustCompile(`^-?\d+(\.\d+)?$`).MatchString(v) {
+		two := fmt.Sprintf("%.2f", f)
+		out = append(out, two, strings.ReplaceAll(v, ".", ","), strings.ReplaceAll(two, ".", ","))
+		if whole, frac, ok := strings.Cut(two, "."); ok && len(whole) > 3 {
+			var g []string
+			for len(whole) > 3 {
+				g = append([]string{whole[len(whole)-3:]}, g...)
+				whole = whole[:len(whole)-3]
+			}
+			g = append([]string{whole}, g...)
+			out = append(out, strings.Join(g, ",")+"."+frac, strings.Join(g, ".")+","+frac)
+		}
+	}
+	return out
+}
+
+// gtValues are the values of a verified ground-truth file, normalised:
+// strings and numbers, nested ones too (line items).
+func gtValues(raw []byte) []string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			for _, y := range t {
+				walk(y)
+			}
+		case []any:
+			for _, y := range t {
+				walk(y)
+			}
+		case string:
+			if s := normalise(spaces.ReplaceAllString(t, " ")); len(s) >= 2 {
+				out = append(out, s)
+			}
+		case json.Number:
+			out = append(out, normalise(t.String()))
+		}
+	}
+	walk(v)
+	sort.Strings(out)
+	return out
+}

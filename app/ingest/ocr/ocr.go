@@ -1,0 +1,393 @@
+// Package ocr reads the text of scans and photos: documents that are
+// images (PNG, JPEG, TIFF, WebP, BMP) and PDF pages without a text layer.
+// It makes an image of each page in a reader child (decoding or rendering
+// hostile files is bounded there as reading PDFs is), reads it with the
+// system's Tesseract, and stores each page's text with its source, engine,
+// language, confidence and word boxes (storage/ocr.go). A run holds a
+// document's OCR lease; what it read is stored in one transaction at the
+// end, so an interrupted or failed run leaves the document as it was.
+//
+// A vision model can read the pages Tesseract reads badly, and photos
+// (Options.Vision, vision.go). Such a run also keeps each page as it
+// finishes, apart from the document's text, so that an interrupted run
+// resumes at the next page.
+package ocr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/docent/docent/app/ingest/pdftext"
+	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
+)
+
+// Lease is how long a run holds a document without renewing it before
+// another worker may take it over. A run renews it every third of it
+// while it works (renewLease), whatever a page takes, so a short lease
+// costs nothing while the run lives; a document whose run was killed
+// (kill -9, a power cut) is taken up again by the next worker a minute
+// later, not after five as when the lease was renewed only per page.
+const Lease = time.Minute
+
+// batchPages is how many page images one child makes at a time, so that a
+// 500-page document never has more than a few on disk.
+const batchPages = 8
+
+// Options of an OCR run.
+type Options struct {
+	// Lang is the languages, "deu+eng"; "" means DefaultLang().
+	Lang string
+	// DPI renders PDF pages that are neither text nor one image; 0 means
+	// RenderDPI.
+	DPI int
+	// PageTimeout bounds tesseract on one page; 0 means PageTimeout.
+	PageTimeout time.Duration
+	// Limits bound each child that makes page images (0: pdftext's defaults).
+	Limits pdftext.Limits
+	// Progress, if not nil, is called after each page with how many of the
+	// document's pages are done.
+	Progress func(doc storage.Document, done, total int)
+	// Vision, if not nil, has a vision model read pages as well (vision.go):
+	// photos, pages Tesseract reads with a low confidence, and every page
+	// when Tesseract is not installed.
+	Vision *Vision
+	// Logger gets the details of a run that failed inside Docent (the
+	// document says they are in the log); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Run reads the pages of a claimed job and stores the text. Whatever
+// happens, the job is ended: the document is ready (with a message for
+// blank pages), failed with the cause (an image that cannot be decoded, an
+// engine that crashed or hung on a page), or back where it was when the
+// engine is missing or ctx ends. The returned error says why a run did
+// not store text.
+func Run(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options) (storage.Document, error) {
+	doc, pages, err := read(ctx, db, job, opts)
+	// The job must end even when ctx has: its store writes get a moment of
+	// their own.
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err == nil {
+		status, message := storage.StatusReady, summary(pages)
+		d, ferr := db.FinishOCR(endCtx, job, pages, status, message)
+		return d, ferr
+	}
+	status := storage.StatusFailed
+	var message string
+	switch {
+	case ctx.Err() != nil:
+		status, message = back(job), job.Document.Error
+		if job.Previous == storage.StatusNeedsOCR || job.Previous == storage.StatusOCR {
+			message = "OCR was interrupted; it runs again with the next docent import, docent ocr or docent --serve"
+		}
+	case errors.Is(err, fault.Unavailable):
+		status, message = back(job), fault.ErrorMessage(err)
+	default:
+		// The cause is named on the document; what has no name here is
+		// logged, whole, for the message that says to look there.
+		err = fault.Report(ctx, opts.Logger, "OCR of document "+job.Document.ID, namedCause(err))
+		message = "OCR failed: " + fault.ErrorMessage(err)
+	}
+	if job.Previous == storage.StatusReady && status == storage.StatusReady {
+		message = doc.Error // a re-run that could not start keeps the old text and message
+	}
+	if _, ferr := db.FailOCR(endCtx, job, status, message); ferr != nil {
+		return doc, errors.Join(err, ferr)
+	}
+	d, _ := db.GetDocument(endCtx, job.Document.ID)
+	return d, err
+}
+
+// namedCause gives the errors of the reader children and of the page
+// images (a child out of memory, a crash, a time limit, an image too
+// large or unreadable) the code they are shown with: their own messages
+// say what happened, and shown as internal errors they said nothing.
+func namedCause(err error) error {
+	var c fault.Coder
+	if errors.As(err, &c) {
+		return err
+	}
+	switch {
+	case errors.Is(err, pdftext.ErrTimeout):
+		return fault.Errorf(fault.Timeout, "%w", err)
+	case errors.Is(err, pdftext.ErrTooLarge), errors.Is(err, pdftext.ErrMalformed), errors.Is(err, pdftext.ErrNoPages),
+		errors.Is(err, pdftext.ErrPasswordRequired):
+		return fault.Errorf(fault.Invalid, "%w", err)
+	}
+	return err
+}
+
+// back is the status a job that could not run returns its document to.
+func back(job *storage.OCRJob) string {
+	if job.Previous == storage.StatusReady || job.Previous == storage.StatusFailed {
+		return job.Previous
+	}
+	return storage.StatusNeedsOCR
+}
+
+func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options) (storage.Document, []storage.OCRPage, error) {
+	doc := job.Document
+	vision := opts.Vision
+	engine, err := FindEngine(ctx)
+	if err != nil {
+		if vision == nil || !errors.Is(err, fault.Unavailable) {
+			return doc, nil, err
+		}
+		engine = nil // the vision model reads every page
+	}
+	lang := opts.Lang
+	if lang == "" {
+		lang = DefaultLang()
+	}
+	if lang, err = ParseLang(lang); err != nil {
+		return doc, nil, err
+	}
+	if engine != nil {
+		if err := engine.CheckLangs(lang); err != nil {
+			return doc, nil, err
+		}
+	}
+	pdf := doc.MediaType == "application/pdf"
+	if !pdf && !IsImage(doc.MediaType) {
+		return doc, nil, fault.Errorf(fault.Invalid, "OCR reads images and PDFs, not %s", doc.MediaType)
+	}
+	data, err := db.DocumentFile(ctx, doc.ID)
+	if err != nil {
+		return doc, nil, err
+	}
+	dir, err := os.MkdirTemp("", "docent-ocr-")
+	if err != nil {
+		return doc, nil, err
+	}
+	defer os.RemoveAll(dir)
+	dpi := opts.DPI
+	if dpi <= 0 {
+		dpi = RenderDPI
+	}
+	layer := map[int]string{}
+	for i, p := range job.Pages {
+		layer[p] = job.Texts[i]
+	}
+
+	// A vision run keeps each page as it finishes, and takes up what an
+	// interrupted run of the same kind kept.
+	total := len(job.Pages)
+	todo := job.Pages
+	kept := map[int]storage.OCRPage{}
+	var key string
+	visionPixels := 0
+	if vision != nil {
+		key, visionPixels = vision.runKey(engine, lang, dpi), vision.maxPixels()
+		if kept, err = db.KeptOCRPages(ctx, job, key); err != nil {
+			return doc, nil, err
+		}
+		todo = slices.DeleteFunc(slices.Clone(job.Pages), func(p int) bool { _, ok := kept[p]; return ok })
+	}
+	pages := make([]storage.OCRPage, 0, total)
+	for _, p := range kept {
+		pages = append(pages, p)
+	}
+	var mu sync.Mutex
+	done := len(kept)
+	if done > 0 {
+		if err := db.OCRProgress(ctx, job, done, Lease); err != nil {
+			return doc, nil, err
+		}
+		if opts.Progress != nil {
+			doc.OCRPagesDone, doc.OCRPagesTotal = done, total
+			opts.Progress(doc, done, total)
+		}
+	}
+	// A page may take minutes (Tesseract's PageTimeout, a wait for a
+	// reader slot or for a vision model's turn): the lease is renewed
+	// meanwhile, not only when a page finishes.
+	stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
+	defer stop()
+
+	for start := 0; start < len(todo); start += batchPages {
+		batch := todo[start:min(start+batchPages, len(todo))]
+		images, err := visionPageImages(ctx, data, pdf, batch, dir, dpi, visionPixels, opts.Limits)
+		if err != nil {
+			return doc, nil, fmt.Errorf("making the image of pages %d-%d: %w", batch[0], batch[len(batch)-1], err)
+		}
+		results := make([]storage.OCRPage, len(images))
+		errs := make([]error, len(images))
+		var wg sync.WaitGroup
+		for i, img := range images {
+			// Pages run side by side; Recognize waits for a reader slot.
+			wg.Go(func() {
+				defer os.Remove(img.File)
+				if img.VisionFile != "" {
+					defer os.Remove(img.VisionFile)
+				}
+				results[i], errs[i] = readPage(ctx, engine, lang, img, layer[img.Page], opts)
+				if errs[i] != nil {
+					return
+				}
+				if vision != nil {
+					if errs[i] = db.KeepOCRPage(ctx, job, key, results[i]); errs[i] != nil {
+						return
+					}
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				done++
+				if err := db.OCRProgress(ctx, job, done, Lease); err != nil {
+					errs[i] = err
+					return
+				}
+				if opts.Progress != nil {
+					doc.OCRPagesDone, doc.OCRPagesTotal = done, total
+					opts.Progress(doc, done, total)
+				}
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				return doc, nil, fmt.Errorf("page %d: %w", images[i].Page, err)
+			}
+		}
+		pages = append(pages, results...)
+	}
+	slices.SortFunc(pages, func(a, b storage.OCRPage) int { return a.Page - b.Page })
+	return doc, pages, nil
+}
+
+// renewLease renews the job's lease every third of Lease until the
+// returned stop is called, with the count of pages done.
+func renewLease(ctx context.Context, db *storage.DB, job *storage.OCRJob, done func() int) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(Lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				// A lease lost shows at the next page's store.
+				_ = db.OCRProgress(ctx, job, done(), Lease)
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// readPage reads one page image: with Tesseract (engine, when installed),
+// then with the vision model when opts.Vision wants the page. A blank page
+// is read by neither. A page that had a text layer keeps it unless OCR
+// reads more.
+func readPage(ctx context.Context, engine *Engine, lang string, img PageImage, layerText string, opts Options) (storage.OCRPage, error) {
+	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Lang: lang,
+		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
+	if engine != nil {
+		p.Engine = engine.Name()
+	}
+	if img.Blank {
+		p.Note = "blank page"
+		return p, nil
+	}
+	if engine != nil {
+		text, words, err := engine.Recognize(ctx, img.File, lang, img.ocrDPI(), pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
+		if err != nil {
+			return p, err
+		}
+		p.Text, p.Words.Words, p.Confidence = text, words, confidence(words)
+	}
+	if v := opts.Vision; v != nil && v.wants(img, p, engine != nil) {
+		var err error
+		if p, err = v.read(ctx, img, p, engine != nil); err != nil {
+			return p, err
+		}
+	}
+	if strings.TrimSpace(layerText) != "" && alnum(p.Text) <= alnum(layerText) {
+		p.Text, p.Source = layerText, storage.SourceTextLayer
+		p.Note = "OCR read no more than the text layer, which is kept"
+	}
+	if p.Text == "" && p.Note == "" {
+		p.Note = "OCR found no text"
+	}
+	return p, nil
+}
+
+func alnum(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// summary is the document's message after OCR: what a user should know
+// about pages that gave no text.
+func summary(pages []storage.OCRPage) string {
+	var blank, empty []string
+	for _, p := range pages {
+		switch p.Note {
+		case "blank page":
+			blank = append(blank, fmt.Sprint(p.Page))
+		case "OCR found no text":
+			empty = append(empty, fmt.Sprint(p.Page))
+		}
+	}
+	var parts []string
+	switch {
+	case len(blank) > 0 && len(blank) == len(pages) && len(pages) == 1:
+		parts = append(parts, "the page is blank: OCR found nothing to read")
+	case len(blank) > 0 && len(blank) == len(pages):
+		parts = append(parts, "the pages are blank: OCR found nothing to read")
+	case len(blank) == 1:
+		parts = append(parts, "page "+blank[0]+" is blank")
+	case len(blank) > 1:
+		parts = append(parts, "pages "+strings.Join(blank, ", ")+" are blank")
+	}
+	switch {
+	case len(empty) == 1:
+		parts = append(parts, "OCR found no text on page "+empty[0])
+	case len(empty) > 1:
+		parts = append(parts, "OCR found no text on pages "+strings.Join(empty, ", "))
+	}
+	return strings.Join(append(parts, visionSummary(pages)...), "; ")
+}
+
+// visionSummary says on which pages the vision model's guards stopped it.
+func visionSummary(pages []storage.OCRPage) []string {
+	var parts []string
+	for _, c := range []struct{ note, says string }{
+		{NoteRepetitionCut, "the vision model repeated itself on %s: the text before the loop is kept"},
+		{NoteOutputCap, "the vision model's answer reached its length limit on %s"},
+		{NoteTimedOut, "the vision model timed out on %s"},
+		{NoteVisionFailed, "the vision model failed on %s"},
+	} {
+		var on []string
+		for _, p := range pages {
+			if strings.HasPrefix(p.Note, c.note) {
+				on = append(on, fmt.Sprint(p.Page))
+			}
+		}
+		switch {
+		case len(on) == 1:
+			parts = append(parts, fmt.Sprintf(c.says, "page "+on[0]))
+		case len(on) > 1:
+			parts = append(parts, fmt.Sprintf(c.says, "pages "+strings.Join(on, ", ")))
+		}
+	}
+	return parts
+}

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

@@ -10,8 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // What a tool call will do, for people: a title, the properties it sets
@@ -315,14 +315,6 @@ func label(name string, v int) string {
 		return name
 	}
 	return fmt.Sprintf("%s v%d", name, v)
-}
-
-// countOf is "1 field", "3 fields": the one plural of the summaries.
-func countOf(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // promptsNamed is `prompt “A”` or `prompts “A”, “B”`: the prompts that use

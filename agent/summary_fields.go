@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // Tables of a schema's fields, their diff, and the line diff of a text,
@@ -141,7 +141,7 @@ func changeCounts(rows []FieldRow) string {
 	var parts []string
 	for _, c := range []string{"added", "removed", "changed"} {
 		if counts[c] > 0 {
-			parts = append(parts, countOf(counts[c], "field")+" "+c)
+			parts = append(parts, textfmt.Count(counts[c], "field")+" "+c)
 		}
 	}
 	if len(parts) == 0 {
@@ -278,7 +278,7 @@ func foldDiff(lines []DiffLine, context int) []DiffLine {
 	folded := 0
 	fold := func() {
 		if folded > 0 {
-			out = append(out, DiffLine{"fold", "… " + countOf(folded, "unchanged line")})
+			out = append(out, DiffLine{"fold", "… " + textfmt.Count(folded, "unchanged line")})
 		}
 		folded = 0
 	}

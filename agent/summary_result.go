@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 )
 
@@ -43,9 +43,9 @@ func listOutcome(key, one string) func(r args) string {
 			return ""
 		}
 		if total := num(r, "total"); total > len(items) {
-			return fmt.Sprintf("%d of %s", len(items), countOf(total, one))
+			return fmt.Sprintf("%d of %s", len(items), textfmt.Count(total, one))
 		}
-		return countOf(len(items), one)
+		return textfmt.Count(len(items), one)
 	}
 }
 
@@ -62,11 +62,11 @@ func ocrTextOutcome(r args) string {
 	if p := num(r, "page"); p > 0 {
 		return fmt.Sprintf("page %d of %d, %s", p, num(r, "pages"), characters(text(r, "text")))
 	}
-	return fmt.Sprintf("%s, %s", countOf(num(r, "pages"), "page"), characters(text(r, "text")))
+	return fmt.Sprintf("%s, %s", textfmt.Count(num(r, "pages"), "page"), characters(text(r, "text")))
 }
 
 func documentOutcome(r args) string {
-	return fmt.Sprintf("%s, %s, %s", qname(text(r, "name")), countOf(num(r, "pages"), "page"), cmp.Or(text(r, "status"), "ready"))
+	return fmt.Sprintf("%s, %s, %s", qname(text(r, "name")), textfmt.Count(num(r, "pages"), "page"), cmp.Or(text(r, "status"), "ready"))
 }
 
 func schemaOutcome(r args) string {
@@ -78,7 +78,7 @@ func schemaOutcome(r args) string {
 }
 
 func promptOutcome(r args) string {
-	return fmt.Sprintf("%s, %s", refWords(text(r, "name"), num(r, "version")), countOf(len(strings.Split(text(r, "content"), "\n")), "line"))
+	return fmt.Sprintf("%s, %s", refWords(text(r, "name"), num(r, "version")), textfmt.Count(len(strings.Split(text(r, "content"), "\n")), "line"))
 }
 
 func tagOutcome(r args) string { return qname(text(r, "name")) }
@@ -152,10 +152,10 @@ func extractionWords(x args) string {
 		return len(items), strings.Join(shown, ", ")
 	}
 	if n, list := paths("ungrounded"); n > 0 {
-		words += fmt.Sprintf(", %s not found in the document (%s)", countOf(n, "value"), list)
+		words += fmt.Sprintf(", %s not found in the document (%s)", textfmt.Count(n, "value"), list)
 	}
 	if n, list := paths("ambiguous"); n > 0 {
-		words += fmt.Sprintf(", %s found in several places (%s)", countOf(n, "value"), list)
+		words += fmt.Sprintf(", %s found in several places (%s)", textfmt.Count(n, "value"), list)
 	}
 	return words
 }

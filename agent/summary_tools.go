@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // Each tool's summary (what Summarize says a call will do) and its call
@@ -92,7 +92,7 @@ func paren(head string, parts []string) string {
 // fieldCount is "3 fields" for a response_format whose fields can be read.
 func fieldCount(v any) []string {
 	if f, err := schema.TopFields(v); err == nil {
-		return []string{countOf(len(f), "field")}
+		return []string{textfmt.Count(len(f), "field")}
 	}
 	return nil
 }
@@ -488,7 +488,7 @@ func createSchemaSummary(a args, _ names) Summary {
 		return Summary{Title: "Create schema " + quoted(name), Fields: &SummaryFields{Label: "Fields", Error: err.Error()}, Form: "schema"}
 	}
 	return Summary{
-		Title:  fmt.Sprintf("Create schema %s with %s", quoted(name), countOf(len(f), "field")),
+		Title:  fmt.Sprintf("Create schema %s with %s", quoted(name), textfmt.Count(len(f), "field")),
 		Fields: &SummaryFields{Label: "Fields", Rows: fieldRows(f, 0, "")},
 		Form:   "schema",
 	}
@@ -552,7 +552,7 @@ func deleteSchemaSummary(a args, n names) Summary {
 	if !known {
 		return s
 	}
-	s.Title = fmt.Sprintf("Delete schema %s and its %s", quoted(cur.Name), countOf(cur.Version, "version"))
+	s.Title = fmt.Sprintf("Delete schema %s and its %s", quoted(cur.Name), textfmt.Count(cur.Version, "version"))
 	if prompts, ok := n.Prompts(); ok {
 		var users []string
 		for _, p := range prompts {
@@ -714,7 +714,7 @@ func deletePromptSummary(a args, n names) Summary {
 	r := argString(a, "prompt_id")
 	s := Summary{Title: "Delete prompt " + n.promptRef(r), Danger: true}
 	if cur, ok := n.latestPrompt(r); ok {
-		s.Title = fmt.Sprintf("Delete prompt %s and its %s", quoted(cur.Name), countOf(cur.Version, "version"))
+		s.Title = fmt.Sprintf("Delete prompt %s and its %s", quoted(cur.Name), textfmt.Count(cur.Version, "version"))
 	}
 	s.Notes = append(s.Notes, "Extractions made with it are kept.")
 	return s
@@ -833,7 +833,7 @@ func deleteTagSummary(a args, n names) Summary {
 		}
 	}
 	if docs > 0 {
-		parts = append(parts, countOf(docs, "document"))
+		parts = append(parts, textfmt.Count(docs, "document"))
 	}
 	if len(users) > 0 {
 		parts = append(parts, promptsNamed(users))

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/docent/docent/agent/internal/textfmt"
 	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/types/model"
 
-	"github.com/docent/docent/agent/internal/textfmt"
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // Ollama is the provider for a local (or remote) Ollama server.

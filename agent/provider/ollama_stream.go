@@ -17,7 +17,7 @@ import (
 	"github.com/ollama/ollama/auth"
 	"github.com/ollama/ollama/envconfig"
 
-	"github.com/docent/docent/agent/internal/textfmt"
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // ollamaLine is one line of an /api/chat stream: a frame, or an error that

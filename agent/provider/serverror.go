@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docent/docent/agent/internal/textfmt"
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // serverError is what a server said about a failed request, read from its

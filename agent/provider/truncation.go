@@ -3,7 +3,7 @@ package provider
 import (
 	"fmt"
 
-	"github.com/docent/docent/agent/internal/textfmt"
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // Ollama does not refuse a prompt longer than the context window it runs a

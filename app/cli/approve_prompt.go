@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage/envvar"
 )
 
@@ -130,7 +131,7 @@ func (p *approver) show(s agent.Summary, c agent.ToolCall, counter string) {
 			fmt.Fprintf(&b, "  … %d more lines ([e]dit shows the arguments)\n", len(lines)-i)
 			break
 		}
-		b.WriteString("  " + p.diffColour(truncate(l, promptArgsLineLen)) + "\n")
+		b.WriteString("  " + p.diffColour(textfmt.Shorten(l, promptArgsLineLen)) + "\n")
 	}
 	if p.verbose {
 		fmt.Fprintf(&b, "%s\n%s\n", p.style.dim("arguments:"), prettyArgs(c.Arguments, promptArgsLines, promptArgsLineLen))
@@ -291,7 +292,7 @@ func prettyArgs(raw json.RawMessage, maxLines, lineLen int) string {
 			break
 		}
 		if lineLen > 0 {
-			l = truncate(l, lineLen)
+			l = textfmt.Shorten(l, lineLen)
 		}
 		out.WriteString(l)
 		out.WriteByte('\n')

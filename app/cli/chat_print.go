@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // What `docent chat` prints for people: each tool call and each result as
@@ -42,7 +43,7 @@ func (s styler) boldRed(t string) string { return s.wrap("1;31", t) }
 func (s styler) key(t string) string     { return s.wrap("1;36", t) }
 
 // qname quotes a name for a closing line: "Invoice".
-func qname(s string) string { return strconv.Quote(truncate(s, 60)) }
+func qname(s string) string { return strconv.Quote(textfmt.Shorten(s, 60)) }
 
 // callLine is a tool call on one line for people, without the arrow:
 // `create_schema "Invoice" (7 fields)`, `get_ocr_text page 2`: the tool's
@@ -82,23 +83,7 @@ func resultLine(ev agent.ToolResultPayload) string {
 }
 
 // oneLine joins text's lines and spaces and cuts it for one line.
-func oneLine(s string) string { return truncate(strings.Join(strings.Fields(s), " "), 300) }
-
-// withCommas writes n with thousands separators: 12,345.
-func withCommas(n int) string {
-	if n < 0 {
-		return "-" + withCommas(-n)
-	}
-	s := strconv.Itoa(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func oneLine(s string) string { return textfmt.Shorten(strings.Join(strings.Fields(s), " "), 300) }
 
 // turnDuration writes how long a turn took: 12.4 s, 2 min 5 s.
 func turnDuration(d time.Duration) string {
@@ -116,5 +101,5 @@ func closingLine(threadID, title string, rounds, tokens int, took time.Duration)
 	if title != "" {
 		head += " " + qname(title)
 	}
-	return strings.Join([]string{head, plural(rounds, "round"), withCommas(tokens) + " tokens", turnDuration(took)}, " · ")
+	return strings.Join([]string{head, textfmt.Count(rounds, "round"), textfmt.Thousands(tokens) + " tokens", turnDuration(took)}, " · ")
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/export"
 	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/storage"
@@ -485,7 +486,7 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 			} else if r.Skipped {
 				status = "skipped (" + r.Status + ")"
 			}
-			t.row(truncate(r.DocumentName, 48), status, r.SchemaName, fields, took, tokens)
+			t.row(textfmt.Shorten(r.DocumentName, 48), status, r.SchemaName, fields, took, tokens)
 		}
 		if err := t.flush(); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -393,7 +394,7 @@ func compactArgs(raw json.RawMessage) string {
 	if s == "" {
 		s = "{}"
 	}
-	return truncate(s, 200)
+	return textfmt.Shorten(s, 200)
 }
 
 // fullArgs renders a call's arguments as compact JSON, whole (--verbose).

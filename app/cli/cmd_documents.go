@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/docent/docent/agent/evidence"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -66,7 +67,7 @@ func runDocuments(ctx context.Context, env *Env, args []string) error {
 	}
 	t := newTable(env.IO.Out, "ID", "NAME", "PAGES", "STATUS", "SIZE", "IMPORTED")
 	for _, d := range docs {
-		t.row(d.ID, truncate(d.Name, 48), fmt.Sprint(d.Pages), d.Status, humanSize(d.Size), formatTime(d.CreatedAt))
+		t.row(d.ID, textfmt.Shorten(d.Name, 48), fmt.Sprint(d.Pages), d.Status, humanSize(d.Size), formatTime(d.CreatedAt))
 	}
 	if err := t.flush(); err != nil {
 		return err
@@ -146,15 +147,15 @@ func printExtractionEvidence(w io.Writer, x storage.Extraction) {
 		switch e, ok := m[l.Path]; {
 		case !ok:
 		case e.Status == evidence.Grounded:
-			where = fmt.Sprintf("page %d: %q", e.Page, truncate(e.Quote, 40))
+			where = fmt.Sprintf("page %d: %q", e.Page, textfmt.Shorten(e.Quote, 40))
 		case e.Status == evidence.Ambiguous:
-			where = fmt.Sprintf("page %d: %q (and %d other places)", e.Page, truncate(e.Quote, 40), max(len(e.Candidates)-1, 1))
+			where = fmt.Sprintf("page %d: %q (and %d other places)", e.Page, textfmt.Shorten(e.Quote, 40), max(len(e.Candidates)-1, 1))
 		case e.Status == evidence.Ungrounded:
 			where = "NOT FOUND in the document"
 		case e.Status == evidence.Edited:
 			where = "edited by hand"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Path, truncate(string(b), 50), where)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Path, textfmt.Shorten(string(b), 50), where)
 	}
 	tw.Flush()
 }

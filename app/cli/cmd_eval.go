@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -201,5 +202,5 @@ func evalValue(v any) string {
 	if err != nil {
 		return fmt.Sprint(v)
 	}
-	return truncate(string(b), 60)
+	return textfmt.Shorten(string(b), 60)
 }

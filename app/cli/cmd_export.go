@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/export"
 	"github.com/docent/docent/storage/fault"
 )
@@ -109,6 +110,6 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 			what += fmt.Sprintf(" with prompt %q", data.Prompt.Name)
 		}
 	}
-	fmt.Fprintf(env.IO.Err, "exported %s %s to %s\n", plural(len(data.Rows), "document"), what, *out)
+	fmt.Fprintf(env.IO.Err, "exported %s %s to %s\n", textfmt.Count(len(data.Rows), "document"), what, *out)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/storage"
@@ -103,7 +104,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.IO.Err, "queued %s for auto-create; run them with: docent auto-create --all\n", plural(len(queued), "document"))
+		fmt.Fprintf(env.IO.Err, "queued %s for auto-create; run them with: docent auto-create --all\n", textfmt.Count(len(queued), "document"))
 	}
 	if len(imp.report.Errors) > 0 {
 		return errPartial
@@ -190,7 +191,7 @@ func (imp *imported) readScans(ctx context.Context, env *Env, db *storage.DB, la
 		if _, nerr := db.NoteOCRUnavailable(ctx, msg); nerr != nil {
 			env.Logger.Warn("note that OCR is unavailable", "err", nerr)
 		}
-		fmt.Fprintf(env.IO.Err, "%s wait for OCR: %s\n", plural(len(ids), "document"), msg)
+		fmt.Fprintf(env.IO.Err, "%s wait for OCR: %s\n", textfmt.Count(len(ids), "document"), msg)
 		imp.refresh(ctx, db)
 		return
 	}
@@ -241,17 +242,10 @@ func outcomeLine(o ingest.Outcome) string {
 	case o.Document.Status == storage.StatusNeedsOCR:
 		return fmt.Sprintf("%s: imported as %s, needs OCR", o.File, o.Document.ID)
 	case o.Document.Error != "": // read, with something to say (blank pages)
-		return fmt.Sprintf("%s: imported as %s (%s): %s", o.File, o.Document.ID, plural(o.Document.Pages, "page"), o.Document.Error)
+		return fmt.Sprintf("%s: imported as %s (%s): %s", o.File, o.Document.ID, textfmt.Count(o.Document.Pages, "page"), o.Document.Error)
 	default:
-		return fmt.Sprintf("%s: imported as %s (%s)", o.File, o.Document.ID, plural(o.Document.Pages, "page"))
+		return fmt.Sprintf("%s: imported as %s (%s)", o.File, o.Document.ID, textfmt.Count(o.Document.Pages, "page"))
 	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // progress reports long work on stderr: a bar redrawn in place on a
@@ -274,7 +268,7 @@ func (p *progress) step(done int, line string) {
 	const width = 30
 	filled := width * done / max(p.total, 1)
 	fmt.Fprintf(p.ios.Err, "\r\033[K%s [%s%s] %d/%d %s", p.verb,
-		strings.Repeat("█", filled), strings.Repeat("·", width-filled), done, p.total, truncate(line, 60))
+		strings.Repeat("█", filled), strings.Repeat("·", width-filled), done, p.total, textfmt.Shorten(line, 60))
 }
 
 func (p *progress) finish() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
@@ -138,7 +139,7 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(env.IO.Err, "read %s with %s, failed %d\n", plural(len(report.Documents), "document"), with, len(report.Errors))
+	fmt.Fprintf(env.IO.Err, "read %s with %s, failed %d\n", textfmt.Count(len(report.Documents), "document"), with, len(report.Errors))
 	for _, e := range report.Errors {
 		fmt.Fprintf(env.IO.Err, "  %s: %s\n", e.File, e.Error)
 	}
@@ -293,8 +294,8 @@ func ocrLine(r ocrResult) string {
 	case r.err != nil:
 		return fmt.Sprintf("%s: %s", r.name, fault.ErrorMessage(r.err))
 	case r.doc.Error != "":
-		return fmt.Sprintf("%s: %s (%s): %s", r.name, r.doc.Status, plural(r.doc.Pages, "page"), r.doc.Error)
+		return fmt.Sprintf("%s: %s (%s): %s", r.name, r.doc.Status, textfmt.Count(r.doc.Pages, "page"), r.doc.Error)
 	default:
-		return fmt.Sprintf("%s: %s (%s)", r.name, r.doc.Status, plural(r.doc.Pages, "page"))
+		return fmt.Sprintf("%s: %s (%s)", r.name, r.doc.Status, textfmt.Count(r.doc.Pages, "page"))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage"
 )
@@ -56,7 +57,7 @@ func runThreads(ctx context.Context, env *Env, args []string) error {
 	}
 	t := newTable(env.IO.Out, "THREAD", "TITLE", "MESSAGES", "UPDATED")
 	for _, th := range threads {
-		t.row(th.ID, truncate(th.Title, 60), fmt.Sprint(th.MessageCount), formatTime(th.UpdatedAt))
+		t.row(th.ID, textfmt.Shorten(th.Title, 60), fmt.Sprint(th.MessageCount), formatTime(th.UpdatedAt))
 	}
 	return t.flush()
 }
@@ -96,7 +97,7 @@ func printThreadMessage(ctx context.Context, w io.Writer, m storage.ThreadMessag
 		fmt.Fprintf(w, "\nyou: %s\n", m.Content)
 	case storage.RoleAssistant:
 		if m.Thinking != "" {
-			fmt.Fprintf(w, "\n  (thought: %s)\n", truncate(strings.Join(strings.Fields(m.Thinking), " "), 160))
+			fmt.Fprintf(w, "\n  (thought: %s)\n", textfmt.Shorten(strings.Join(strings.Fields(m.Thinking), " "), 160))
 		}
 		if strings.TrimSpace(m.Content) != "" {
 			fmt.Fprintf(w, "\nassistant: %s\n", m.Content)
@@ -126,7 +127,7 @@ func printThreadMessage(ctx context.Context, w io.Writer, m storage.ThreadMessag
 			detail = agent.ResultWords(m.ToolName, json.RawMessage(m.Content))
 		}
 		if detail == "" {
-			detail = truncate(strings.Join(strings.Fields(m.Content), " "), 160)
+			detail = textfmt.Shorten(strings.Join(strings.Fields(m.Content), " "), 160)
 		}
 		fmt.Fprintf(w, "  ← %s %s: %s\n", m.ToolName, status, detail)
 	}

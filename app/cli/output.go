@@ -59,15 +59,6 @@ func humanSize(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// truncate shortens s to at most n runes with an ellipsis.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 func formatTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
 
 // evidenceLine says how many of an extraction's values were found in its

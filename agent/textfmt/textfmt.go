@@ -1,13 +1,23 @@
-// Package textfmt holds the few ways the agent and its providers shape text
-// for people and models: numbers with thousands separators and text cut to
-// a number of characters. It is a leaf, so that agent/provider, which
-// cannot import agent, shares them with it.
+// Package textfmt holds the few ways Docent shapes text for people and
+// models: numbers with thousands separators, counts of things, and text
+// cut to a number of characters. It is a leaf, so that agent/provider,
+// which cannot import agent, and the command line (app/cli) share them
+// with the agent.
 package textfmt
 
 import (
 	"strconv"
 	"strings"
 )
+
+// Count is n with its noun, in the plural unless n is 1: "1 page",
+// "3 pages". Nouns whose plural is not one + "s" are not asked for.
+func Count(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + one + "s"
+}
 
 // Thousands is n with commas between groups of three digits: 12345 is
 // "12,345", -1234567 is "-1,234,567".

@@ -24,6 +24,7 @@ package tsdecl
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -464,19 +465,58 @@ func RepoRoot() (string, error) {
 	}
 }
 
-// WriteOrCheck writes src to output (relative to root), or with check
-// writes nothing and fails when the file is not src, saying to run command.
-func WriteOrCheck(root, output string, src []byte, check bool, command string) error {
-	path := filepath.Join(root, output)
+// File is one generated TypeScript file: where it is (relative to the
+// repository root), how to make it again, and what it holds.
+type File struct {
+	Output   string
+	Command  string
+	Generate func(root string) ([]byte, error)
+}
+
+// Main is a generator command's main: it writes the file, or with -check
+// writes nothing and fails when the file is stale.
+func (f File) Main() {
+	check := flag.Bool("check", false, "write nothing; fail when "+f.Output+" is stale")
+	flag.Parse()
+	root, err := RepoRoot()
+	if err == nil {
+		var src []byte
+		if src, err = f.Generate(root); err == nil {
+			err = f.writeOrCheck(root, src, *check)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tsgen:", err)
+		os.Exit(1)
+	}
+}
+
+// Stale returns why the checked-in file is not what Generate writes now,
+// with the command to run, or nil when it is current: the CI check of a
+// generated file.
+func (f File) Stale() error {
+	root, err := RepoRoot()
+	if err != nil {
+		return err
+	}
+	src, err := f.Generate(root)
+	if err != nil {
+		return err
+	}
+	return f.writeOrCheck(root, src, true)
+}
+
+func (f File) writeOrCheck(root string, src []byte, check bool) error {
+	path := filepath.Join(root, f.Output)
 	if !check {
 		return os.WriteFile(path, src, 0o644)
 	}
 	old, err := os.ReadFile(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; run %s", err, f.Command)
 	}
 	if !bytes.Equal(old, src) {
-		return fmt.Errorf("%s is stale: %s; run %s", output, FirstDifference(old, src), command)
+		return fmt.Errorf("%s is stale (%s): run %s", f.Output, FirstDifference(old, src), f.Command)
 	}
 	return nil
 }

@@ -21,10 +21,6 @@
 package main
 
 import (
-	"flag"
-	"fmt"
-	"os"
-
 	"github.com/docent/docent/agent/tsdecl"
 )
 
@@ -34,26 +30,10 @@ const Output = tsdecl.EventsFile
 // Command is how to regenerate it, as the file and the test tell it.
 const Command = tsdecl.EventsCommand
 
-func main() {
-	check := flag.Bool("check", false, "write nothing; fail when "+Output+" is stale")
-	flag.Parse()
-	if err := run(*check); err != nil {
-		fmt.Fprintln(os.Stderr, "tsgen:", err)
-		os.Exit(1)
-	}
-}
+func main() { file.Main() }
 
-func run(check bool) error {
-	root, err := tsdecl.RepoRoot()
-	if err != nil {
-		return err
-	}
-	src, err := Generate(root)
-	if err != nil {
-		return err
-	}
-	return tsdecl.WriteOrCheck(root, Output, src, check, Command)
-}
+// file is the generated file, as main writes it and the test checks it.
+var file = tsdecl.File{Output: Output, Command: Command, Generate: Generate}
 
 // Generate returns the file's content; root is the repository root, where
 // the Go sources of the doc comments are.

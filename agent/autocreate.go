@@ -153,7 +153,7 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	// The end of a run is recorded even when ctx is cancelled (Ctrl-C):
 	// that is what keeps the document claimable by the next run.
 	keep := context.WithoutCancel(ctx)
-	rec := &autoCreateRecorder{ctx: keep, db: db, claim: claim, next: opts.Sink}
+	rec := &autoCreateRecorder{ctx: keep, db: db, logger: c.Agent.logger(), claim: claim, next: opts.Sink}
 
 	var links storage.AutoCreateLinks
 	var err error
@@ -221,7 +221,7 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	if len(res.Refused) > 0 {
 		// The run may have failed because a document steered it: say so
 		// where people look for why.
-		slog.WarnContext(ctx, "auto-create: the failed run tried calls outside its scope, which were refused; they are kept with the document",
+		c.Agent.logger().WarnContext(ctx, "auto-create: the failed run tried calls outside its scope, which were refused; they are kept with the document",
 			"document", claim.DocumentID, "name", claim.Document.Name, "refused", len(res.Refused), "first_tool", res.Refused[0].Tool, "first_reason", res.Refused[0].Reason)
 	}
 	if d, ferr := db.FailAutoCreate(keep, claim, res.Error, res.Refused); ferr == nil {
@@ -248,7 +248,7 @@ func (c *AutoCreator) chooseKind(ctx context.Context, doc storage.Document, opts
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		slog.WarnContext(ctx, "auto-create: could not choose among the kinds in use; making a new one", "document", doc.ID, "err", err)
+		c.Agent.logger().WarnContext(ctx, "auto-create: could not choose among the kinds in use; making a new one", "document", doc.ID, "err", err)
 		return nil, nil
 	}
 	return kind, nil
@@ -444,10 +444,11 @@ func (c *AutoCreator) schemaPrompt(ctx context.Context, srev storage.SchemaRevis
 // run makes as the tool results come (so that a run killed half-way can be
 // cleaned up by the next claim) and passes the events on.
 type autoCreateRecorder struct {
-	ctx   context.Context
-	db    *storage.DB
-	claim storage.AutoCreateClaim
-	next  Sink
+	ctx    context.Context
+	db     *storage.DB
+	logger *slog.Logger
+	claim  storage.AutoCreateClaim
+	next   Sink
 
 	mu          sync.Mutex
 	extractions []string
@@ -475,7 +476,7 @@ func (r *autoCreateRecorder) record(l storage.AutoCreateLinks) error {
 	err := r.db.RecordAutoCreate(r.ctx, r.claim, l)
 	if err != nil && !errors.Is(err, storage.ErrConflict) {
 		// Bookkeeping only: the run goes on, its end is recorded anyway.
-		slog.WarnContext(r.ctx, "auto-create: record progress", "document", r.claim.DocumentID, "err", err)
+		r.logger.WarnContext(r.ctx, "auto-create: record progress", "document", r.claim.DocumentID, "err", err)
 		return nil
 	}
 	return err // a lost claim stops the run

@@ -115,12 +115,7 @@ func (s *AutoCreateScheduler) wakeChan() chan struct{} {
 	return s.wake
 }
 
-func (s *AutoCreateScheduler) logger() *slog.Logger {
-	if s.Logger != nil {
-		return s.Logger
-	}
-	return slog.Default()
-}
+func (s *AutoCreateScheduler) logger() *slog.Logger { return loggerOr(s.Logger) }
 
 // run runs one document, unless ctx has ended.
 func (s *AutoCreateScheduler) run(ctx context.Context, d storage.Document) {

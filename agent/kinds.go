@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -90,7 +89,7 @@ func (a *Agent) chooseKind(ctx context.Context, doc storage.Document, model stri
 	if i < 0 {
 		return nil, usage, nil // "new", or an id that is no kind: a new kind
 	}
-	slog.DebugContext(ctx, "auto-create: document is of a kind in use", "document", doc.ID, "schema", kinds[i].Schema.Name, "reason", choice.Reason)
+	a.logger().DebugContext(ctx, "auto-create: document is of a kind in use", "document", doc.ID, "schema", kinds[i].Schema.Name, "reason", choice.Reason)
 	return &kinds[i], usage, nil
 }
 

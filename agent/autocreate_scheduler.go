@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/docent/docent/agent/workpool"
 	"github.com/docent/docent/storage"
 )
 
@@ -58,25 +59,12 @@ func AutoCreateConcurrency(model string) int {
 // the documents not started are left as they are, and Done does not hear
 // of them.
 func (s *AutoCreateScheduler) RunAll(ctx context.Context, docs []storage.Document) {
-	work := make(chan storage.Document)
-	var wg sync.WaitGroup
-	for range min(max(s.Concurrency, 1), max(len(docs), 1)) {
-		wg.Go(func() {
-			for d := range work {
-				s.run(ctx, d)
-			}
-		})
-	}
-feed:
-	for _, d := range docs {
-		select {
-		case work <- d:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(work)
-	wg.Wait()
+	// A run's failure goes to Done; only ctx stops the rest. Runs get the
+	// scheduler's ctx, as Done says, not the pool's.
+	_ = workpool.ForEach(ctx, docs, s.Concurrency, func(_ context.Context, _ int, d storage.Document) error {
+		s.run(ctx, d)
+		return nil
+	})
 }
 
 // Serve runs the queue until ctx ends: every pending document (those left

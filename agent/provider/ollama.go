@@ -15,6 +15,7 @@ import (
 	"github.com/ollama/ollama/types/model"
 
 	"github.com/docent/docent/agent/textfmt"
+	"github.com/docent/docent/agent/workpool"
 )
 
 // Ollama is the provider for a local (or remote) Ollama server.
@@ -80,23 +81,17 @@ func (p *Ollama) models(ctx context.Context) ([]ModelInfo, error) {
 		return nil, p.classify(err, x, "")
 	}
 	out := make([]ModelInfo, len(list.Models))
-	sem := make(chan struct{}, showConcurrency)
-	var wg sync.WaitGroup
 	for i, m := range list.Models {
 		out[i] = ModelInfo{ID: "ollama/" + m.Name, Provider: "ollama"}
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			if info, err := p.Show(ctx, m.Name); err == nil {
-				out[i].ContextLength, out[i].Capabilities = info.ContextLength, info.Capabilities
-			}
-		})
 	}
-	wg.Wait()
+	// A model that cannot be shown is listed without its details; only
+	// ctx stops the rest.
+	_ = workpool.ForEach(ctx, list.Models, showConcurrency, func(ctx context.Context, i int, m api.ListModelResponse) error {
+		if info, err := p.Show(ctx, m.Name); err == nil {
+			out[i].ContextLength, out[i].Capabilities = info.ContextLength, info.Capabilities
+		}
+		return nil
+	})
 	return out, nil
 }
 

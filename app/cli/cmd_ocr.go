@@ -12,6 +12,7 @@ import (
 
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/textfmt"
+	"github.com/docent/docent/agent/workpool"
 	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
@@ -209,38 +210,24 @@ func ocrDocuments(ctx context.Context, env *Env, db *storage.DB, ids []string, l
 // languages, the vision tier).
 func ocrDocumentsWith(ctx context.Context, env *Env, db *storage.DB, ids []string, opts ocr.Options, again bool) []ocrResult {
 	results := make([]ocrResult, len(ids))
-	jobs := make(chan int)
 	var mu sync.Mutex
 	docsDone := 0
 	bar := newProgress(env.IO, len(ids), "OCR")
-	var wg sync.WaitGroup
-	for range min(pdftext.MaxReaders(), max(len(ids), 1)) {
-		wg.Go(func() {
-			for i := range jobs {
-				results[i] = ocrOne(ctx, db, ids[i], opts, again, func(d storage.Document, done, total int) {
-					if total > 1 && !env.IO.ErrTTY {
-						mu.Lock()
-						fmt.Fprintf(env.IO.Err, "  %s: page %d of %d read\n", d.Name, done, total)
-						mu.Unlock()
-					}
-				})
+	// A document's failure is its result; only ctx stops the rest.
+	_ = workpool.ForEach(ctx, ids, pdftext.MaxReaders(), func(ctx context.Context, i int, id string) error {
+		results[i] = ocrOne(ctx, db, id, opts, again, func(d storage.Document, done, total int) {
+			if total > 1 && !env.IO.ErrTTY {
 				mu.Lock()
-				docsDone++
-				bar.step(docsDone, ocrLine(results[i]))
+				fmt.Fprintf(env.IO.Err, "  %s: page %d of %d read\n", d.Name, done, total)
 				mu.Unlock()
 			}
 		})
-	}
-feed:
-	for i := range ids {
-		select {
-		case jobs <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		docsDone++
+		bar.step(docsDone, ocrLine(results[i]))
+		return nil
+	})
 	bar.finish()
 	kept := results[:0]
 	for _, r := range results {

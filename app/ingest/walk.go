@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/docent/docent/agent/workpool"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -91,38 +92,21 @@ func PlanPaths(paths []string) (Plan, error) {
 func (im *Importer) ImportFiles(ctx context.Context, files []string, opts Options, progress func(done int, o Outcome)) []Outcome {
 	outcomes := make([]Outcome, len(files))
 	started := make([]bool, len(files))
-	jobs := make(chan int)
 	var mu sync.Mutex
 	done := 0
-
-	var wg sync.WaitGroup
-	for range min(runtime.NumCPU(), max(len(files), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				o := im.importFile(ctx, files[i], opts)
-				mu.Lock()
-				outcomes[i] = o
-				done++
-				if progress != nil {
-					progress(done, o)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for i := range files {
-		select {
-		case jobs <- i:
-			started[i] = true
-		case <-ctx.Done():
-			break feed
+	// An import's failure is its file's outcome; only ctx stops the rest.
+	_ = workpool.ForEach(ctx, files, runtime.NumCPU(), func(ctx context.Context, i int, file string) error {
+		started[i] = true
+		o := im.importFile(ctx, file, opts)
+		mu.Lock()
+		defer mu.Unlock()
+		outcomes[i] = o
+		done++
+		if progress != nil {
+			progress(done, o)
 		}
-	}
-	close(jobs)
-	wg.Wait()
+		return nil
+	})
 
 	kept := outcomes[:0]
 	for i, o := range outcomes {

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/workpool"
 	"github.com/docent/docent/app/export"
 	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/storage"
@@ -306,25 +306,15 @@ func (s *Server) rerunSchema(w http.ResponseWriter, r *http.Request) {
 		jobs[i].docID = id
 		jobs[i].prompt, jobs[i].err = s.cfg.DB.RerunPrompt(ctx, id, schema.SchemaID)
 	}
-	sem := make(chan struct{}, rerunConcurrency)
-	var wg sync.WaitGroup
-	for i := range jobs {
+	// Each run's error is its document's; only the client leaving stops
+	// the rest.
+	_ = workpool.ForEach(ctx, jobs, rerunConcurrency, func(ctx context.Context, i int, _ job) error {
 		j := &jobs[i]
-		if j.err != nil {
-			continue
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			j.err = ctx.Err()
-			continue
-		}
-		wg.Go(func() {
-			defer func() { <-sem }()
+		if j.err == nil {
 			j.ext, j.err = x.Run(ctx, agent.ExtractRequest{DocumentID: j.docID, PromptRevID: j.prompt.PromptRevID, Model: strings.TrimSpace(body.Model)})
-		})
-	}
-	wg.Wait()
+		}
+		return nil
+	})
 	if ctx.Err() != nil {
 		return // the client left; nobody reads the answer
 	}

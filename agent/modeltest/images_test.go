@@ -113,3 +113,26 @@ func TestOutputCapCutsTheAnswer(t *testing.T) {
 		t.Errorf("recorded caps %d, %d", reqs[0].MaxTokens, reqs[1].MaxTokens)
 	}
 }
+
+// TestRefuseMaxTokens: a model with RefuseMaxTokens answers max_tokens on
+// the OpenAI wire with OpenAI's 400 naming the parameter, taking no reply,
+// and takes max_completion_tokens as the cap.
+func TestRefuseMaxTokens(t *testing.T) {
+	m := DefaultModel
+	m.Name, m.RefuseMaxTokens = "o4-mini", true
+	s := New(t, m)
+	s.Enqueue(Reply{Text: "one two three four", ChunkRunes: 4})
+	code, body := post(t, s.OpenAIURL()+"/chat/completions", `{"model":"o4-mini","max_tokens":2,"messages":[{"role":"user","content":"x"}]}`)
+	var e struct {
+		Error struct{ Message, Type, Param, Code string }
+	}
+	if err := json.Unmarshal([]byte(body), &e); code != 400 || err != nil || e.Error.Param != "max_tokens" ||
+		e.Error.Code != "unsupported_parameter" || e.Error.Type != "invalid_request_error" ||
+		!strings.Contains(e.Error.Message, "Use 'max_completion_tokens' instead") {
+		t.Fatalf("max_tokens: %d %s", code, body)
+	}
+	code, body = post(t, s.OpenAIURL()+"/chat/completions", `{"model":"o4-mini","max_completion_tokens":2,"messages":[{"role":"user","content":"x"}]}`)
+	if code != 200 || !strings.Contains(body, `"content":"one two "`) || !strings.Contains(body, `"finish_reason":"length"`) {
+		t.Errorf("max_completion_tokens: %d %s", code, body)
+	}
+}

@@ -148,6 +148,10 @@ type Model struct {
 	Capabilities []string
 	// Family is the architecture, e.g. "qwen3"; it names model_info keys.
 	Family string
+	// RefuseMaxTokens makes the OpenAI wire refuse a request that sets
+	// max_tokens, with OpenAI's own 400 for its reasoning models (they take
+	// max_completion_tokens only).
+	RefuseMaxTokens bool
 }
 
 // DefaultModel is the model New serves when given none.

@@ -94,6 +94,14 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 		openaiError(w, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", body.Model))
 		return
 	}
+	if m.RefuseMaxTokens && body.MaxTokens != nil {
+		// OpenAI's answer, word for word, to max_tokens for a reasoning model.
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
+			"message": "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+			"type":    "invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter",
+		}})
+		return
+	}
 	if len(body.Tools) > 0 && !m.has("tools") {
 		openaiError(w, http.StatusBadRequest, registryName(body.Model)+" does not support tools")
 		return

@@ -111,3 +111,61 @@ func TestImagesCountInTheEstimate(t *testing.T) {
 		t.Errorf("two images add %d tokens, want %d", with-without, 2*ImageTokens)
 	}
 }
+
+// TestMaxCompletionTokensForServersThatRefuseMaxTokens: a model that
+// refuses max_tokens as OpenAI's reasoning models do (400, param
+// max_tokens, "Use 'max_completion_tokens' instead") still reads an image
+// within the cap: the request goes again with max_completion_tokens, and
+// the next one for that model goes with it at once. A server that takes
+// max_tokens keeps getting max_tokens.
+func TestMaxCompletionTokensForServersThatRefuseMaxTokens(t *testing.T) {
+	strict := visionModel
+	strict.Name, strict.RefuseMaxTokens = "o4-mini", true
+	s := modeltest.New(t, strict, visionModel)
+	p := NewOpenAI(testConfig(s))
+	img := testPNG(t)
+	read := func(model string) Response {
+		t.Helper()
+		s.Enqueue(modeltest.Reply{Text: "TOTAL 4.50 THANK YOU", ChunkRunes: 6})
+		req := Request{Model: model, MaxTokens: 2, Messages: []Message{{Role: "user", Content: "Transcribe this page", Images: [][]byte{img}}}}
+		_, resp, err := collect(context.Background(), p, req)
+		if err != nil {
+			t.Fatalf("%s: %v", model, err)
+		}
+		return resp
+	}
+	capField := func(r modeltest.Request) string {
+		var b map[string]json.RawMessage
+		if err := json.Unmarshal(r.Body, &b); err != nil {
+			t.Fatal(err)
+		}
+		_, mt := b["max_tokens"]
+		_, mct := b["max_completion_tokens"]
+		switch {
+		case mt && !mct:
+			return "max_tokens"
+		case mct && !mt:
+			return "max_completion_tokens"
+		}
+		return "both or neither"
+	}
+
+	if resp := read("o4-mini"); resp.Text != "TOTAL 4.50 T" || !resp.Truncated {
+		t.Errorf("the strict model's answer %q truncated=%v, want it cut at 2", resp.Text, resp.Truncated)
+	}
+	reqs := s.Requests()
+	if len(reqs) != 2 || capField(reqs[0]) != "max_tokens" || capField(reqs[1]) != "max_completion_tokens" || reqs[1].MaxTokens != 2 {
+		t.Fatalf("%d requests; want max_tokens refused, then max_completion_tokens 2", len(reqs))
+	}
+	read("o4-mini")
+	if reqs = s.Requests(); len(reqs) != 3 || capField(reqs[2]) != "max_completion_tokens" {
+		t.Errorf("the second read: %d requests in all, want 3 (straight with max_completion_tokens)", len(reqs))
+	}
+
+	if resp := read("qwen2.5vl:7b"); resp.Text != "TOTAL 4.50 T" {
+		t.Errorf("the lenient model's answer %q", resp.Text)
+	}
+	if reqs = s.Requests(); len(reqs) != 4 || capField(reqs[3]) != "max_tokens" {
+		t.Errorf("a server that takes max_tokens: %d requests, the last with %s", len(reqs), capField(reqs[len(reqs)-1]))
+	}
+}

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
@@ -29,6 +31,10 @@ type OpenAI struct {
 	client openai.Client
 	retry  retryPolicy
 	red    redactor // takes the key out of every error returned
+	// capField holds the models (by name) for which the server refused
+	// max_tokens and took max_completion_tokens: later requests for them
+	// send that at once.
+	capField sync.Map
 }
 
 // NewOpenAI returns the provider for cfg.OpenAIBaseURL with cfg.OpenAIKey.
@@ -90,13 +96,48 @@ func (p *OpenAI) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 	if err != nil {
 		return Response{}, err
 	}
+	if _, ok := p.capField.Load(req.Model); ok && req.MaxTokens > 0 {
+		completionTokens(&params)
+	}
 	var res attemptResult
-	err = p.retry.run(ctx, func() (bool, error) {
-		var err error
-		res, err = p.attempt(ctx, req.Model, len(req.Tools) > 0, params, onDelta)
-		return res.streamed, err
-	})
+	run := func() error {
+		return p.retry.run(ctx, func() (bool, error) {
+			var err error
+			res, err = p.attempt(ctx, req.Model, len(req.Tools) > 0, params, onDelta)
+			return res.streamed, err
+		})
+	}
+	err = run()
+	if err != nil && params.MaxTokens.Valid() && refusesMaxTokens(err) {
+		// OpenAI's reasoning models (and Azure's) refuse max_tokens and
+		// name max_completion_tokens; a 400 streams nothing, so the same
+		// request goes once more with the cap under that name.
+		completionTokens(&params)
+		p.capField.Store(req.Model, struct{}{})
+		err = run()
+	}
 	return res.Response, p.red.error(err)
+}
+
+// completionTokens moves the output cap from max_tokens to
+// max_completion_tokens.
+func completionTokens(params *openai.ChatCompletionNewParams) {
+	if params.MaxTokens.Valid() {
+		params.MaxCompletionTokens = params.MaxTokens
+		params.MaxTokens = param.Opt[int64]{}
+	}
+}
+
+// refusesMaxTokens reports whether err is a server's refusal of max_tokens
+// that asks for max_completion_tokens instead: OpenAI's code
+// unsupported_parameter, or a message naming both.
+func refusesMaxTokens(err error) bool {
+	var pe *Error
+	var oe *openai.Error
+	if !errors.As(err, &pe) || pe.Kind != KindRejected || !errors.As(err, &oe) {
+		return false
+	}
+	return strings.Contains(oe.Message, "max_tokens") && strings.Contains(oe.Message, "max_completion_tokens")
 }
 
 func (p *OpenAI) attempt(ctx context.Context, model string, tools bool, params openai.ChatCompletionNewParams, onDelta func(Delta) error) (attemptResult, error) {
@@ -362,8 +403,10 @@ func openaiParams(req Request) (openai.ChatCompletionNewParams, error) {
 	if req.MaxTokens > 0 {
 		// max_tokens, not max_completion_tokens: the field every
 		// OpenAI-compatible server reads (vLLM, llama.cpp, LM Studio,
-		// Ollama's /v1); OpenAI takes it too, except for its reasoning
-		// models.
+		// Ollama's /v1), where an unknown max_completion_tokens could be
+		// ignored and the cap lost; OpenAI takes it too, except for its
+		// reasoning models, which refuse it by name: Chat then sends
+		// max_completion_tokens (refusesMaxTokens).
 		p.MaxTokens = openai.Int(int64(req.MaxTokens))
 	}
 	if len(req.Format) > 0 {

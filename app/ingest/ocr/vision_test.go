@@ -206,6 +206,30 @@ func TestVisionOutputCap(t *testing.T) {
 	}
 }
 
+// TestVisionWithAServerThatRefusesMaxTokens: a model that refuses
+// max_tokens as OpenAI's reasoning models do reads the page all the same,
+// its output cap sent as max_completion_tokens.
+func TestVisionWithAServerThatRefusesMaxTokens(t *testing.T) {
+	strict := visionModel
+	strict.RefuseMaxTokens = true
+	s := modeltest.New(t, strict)
+	s.Enqueue(modeltest.Reply{Text: "INVOICE 2024-117\nTOTAL EUR 42.50"})
+	v := newVision(t, s, "openai/qwen2.5vl:7b")
+	db := openDB(t)
+	doc := importFile(t, db, "receipt.png", pngBytes(t, printed(1200, 400, "INVOICE 2024-117")))
+	got, err := visionRun(context.Background(), t, db, doc.ID, v, nil)
+	if err != nil || got.Status != storage.StatusReady {
+		t.Fatalf("after the vision run: %+v, %v", got, err)
+	}
+	if text, d := pageText(t, db, doc.ID, 1), details(t, db, doc.ID)[0]; text != "INVOICE 2024-117\nTOTAL EUR 42.50" || d.Source != storage.SourceVision || d.Note != "" {
+		t.Errorf("page text %q, details %+v", text, d)
+	}
+	reqs := s.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(string(last.Body), `"max_completion_tokens":4096`) {
+		t.Errorf("the read that succeeded: %.200s", last.Body)
+	}
+}
+
 // TestVisionPageTimeout: a page whose model does not answer within the
 // time limit is noted "timed out" and the run goes on to the next page.
 func TestVisionPageTimeout(t *testing.T) {

@@ -21,6 +21,9 @@ const (
 	SettingDefaultModel  = "default_model"
 	// SettingOCRLang is the OCR languages, "deu+eng" (app/server/ocr_settings.go).
 	SettingOCRLang = "ocr_lang"
+	// SettingOCRVision is the vision tier of OCR, {"model", "all"}
+	// (app/ingest/ocr.VisionSetting).
+	SettingOCRVision = "ocr_vision"
 )
 
 // ProviderSettings are the saved model-provider settings; "" means not

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -13,7 +14,10 @@ import (
 // The OCR languages are a setting: the Settings page saves them in the
 // store (storage.SettingOCRLang), the background OCR worker reads them for
 // each document, and the CLI uses them when --lang is not given
-// (ocr.SettingLang).
+// (ocr.SettingLang). So is the vision tier (storage.SettingOCRVision): a
+// vision model that reads photos and the pages Tesseract reads badly, or
+// every page, in the background worker as `docent ocr --vision` does; the
+// CLI uses it when --vision is not given.
 
 // ocrSettings answers GET and PUT /api/settings/ocr.
 type ocrSettings struct {
@@ -28,6 +32,13 @@ type ocrSettings struct {
 	Engine    string   `json:"engine"`
 	Installed []string `json:"installed"`
 	Error     string   `json:"error,omitempty"`
+	// VisionModel is the saved vision model ("ollama/qwen2.5vl:7b"), ""
+	// for none; VisionAll sends it every page, not only photos and pages
+	// Tesseract reads badly; VisionError says why the model cannot be
+	// used now (OCR waits until it can, or the setting changes).
+	VisionModel string `json:"vision_model"`
+	VisionAll   bool   `json:"vision_all"`
+	VisionError string `json:"vision_error,omitempty"`
 }
 
 func (s *Server) getOCRSettings(w http.ResponseWriter, r *http.Request) {
@@ -42,44 +53,130 @@ func (s *Server) ocrSettings(ctx context.Context) ocrSettings {
 	} else {
 		out.Engine, out.Installed = e.Name(), e.Langs
 	}
+	v, err := ocr.SettingVision(ctx, s.cfg.DB)
+	if err != nil {
+		out.VisionError = fault.ErrorMessage(err)
+		return out
+	}
+	out.VisionModel, out.VisionAll = v.Model, v.All
+	if v.Model != "" {
+		if _, err := s.ocrVision(ctx); err != nil {
+			out.VisionError = fault.ErrorMessage(err)
+		}
+	}
 	return out
 }
 
-// ocrLangBody is the body of PUT /api/settings/ocr.
-type ocrLangBody struct {
-	// Lang is Tesseract's language list ("deu+eng"); "" goes back to the
-	// default.
-	Lang string `json:"lang"`
+// ocrVision is the vision tier the background worker reads with: the
+// saved model on the providers in effect, checked; nil for none.
+func (s *Server) ocrVision(ctx context.Context) (*ocr.Vision, error) {
+	v, err := ocr.SettingVision(ctx, s.cfg.DB)
+	if err != nil || v.Model == "" {
+		return nil, err
+	}
+	a := s.agent()
+	if a == nil || a.Providers == nil {
+		return nil, fault.Errorf(fault.Unavailable, "the vision model %s: no model providers are configured", v.Model)
+	}
+	return v.Vision(ctx, a.Providers)
 }
 
-// putOCRSettings saves the OCR languages ({"lang": "deu+eng"}; "" goes
-// back to the default). Languages whose data is not installed are refused,
-// saying what to install.
+// ocrSettingsBody is the body of PUT /api/settings/ocr; a field left out
+// keeps its saved value.
+type ocrSettingsBody struct {
+	// Lang is Tesseract's language list ("deu+eng"); "" goes back to the
+	// default.
+	Lang *string `json:"lang,omitempty"`
+	// VisionModel is the vision model ("ollama/qwen2.5vl:7b"); "" turns the
+	// vision tier off.
+	VisionModel *string `json:"vision_model,omitempty"`
+	// VisionAll sends every page to the vision model.
+	VisionAll *bool `json:"vision_all,omitempty"`
+}
+
+// putOCRSettings saves the OCR settings: the languages ({"lang":
+// "deu+eng"}; "" goes back to the default) and the vision tier
+// ({"vision_model": "ollama/qwen2.5vl:7b", "vision_all": false};
+// "" turns it off). Languages whose data is not installed are refused,
+// saying what to install, and so is a model that cannot be used (not
+// there, cannot see); nothing is saved then.
 func (s *Server) putOCRSettings(w http.ResponseWriter, r *http.Request) {
-	var body ocrLangBody
+	var body ocrSettingsBody
 	if err := s.decodeJSON(w, r, &body, false); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	ctx := r.Context()
+	values := map[string]any{}
+	if body.Lang != nil {
+		lang, err := s.ocrLangValue(ctx, *body.Lang)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		values[storage.SettingOCRLang] = lang
+	}
+	if body.VisionModel != nil || body.VisionAll != nil {
+		v, err := s.ocrVisionValue(ctx, body)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		values[storage.SettingOCRVision] = v
+	}
+	if len(values) > 0 {
+		if err := s.cfg.DB.SetSettings(ctx, values); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.ocr.Wake() // documents that waited for the model
+	}
+	writeJSON(w, http.StatusOK, s.ocrSettings(ctx))
+}
+
+// ocrVisionValue is the vision setting body asks for, checked, as it is
+// stored: nil (deleted) for no model.
+func (s *Server) ocrVisionValue(ctx context.Context, body ocrSettingsBody) (any, error) {
+	v, err := ocr.SettingVision(ctx, s.cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	if body.VisionModel != nil {
+		v.Model = strings.TrimSpace(*body.VisionModel)
+	}
+	if body.VisionAll != nil {
+		v.All = *body.VisionAll
+	}
+	if v.Model == "" {
+		return nil, nil
+	}
+	if _, _, err := provider.ParseModelID(v.Model); err != nil {
+		return nil, fault.Errorf(fault.Invalid, "vision_model: %s", fault.ErrorMessage(err))
+	}
+	a := s.agent()
+	if a == nil || a.Providers == nil {
+		return nil, fault.Errorf(fault.Unavailable, "no model providers are configured to check %s", v.Model)
+	}
+	if _, err := v.Vision(ctx, a.Providers); err != nil {
+		return nil, fault.Errorf(fault.Invalid, "%s", fault.ErrorMessage(err))
+	}
+	return v, nil
+}
+
+// ocrLangValue is the languages l as stored: nil (deleted) for "".
+func (s *Server) ocrLangValue(ctx context.Context, l string) (any, error) {
 	var value any // nil deletes the setting
-	if l := strings.TrimSpace(body.Lang); l != "" {
+	if l := strings.TrimSpace(l); l != "" {
 		lang, err := ocr.ParseLang(l)
 		if err != nil {
-			s.writeError(w, r, fault.Errorf(fault.Invalid, "%s", fault.ErrorMessage(err)))
-			return
+			return nil, fault.Errorf(fault.Invalid, "%s", fault.ErrorMessage(err))
 		}
 		if e, err := ocr.FindEngine(ctx); err == nil {
 			if err := e.CheckLangs(lang); err != nil {
-				s.writeError(w, r, fault.Errorf(fault.Invalid, "%s", fault.ErrorMessage(err)))
-				return
+				return nil, fault.Errorf(fault.Invalid, "%s", fault.ErrorMessage(err))
 			}
 		}
 		value = lang
 	}
-	if err := s.cfg.DB.SetSetting(ctx, storage.SettingOCRLang, value); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, s.ocrSettings(ctx))
+	return value, nil
 }

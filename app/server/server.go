@@ -147,6 +147,7 @@ func New(cfg Config) *Server {
 	s.ocr = ocr.NewWorker(cfg.DB, cfg.Logger)
 	s.ocr.OnDocument = s.afterOCR
 	s.ocr.Lang = func() string { return ocr.SettingLang(context.Background(), cfg.DB) }
+	s.ocr.VisionSetting = s.ocrVision // the Settings page's vision model (ocr_settings.go)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.HandleFunc(rt.pattern, rt.handle)

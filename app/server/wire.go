@@ -67,7 +67,7 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[rerunBody](),
 		reflect.TypeFor[acceptBody](),
 		reflect.TypeFor[autoCreateBody](),
-		reflect.TypeFor[ocrLangBody](),
+		reflect.TypeFor[ocrSettingsBody](),
 		reflect.TypeFor[settings.Patch](),
 	}
 }

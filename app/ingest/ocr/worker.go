@@ -33,6 +33,13 @@ type Worker struct {
 	// checked by whoever sets it (Vision.Check); with it the worker runs
 	// without Tesseract too.
 	Vision *Vision
+	// VisionSetting, if not nil, gives the vision tier in place of Vision,
+	// asked before each document (the Settings page's model, which can
+	// change while the worker runs): nil for none. An error (the model is
+	// gone, cannot see, its server is down) keeps OCR off as a missing
+	// engine does: documents wait, noted with the cause, for the model or
+	// another setting.
+	VisionSetting func(ctx context.Context) (*Vision, error)
 
 	wake chan struct{}
 }
@@ -66,7 +73,11 @@ func (w *Worker) Serve(ctx context.Context) {
 	missing := ""
 	for {
 		for ctx.Err() == nil {
-			if err := w.ready(ctx); err != nil {
+			vision, err := w.vision(ctx)
+			if err == nil {
+				err = w.ready(ctx, vision)
+			}
+			if err != nil {
 				if ctx.Err() != nil {
 					return
 				}
@@ -92,7 +103,7 @@ func (w *Worker) Serve(ctx context.Context) {
 				break
 			}
 			w.notify(job.Document)
-			doc, err := Run(ctx, w.DB, &job, Options{Lang: w.lang(), Vision: w.Vision, Logger: w.Logger, Progress: func(d storage.Document, done, total int) {
+			doc, err := Run(ctx, w.DB, &job, Options{Lang: w.lang(), Vision: vision, Logger: w.Logger, Progress: func(d storage.Document, done, total int) {
 				w.notify(d)
 			}})
 			if err != nil && ctx.Err() == nil {
@@ -120,12 +131,20 @@ func (w *Worker) lang() string {
 	return DefaultLang()
 }
 
+// vision is the vision tier of the next run: VisionSetting's, else Vision.
+func (w *Worker) vision(ctx context.Context) (*Vision, error) {
+	if w.VisionSetting != nil {
+		return w.VisionSetting(ctx)
+	}
+	return w.Vision, nil
+}
+
 // ready checks that the engine and the languages are there (or, without
 // the engine, that a vision model reads in its place).
-func (w *Worker) ready(ctx context.Context) error {
+func (w *Worker) ready(ctx context.Context, vision *Vision) error {
 	e, err := FindEngine(ctx)
 	if err != nil {
-		if w.Vision != nil && errors.Is(err, fault.Unavailable) {
+		if vision != nil && errors.Is(err, fault.Unavailable) {
 			return nil
 		}
 		return err

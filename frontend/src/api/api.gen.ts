@@ -298,6 +298,15 @@ export interface OcrSettings {
   engine: string;
   installed: string[];
   error?: string;
+  /**
+   * VisionModel is the saved vision model ("ollama/qwen2.5vl:7b"), ""
+   * for none; VisionAll sends it every page, not only photos and pages
+   * Tesseract reads badly; VisionError says why the model cannot be
+   * used now (OCR waits until it can, or the setting changes).
+   */
+  vision_model: string;
+  vision_all: boolean;
+  vision_error?: string;
 }
 
 /**
@@ -489,13 +498,23 @@ export interface AutoCreateBody {
   model?: string;
 }
 
-/** ocrLangBody is the body of PUT /api/settings/ocr. */
-export interface OcrLangBody {
+/**
+ * ocrSettingsBody is the body of PUT /api/settings/ocr; a field left out
+ * keeps its saved value.
+ */
+export interface OcrSettingsBody {
   /**
    * Lang is Tesseract's language list ("deu+eng"); "" goes back to the
    * default.
    */
   lang?: string;
+  /**
+   * VisionModel is the vision model ("ollama/qwen2.5vl:7b"); "" turns the
+   * vision tier off.
+   */
+  vision_model?: string;
+  /** VisionAll sends every page to the vision model. */
+  vision_all?: boolean;
 }
 
 /**

@@ -6,12 +6,12 @@ import { useState } from "react";
 import { request } from "../api/http";
 import { ErrorBox } from "../components/common";
 import { useAsync } from "../lib/useAsync";
-import type { OcrLangBody, OcrSettings } from "../api/types";
+import type { OcrSettingsBody, OcrSettings } from "../api/types";
 
 export type { OcrSettings };
 
 const getOcr = () => request<OcrSettings>("/api/settings/ocr");
-const putOcr = (lang: string) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body: { lang } satisfies OcrLangBody });
+const putOcr = (lang: string) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body: { lang } satisfies OcrSettingsBody });
 
 export function OcrLanguages() {
   const s = useAsync(getOcr, []);

@@ -28,7 +28,8 @@ type ocrReport struct {
 	// read every page.
 	Engine string `json:"engine"`
 	Lang   string `json:"lang"`
-	// Vision is the vision model (--vision), if one read pages.
+	// Vision is the vision model (--vision, else the one saved in
+	// Settings), if one read pages.
 	Vision string `json:"vision,omitempty"`
 }
 
@@ -43,7 +44,9 @@ type ocrReport struct {
 // confidence is under 0.6 or that gave no words, and every page when
 // Tesseract is not installed; --vision-all sends it every page that is
 // not blank. --vision-timeout bounds the model on one page (2m). A vision
-// run that is stopped resumes at the next page when run again.
+// run that is stopped resumes at the next page when run again. Without
+// --vision the model saved in Settings reads, with its "every page"
+// choice (ocr.SettingVision).
 func runOCR(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("ocr", flag.ContinueOnError)
 	all := fs.Bool("all", false, "")
@@ -60,9 +63,6 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 		return usagef("ocr needs documents or --all, not both\n%s", usageLine("ocr"))
 	}
 	model := strings.TrimSpace(*visionFlag)
-	if model == "" && (*visionAll || isFlagSet(fs, "vision-timeout")) {
-		return usagef("--vision-all and --vision-timeout go with --vision MODEL\n%s", usageLine("ocr"))
-	}
 	if *visionTimeout <= 0 {
 		return usagef("--vision-timeout %s: want a positive duration such as 2m", *visionTimeout)
 	}
@@ -79,12 +79,25 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	everyPage := *visionAll
+	if model == "" {
+		// The vision model saved in Settings, as the background worker
+		// reads with it; --vision wins.
+		saved, err := ocr.SettingVision(ctx, db)
+		if err != nil {
+			return err
+		}
+		model, everyPage = saved.Model, everyPage || saved.All
+	}
+	if model == "" && (*visionAll || isFlagSet(fs, "vision-timeout")) {
+		return usagef("--vision-all and --vision-timeout go with --vision MODEL (or a vision model saved in Settings)\n%s", usageLine("ocr"))
+	}
 	var vision *ocr.Vision
 	if model != "" {
 		if vision, err = ocrVision(ctx, env, model); err != nil {
 			return err
 		}
-		vision.All, vision.PageTimeout = *visionAll, *visionTimeout
+		vision.All, vision.PageTimeout = everyPage, *visionTimeout
 	}
 	engine, err := ocrEngine(ctx, lang)
 	switch {

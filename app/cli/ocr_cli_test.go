@@ -13,6 +13,7 @@ import (
 
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/app"
+	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/app/internal/testcorpus"
 	"github.com/docent/docent/storage"
 )
@@ -188,5 +189,76 @@ func TestOCRVisionFlags(t *testing.T) {
 	}
 	if len(srv.Requests()) != 0 {
 		t.Errorf("the model was asked to read")
+	}
+}
+
+// TestOCRUsesTheSavedVisionModel: `docent ocr` without --vision reads with
+// the vision model saved in Settings (its "every page" choice too), and
+// --vision wins over it.
+func TestOCRUsesTheSavedVisionModel(t *testing.T) {
+	corpus := testcorpus.Dir(t)
+	vision := modeltest.Model{Name: "qwen2.5vl:7b", ContextLength: 128000, Capabilities: []string{"completion", "vision"}, Family: "qwen25vl"}
+	srv := modeltest.New(t, vision, modeltest.DefaultModel)
+	t.Setenv("OLLAMA_HOST", srv.OllamaURL())
+	t.Setenv("OPENAI_BASE_URL", srv.OpenAIURL())
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	t.Setenv("DOCENT_MODEL", "")
+	const receipt = "BOOK TA .K (TAMAN DAYA) SDN BHD\n25/12/2018\nTOTAL 9.00"
+	srv.Handle(func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Text: receipt} })
+
+	dir, dataDir := t.TempDir(), t.TempDir()
+	data, err := os.ReadFile(filepath.Join(corpus, "sroie", "000.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	photo := filepath.Join(dir, "receipt.jpg")
+	os.WriteFile(photo, data, 0o644)
+	code, out, errOut := docent(t, dataDir, "import", "--no-ocr", "--json", photo)
+	var rep importReport
+	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Documents) != 1 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	id := rep.Documents[0].ID
+	engine := func() string {
+		t.Helper()
+		db, err := storage.Open(context.Background(), filepath.Join(dataDir, app.DatabaseFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		d, err := db.PageDetails(context.Background(), id)
+		if err != nil || len(d) != 1 {
+			t.Fatalf("page details %v: %v", d, err)
+		}
+		return d[0].Engine
+	}
+	db, err := storage.Open(context.Background(), filepath.Join(dataDir, app.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.SetSetting(context.Background(), storage.SettingOCRVision, ocr.VisionSetting{Model: "ollama/qwen2.5vl:7b", All: true})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut = docent(t, dataDir, "ocr", "--lang", "eng", "--json", id)
+	var ocrRep ocrReport
+	if code != ExitOK || json.Unmarshal([]byte(out), &ocrRep) != nil || ocrRep.Vision != "ollama/qwen2.5vl:7b" {
+		t.Fatalf("ocr with a saved vision model: exit %d: %s\n%s", code, out, errOut)
+	}
+	if e := engine(); e != "ollama/qwen2.5vl:7b" {
+		t.Errorf("the page was read by %q, want the saved model", e)
+	}
+	if code, text, _ := docent(t, dataDir, "text", id); code != ExitOK || strings.TrimSpace(text) != receipt {
+		t.Errorf("text: %q", text)
+	}
+
+	code, out, errOut = docent(t, dataDir, "ocr", "--vision", "openai/qwen2.5vl:7b", "--lang", "eng", "--json", id)
+	if code != ExitOK || json.Unmarshal([]byte(out), &ocrRep) != nil || ocrRep.Vision != "openai/qwen2.5vl:7b" {
+		t.Fatalf("ocr --vision over a saved model: exit %d: %s\n%s", code, out, errOut)
+	}
+	if e := engine(); e != "openai/qwen2.5vl:7b" {
+		t.Errorf("with --vision the page was read by %q, want the flag's model", e)
 	}
 }

@@ -6,6 +6,7 @@ import { ErrorBox, RichText, Spinner } from "../components/common";
 import { useSettings, type ApprovalMode } from "../lib/settings";
 import { useTitle } from "../lib/useTitle";
 import { OcrLanguages } from "../setup/OcrLanguages";
+import { VisionModel } from "../setup/VisionModel";
 import { SetupPanel } from "../setup/SetupPanel";
 import { refreshSetup, useSetupStatus } from "../setup/useSetup";
 import { errorInput, type ErrorInput } from "../lib/errors";
@@ -278,6 +279,7 @@ export default function SettingsPage() {
         )}
       </section>
       <OcrLanguages />
+      <VisionModel />
     </div>
   );
 }

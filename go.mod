@@ -13,7 +13,7 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/ebitengine/purego v0.11.3 // indirect
+require github.com/ebitengine/purego v0.11.3
 
 require (
 	github.com/jolestar/go-commons-pool/v2 v2.1.2 // indirect

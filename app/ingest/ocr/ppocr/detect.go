@@ -89,12 +89,16 @@ func boxesOf(prob []float32, w, h int, sx, sy float64) []box {
 		}
 		next++
 		x0, y0, x1, y1 := w, h, -1, -1
+		var sum float64
+		var area int
 		stack = append(stack[:0], start)
 		label[start] = next
 		for len(stack) > 0 {
 			i := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			x, y := i%w, i/w
+			sum += float64(prob[i])
+			area++
 			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
 			// 8-connected, as OpenCV's contours join diagonal pixels.
 			for dy := -1; dy <= 1; dy++ {
@@ -115,15 +119,11 @@ func boxesOf(prob []float32, w, h int, sx, sy float64) []box {
 		if min(bw, bh) < minBoxSide {
 			continue
 		}
-		// The score is the mean probability over the rectangle, as
-		// PaddleOCR's box_score_fast takes it over the box.
-		var sum float64
-		for y := y0; y <= y1; y++ {
-			for _, v := range prob[y*w+x0 : y*w+x1+1] {
-				sum += float64(v)
-			}
-		}
-		score := float32(sum / float64(bw*bh))
+		// The score is the mean probability over the region. PaddleOCR
+		// takes it over the region's rotated bounding box, which fits a
+		// line closely; an upright rectangle around a slanted line would
+		// be mostly background, so the region itself stands in for it.
+		score := float32(sum / float64(area))
 		if score < boxThresh {
 			continue
 		}

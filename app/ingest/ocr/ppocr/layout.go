@@ -34,8 +34,9 @@ func layout(lines []line) Page {
 	return p
 }
 
-// sameRow: b's vertical centre is inside a's box, and a's inside b's.
+// sameRow: a and b overlap vertically by at least half the lower one's
+// height (a photo's slant moves a row's far end by part of a line).
 func sameRow(a, b line) bool {
-	ca, cb := (a.r.Min.Y+a.r.Max.Y)/2, (b.r.Min.Y+b.r.Max.Y)/2
-	return cb >= a.r.Min.Y && cb < a.r.Max.Y && ca >= b.r.Min.Y && ca < b.r.Max.Y
+	overlap := min(a.r.Max.Y, b.r.Max.Y) - max(a.r.Min.Y, b.r.Min.Y)
+	return 2*overlap >= min(a.r.Dy(), b.r.Dy())
 }

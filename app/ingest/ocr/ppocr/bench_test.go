@@ -1,0 +1,79 @@
+package ppocr
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/docent/docent/app/internal/testcorpus"
+)
+
+// The figures of docs/benchmarks.md ("Receipts: PP-OCR on ONNX Runtime").
+// Run with
+//
+//	go test -run '^$' -bench SROIE -benchtime 1x ./app/ingest/ocr/ppocr
+//
+// PP-OCR runs in this process on one thread, so the process's own CPU
+// time and peak resident memory are the engine's (with the decoding of
+// the JPEGs and the test's own few MB).
+
+func selfUsage() (cpu time.Duration, maxRSS int64) {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Maxrss * 1024
+}
+
+// BenchmarkSROIE reads the 40 receipt photos and reports the share of the
+// labelled company, date and total found in the text (whitespace and case
+// ignored), the totals apart, CPU seconds per receipt and the peak RSS.
+func BenchmarkSROIE(b *testing.B) {
+	e := openEngine(b)
+	files, _ := filepath.Glob(filepath.Join(testcorpus.Dir(b), "sroie", "*.jpg"))
+	if len(files) == 0 {
+		b.Fatal("no receipts in the corpus's sroie/")
+	}
+	for range b.N {
+		var found, labelled, totals, totalsLabelled int
+		cpu0, _ := selfUsage()
+		start := time.Now()
+		for _, f := range files {
+			id := strings.TrimSuffix(filepath.Base(f), ".jpg")
+			img, label := receipt(b, id)
+			page, err := e.Read(context.Background(), img)
+			if err != nil {
+				b.Fatalf("%s: %v", id, err)
+			}
+			text := normalise(page.Text)
+			for _, k := range []string{"company", "date", "total"} {
+				if label[k] == "" {
+					continue
+				}
+				labelled++
+				ok := strings.Contains(text, normalise(label[k]))
+				if ok {
+					found++
+				} else if os.Getenv("DOCENT_BENCH_VERBOSE") != "" {
+					b.Logf("%s: %s %q not found", id, k, label[k])
+				}
+				if k == "total" {
+					totalsLabelled++
+					if ok {
+						totals++
+					}
+				}
+			}
+		}
+		cpu1, rss := selfUsage()
+		n := float64(len(files))
+		cpuPer := (cpu1 - cpu0).Seconds() / n
+		b.ReportMetric(float64(found)/float64(labelled), "found")
+		b.ReportMetric(cpuPer, "cpu-s/receipt")
+		b.ReportMetric(float64(rss)/1e6, "peak-MB")
+		b.Logf("SROIE, %d receipts, PP-OCRv4 mobile, longest side %d: company+date+total %d/%d (%.0f %%), totals %d/%d, %.2f CPU s per receipt (%.2f s wall), peak RSS %.0f MB",
+			len(files), MaxSide, found, labelled, 100*float64(found)/float64(labelled), totals, totalsLabelled, cpuPer, time.Since(start).Seconds()/n, float64(rss)/1e6)
+	}
+}

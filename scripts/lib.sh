@@ -159,3 +159,67 @@ ensure_onnxruntime() {
 	cp "$ROOT/app/ingest/ocr/ppocr/models-LICENSE.txt" "$dir/LICENSE"
 	rm -rf "$tmp"
 }
+
+# Tesseract's best_int language data for the shipped languages, which reads
+# photos better than the tessdata_fast that Debian packages
+# (docs/benchmarks.md, "Receipts: Tesseract settings"), from the npm
+# packages @tesseract.js-data/LANG, checked by SHA-256 (the same hashes
+# are pinned in app/ingest/ocr/tessdata.go). Docent finds it at run time
+# in tessdata_dir, whichever build runs; without it, it reads with the
+# system's data and says so.
+TESSDATA_NPM_VERSION=1.0.0
+TESSDATA_LANGS=(eng deu)
+TESSDATA_SHA256_eng=5dc5d8d640a212c9d6184921ba103b186f50e0fed9ee716c53e6b312b400d747
+TESSDATA_SHA256_deu=a1b72cc25753eac167edfef5af4448a8dc34973503a2265c34c84520f896eb03
+
+# tessdata_dir: DOCENT_TESSDATA, else tessdata/ in Docent's default data
+# directory (as app/ingest/ocr.TessdataDir decides).
+tessdata_dir() {
+	if [ -n "${DOCENT_TESSDATA:-}" ]; then
+		echo "$DOCENT_TESSDATA"
+	elif [ "$(uname -s)" = Darwin ]; then
+		echo "$HOME/Library/Application Support/Docent/tessdata"
+	else
+		echo "${XDG_DATA_HOME:-$HOME/.local/share}/docent/tessdata"
+	fi
+}
+
+sha256_of() {
+	if command -v sha256sum >/dev/null; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1
+}
+
+# ensure_tessdata: install the best_int files that are missing or damaged;
+# returns 1 (after saying why) when one could not be installed.
+ensure_tessdata() {
+	local dir lang want tmp file
+	dir=$(tessdata_dir)
+	for lang in "${TESSDATA_LANGS[@]}"; do
+		want=TESSDATA_SHA256_$lang
+		want=${!want}
+		file="$dir/$lang.traineddata"
+		if [ -f "$file" ] && [ "$(sha256_of "$file")" = "$want" ]; then
+			continue
+		fi
+		say "installing Tesseract's best_int $lang data into $dir (npm @tesseract.js-data/$lang, $(
+			[ -f "$file" ] && echo "the one there is damaged" || echo "about 3 MB"
+		))"
+		tmp=$(mktemp -d)
+		if ! (cd "$tmp" && npm pack --silent --loglevel=error "@tesseract.js-data/$lang@$TESSDATA_NPM_VERSION" >/dev/null) ||
+			! tar -xzf "$tmp"/*.tgz -C "$tmp" "package/4.0.0_best_int/$lang.traineddata.gz" ||
+			! gunzip -c "$tmp/package/4.0.0_best_int/$lang.traineddata.gz" >"$tmp/$lang.traineddata"; then
+			rm -rf "$tmp"
+			printf 'warning: could not fetch @tesseract.js-data/%s from npm: OCR reads %s with the system'"'"'s data\n' "$lang" "$lang" >&2
+			return 1
+		fi
+		if [ "$(sha256_of "$tmp/$lang.traineddata")" != "$want" ]; then
+			rm -rf "$tmp"
+			printf 'warning: @tesseract.js-data/%s@%s has SHA-256 %s, not the pinned one: not installed\n' \
+				"$lang" "$TESSDATA_NPM_VERSION" "$(sha256_of "$tmp/$lang.traineddata" 2>/dev/null)" >&2
+			return 1
+		fi
+		mkdir -p "$dir"
+		# Copied beside the file and renamed, so docent never sees half a file.
+		cp "$tmp/$lang.traineddata" "$file.part" && mv -f "$file.part" "$file"
+		rm -rf "$tmp"
+	done
+}

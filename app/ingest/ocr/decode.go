@@ -261,23 +261,6 @@ func (f *imageFile) decode(i int) (image.Image, error) {
 	return img, nil
 }
 
-// resolution is the image's pixels per inch from its header where it says
-// (JPEG's JFIF density), else 0.
-func (f *imageFile) resolution() float64 {
-	d := f.data
-	if f.media != MediaJPEG || len(d) < 18 || !bytes.Equal(d[6:11], []byte("JFIF\x00")) {
-		return 0
-	}
-	unit, x := d[13], float64(binary.BigEndian.Uint16(d[14:16]))
-	switch unit {
-	case 1:
-		return x
-	case 2:
-		return x * 2.54
-	}
-	return 0
-}
-
 // imageError is an image that cannot be read: it says so in its own words
 // and unwraps to the kind of pdftext error (ErrMalformed, ErrTooLarge) that
 // carries it across the child's process boundary.
@@ -377,20 +360,7 @@ func (fr *frameReader) Read(p []byte) (int, error) {
 // exifOrientation reads the EXIF orientation (1-8) of a JPEG, 1 when it
 // has none.
 func exifOrientation(data []byte) int {
-	i := 2
-	for i+4 <= len(data) && data[i] == 0xff {
-		marker := data[i+1]
-		size := int(binary.BigEndian.Uint16(data[i+2 : i+4]))
-		if marker == 0xda || size < 2 || i+2+size > len(data) { // start of scan: no more metadata
-			return 1
-		}
-		seg := data[i+4 : i+2+size]
-		if marker == 0xe1 && bytes.HasPrefix(seg, []byte("Exif\x00\x00")) {
-			return tiffOrientation(seg[6:])
-		}
-		i += 2 + size
-	}
-	return 1
+	return tiffOrientation(exifTIFF(data))
 }
 
 func tiffOrientation(t []byte) int {

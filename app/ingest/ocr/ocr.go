@@ -296,7 +296,7 @@ func readPage(ctx context.Context, engine *Engine, lang string, img PageImage, l
 	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Lang: lang,
 		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
 	if engine != nil {
-		p.Engine = engine.Name()
+		p.Engine = engine.NameFor(lang)
 	}
 	if img.Blank {
 		p.Note = "blank page"

@@ -130,6 +130,8 @@ type pagesRequest struct {
 	// image a vision model reads: grey, scaled down to at most that many
 	// pixels (PageImage.VisionFile).
 	VisionPixels int `json:"vision_pixels,omitempty"`
+	// Scale, if not nil, replaces defaultScale: the benchmark compares rules.
+	Scale *scaleRule `json:"scale,omitempty"`
 }
 
 // PageImage is one page image a child wrote.
@@ -139,6 +141,9 @@ type PageImage struct {
 	Width  int     `json:"width"`
 	Height int     `json:"height"`
 	DPI    float64 `json:"dpi,omitempty"`
+	// Density is an image file's own resolution as its header says (0 when
+	// it does not), not doubled where the page was enlarged.
+	Density float64 `json:"density,omitempty"`
 	// Blank: the page is empty paper; OCR need not read it.
 	Blank bool `json:"blank,omitempty"`
 	// Method says how the image was made: "image" (an image file's page),
@@ -151,13 +156,13 @@ type PageImage struct {
 }
 
 // ocrDPI is the resolution to tell the engine: that of a rendered PDF
-// page, which is exact; not an image file's, which a photo's header gets
-// wrong often enough that Tesseract's own estimate reads better (SROIE
-// receipts: 77 of 119 values found with their JFIF density, 83 without;
-// docs/benchmarks.md).
+// page, which is exact, and an image file's own density, as its header
+// says, not doubled where the page was enlarged: Tesseract's own estimate
+// reads the SROIE receipts worse (docs/benchmarks.md, "Receipts:
+// Tesseract settings").
 func (pi PageImage) ocrDPI() float64 {
 	if pi.Method == "image" {
-		return 0
+		return pi.Density
 	}
 	return pi.DPI
 }
@@ -177,6 +182,10 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 	if _, err := f.checkAll(); err != nil {
 		return pagesReply{}, err
 	}
+	rule := defaultScale
+	if req.Scale != nil {
+		rule = *req.Scale
+	}
 	var rep pagesReply
 	for _, p := range req.Pages {
 		if p < 1 || p > f.pages() {
@@ -187,12 +196,13 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 			return pagesReply{}, err
 		}
 		var out, seen image.Image = img, nil
-		dpi := f.resolution()
+		own := density(f.media, f.data)
+		dpi := own
 		if !req.Color {
 			g := grey(img)
 			seen = g // a vision model reads the image as it is, not enlarged
-			if g.Rect.Dx() < smallImage && g.Rect.Dx()*g.Rect.Dy()*4 <= MaxPixels {
-				g, dpi = enlarge(g), dpi*2
+			if rule.enlarges(g) {
+				g, dpi = rule.enlarge(g), dpi*2
 			}
 			out = g
 		}
@@ -205,22 +215,56 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 				return pagesReply{}, err
 			}
 		}
-		pi.DPI, pi.Method = dpi, "image"
+		pi.DPI, pi.Density, pi.Method = dpi, own, "image"
 		rep.Images = append(rep.Images, pi)
 	}
 	return rep, nil
 }
 
-// smallImage is the width in pixels under which a photo is enlarged twice
-// before OCR: a receipt photographed 460 pixels wide has letters of 10
-// pixels, and Tesseract reads letters of 20 and more far better
-// (docs/benchmarks.md).
-const smallImage = 1000
+// scaleRule is when and how an image file's page is enlarged before OCR:
+// a receipt photographed 460 pixels wide has letters of 10 pixels, and
+// Tesseract reads letters of 20 and more far better (docs/benchmarks.md).
+type scaleRule struct {
+	// Below is the width in pixels under which a page is enlarged twice.
+	Below int `json:"below"`
+	// Kernel interpolates: "mitchell" or "catmull-rom".
+	Kernel string `json:"kernel"`
+}
 
-// enlarge doubles a grey image's size, interpolating (Catmull-Rom).
-func enlarge(g *image.Gray) *image.Gray {
+// defaultScale enlarges pages narrower than 2,000 pixels (the SROIE
+// receipts, 450 to 1,650 pixels wide, read best so), with Mitchell-Netravali
+// interpolation, which rings less around strokes than Catmull-Rom (measured
+// in docs/benchmarks.md, "Receipts: Tesseract settings").
+var defaultScale = scaleRule{Below: 2000, Kernel: "mitchell"}
+
+// enlarges reports whether the rule enlarges g: narrower than Below, and
+// within MaxPixels once enlarged.
+func (r scaleRule) enlarges(g *image.Gray) bool {
+	return g.Rect.Dx() < r.Below && g.Rect.Dx()*g.Rect.Dy()*4 <= MaxPixels
+}
+
+// mitchell is the Mitchell-Netravali cubic (B = C = 1/3), the filter
+// ImageMagick enlarges with.
+var mitchell = &draw.Kernel{Support: 2, At: func(t float64) float64 {
+	const b, c = 1.0 / 3, 1.0 / 3
+	t = math.Abs(t)
+	switch {
+	case t < 1:
+		return ((12-9*b-6*c)*t*t*t + (-18+12*b+6*c)*t*t + (6 - 2*b)) / 6
+	case t < 2:
+		return ((-b-6*c)*t*t*t + (6*b+30*c)*t*t + (-12*b-48*c)*t + (8*b + 24*c)) / 6
+	}
+	return 0
+}}
+
+// enlarge doubles a grey image's size, interpolating with the rule's kernel.
+func (r scaleRule) enlarge(g *image.Gray) *image.Gray {
+	var k draw.Scaler = mitchell
+	if r.Kernel == "catmull-rom" {
+		k = draw.CatmullRom
+	}
 	out := image.NewGray(image.Rect(0, 0, 2*g.Rect.Dx(), 2*g.Rect.Dy()))
-	draw.CatmullRom.Scale(out, out.Rect, g, g.Rect, draw.Src, nil)
+	k.Scale(out, out.Rect, g, g.Rect, draw.Src, nil)
 	return out
 }
 

@@ -126,8 +126,12 @@ func TestImageBecomesReadyWithTextAndWords(t *testing.T) {
 		}
 	}
 	// The second line starts 48 px lower than the first at 3× scale,
-	// 20 px from the left edge scaled 3×.
-	if total == nil || total.X < 40 || total.X > 80 || total.Y < 100 || total.Y > 160 || words.Width != 1200 {
+	// 20 px from the left edge scaled 3×; the boxes are in the pixels of
+	// the image tesseract read, enlarged twice (narrower than 2,000 px).
+	if words.Width != 2400 || words.Height != 800 {
+		t.Fatalf("the words' page is %d×%d, want the 1200×400 image enlarged twice", words.Width, words.Height)
+	}
+	if total == nil || total.X < 80 || total.X > 160 || total.Y < 200 || total.Y > 320 {
 		t.Fatalf("the word TOTAL and its box: %+v in %+v", total, words)
 	}
 	// Full-text search finds OCR text like any other.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -37,10 +38,25 @@ type Engine struct {
 	Version string
 	// Langs are the languages whose data is installed.
 	Langs []string
+
+	// best is the best_int data in TessdataDir (tessdata.go).
+	best bestData
+	// onExit, if not nil, is given each finished tesseract's state: the
+	// benchmark's CPU time and peak memory per page.
+	onExit func(*os.ProcessState)
 }
 
 // Name is the engine as pages record it: "tesseract 5.3.0".
 func (e *Engine) Name() string { return "tesseract " + e.Version }
+
+// NameFor is the engine as a page read with langs records it, with the
+// data it read with: "tesseract 5.3.0 best_int" or "tesseract 5.3.0".
+func (e *Engine) NameFor(langs string) string {
+	if _, kind, _ := e.dataFor(langs); kind == DataBestInt {
+		return e.Name() + " " + DataBestInt
+	}
+	return e.Name()
+}
 
 // installHint says what to install for the languages langs.
 func installHint(langs []string) string {
@@ -97,6 +113,7 @@ func FindEngine(ctx context.Context) (*Engine, error) {
 			e.Langs = append(e.Langs, l)
 		}
 	}
+	e.best = findBestData(TessdataDir())
 	engineCache, engineAt = e, time.Now()
 	return e, nil
 }
@@ -123,7 +140,7 @@ func engineOutput(ctx context.Context, path, arg string) ([]byte, error) {
 func (e *Engine) CheckLangs(langs string) error {
 	var missing []string
 	for _, l := range strings.Split(langs, "+") {
-		if !slices.Contains(e.Langs, l) {
+		if !slices.Contains(e.Langs, l) && !slices.Contains(e.best.langs, l) {
 			missing = append(missing, l)
 		}
 	}
@@ -142,7 +159,8 @@ func firstLine(s string) string {
 // Recognize reads one page image with languages langs ("deu+eng") and
 // returns its text and words. dpi, when known, is the image's resolution
 // (tesseract guesses 70 without it). It holds a reader slot while
-// tesseract runs.
+// tesseract runs. It reads with the best_int data when every language of
+// langs has it (tessdata.go), else with the system's.
 func (e *Engine) Recognize(ctx context.Context, file string, langs string, dpi float64, lim pdftext.Limits) (string, []storage.Word, error) {
 	release, err := pdftext.AcquireReader(ctx)
 	if err != nil {
@@ -155,10 +173,15 @@ func (e *Engine) Recognize(ctx context.Context, file string, langs string, dpi f
 	runCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 	args := []string{file, "-", "-l", langs}
+	if dir, _, _ := e.dataFor(langs); dir != "" {
+		args = append(args, "--tessdata-dir", dir)
+	}
 	if dpi > 0 {
 		args = append(args, "--dpi", strconv.Itoa(int(dpi)))
 	}
-	args = append(args, "tsv")
+	// TSV by its variable rather than the "tsv" config file, which lives in
+	// the system's tessdata/configs and is not found with --tessdata-dir.
+	args = append(args, "-c", "tessedit_create_tsv=1", "-c", "tessedit_create_txt=0")
 	cmd, err := pdftext.LimitedCommand(runCtx, lim, e.Path, args...)
 	if err != nil {
 		return "", nil, err
@@ -172,6 +195,9 @@ func (e *Engine) Recognize(ctx context.Context, file string, langs string, dpi f
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 2 * time.Second
 	runErr := cmd.Run()
+	if e.onExit != nil && cmd.ProcessState != nil {
+		e.onExit(cmd.ProcessState)
+	}
 	if ctx.Err() != nil {
 		return "", nil, ctx.Err()
 	}

@@ -42,6 +42,8 @@ type Worker struct {
 	VisionSetting func(ctx context.Context) (*Vision, error)
 
 	wake chan struct{}
+	// dataNote is the last DataNote logged, so it is logged when it changes.
+	dataNote string
 }
 
 // NewWorker returns a worker over db.
@@ -153,7 +155,14 @@ func (w *Worker) ready(ctx context.Context, vision *Vision) error {
 	if err != nil {
 		return err
 	}
-	return e.CheckLangs(lang)
+	if err := e.CheckLangs(lang); err != nil {
+		return err
+	}
+	if note := e.DataNote(lang); note != w.dataNote {
+		w.Logger.Info("OCR language data", "note", note)
+		w.dataNote = note
+	}
+	return nil
 }
 
 func (w *Worker) notify(d storage.Document) {

@@ -1,0 +1,184 @@
+package ocr
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/docent/docent/storage/envvar"
+)
+
+// Tesseract's language data comes in three kinds: tessdata_fast (what
+// Debian's tesseract-ocr-LANG packages ship), tessdata_best and best_int,
+// best's networks with integer weights, about as fast as fast and reading
+// receipts better (docs/benchmarks.md, "Receipts: Tesseract settings").
+// scripts/run and scripts/test install best_int for the shipped languages
+// (eng, deu) from the npm packages @tesseract.js-data/LANG into
+// TessdataDir; Docent checks each file against the hash below and reads
+// with it when every language of a run has a good file there, else with
+// the system's data, and says which it used.
+
+// Data kinds, as pages record them (Engine.Name).
+const (
+	DataBestInt = "best_int"
+	DataSystem  = "system" // the system's tessdata, Debian's tessdata_fast
+)
+
+// bestIntSHA256 pins each best_int file as @tesseract.js-data/LANG 1.0.0
+// ships it (4.0.0_best_int/LANG.traineddata.gz, unpacked); scripts/lib.sh
+// pins the same hashes.
+var bestIntSHA256 = map[string]string{
+	"eng": "5dc5d8d640a212c9d6184921ba103b186f50e0fed9ee716c53e6b312b400d747",
+	"deu": "a1b72cc25753eac167edfef5af4448a8dc34973503a2265c34c84520f896eb03",
+}
+
+// TessdataEnv names the folder of the best_int language data.
+const TessdataEnv = string(envvar.Tessdata)
+
+// TessdataDir is where Docent looks for best_int language data:
+// DOCENT_TESSDATA if set, else tessdata/ in the user's default data folder
+// ($XDG_DATA_HOME/docent/tessdata, i.e. ~/.local/share/docent/tessdata),
+// which does not move with --data-dir, so that every build of docent and
+// every data directory finds what the scripts installed once.
+func TessdataDir() string {
+	if dir := envvar.Get(envvar.Tessdata); dir != "" {
+		return dir
+	}
+	switch runtime.GOOS {
+	case "windows":
+		if dir := envvar.Get(envvar.LocalAppData); dir != "" {
+			return filepath.Join(dir, "Docent", "tessdata")
+		}
+	case "darwin":
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, "Library", "Application Support", "Docent", "tessdata")
+		}
+	}
+	if dir := envvar.Get(envvar.XDGDataHome); dir != "" {
+		return filepath.Join(dir, "docent", "tessdata")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".local", "share", "docent", "tessdata")
+}
+
+// bestData is what TessdataDir holds: the languages whose file is good,
+// and a note on each that is there but is not.
+type bestData struct {
+	dir   string
+	langs []string
+	notes []string
+}
+
+// verified remembers the hash check of a file by its path, size and
+// modification time, so that a 5 MB file is hashed once, not before every
+// document.
+var (
+	verifiedMu sync.Mutex
+	verified   = map[string]string{} // key -> "" (good) or what is wrong
+)
+
+// findBestData checks the best_int files in dir against their hashes.
+func findBestData(dir string) bestData {
+	d := bestData{dir: dir}
+	if dir == "" {
+		return d
+	}
+	for _, lang := range slices.Sorted(maps.Keys(bestIntSHA256)) {
+		path := filepath.Join(dir, lang+".traineddata")
+		st, err := os.Stat(path)
+		if err != nil {
+			if !os.IsNotExist(err) {
+				d.notes = append(d.notes, fmt.Sprintf("%s: %v", path, err))
+			}
+			continue
+		}
+		key := fmt.Sprintf("%s\x00%d\x00%d", path, st.Size(), st.ModTime().UnixNano())
+		verifiedMu.Lock()
+		problem, ok := verified[key]
+		verifiedMu.Unlock()
+		if !ok {
+			problem = checkHash(path, bestIntSHA256[lang])
+			verifiedMu.Lock()
+			verified[key] = problem
+			verifiedMu.Unlock()
+		}
+		if problem != "" {
+			d.notes = append(d.notes, problem)
+			continue
+		}
+		d.langs = append(d.langs, lang)
+	}
+	return d
+}
+
+// checkHash returns "" when the file's SHA-256 is want, else what is wrong.
+func checkHash(path, want string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Sprintf("%s: %v", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Sprintf("read %s: %v", path, err)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != want {
+		return fmt.Sprintf("%s is damaged or another version (SHA-256 %s…, expected %s…): scripts/run installs it again", path, got[:12], want[:12])
+	}
+	return ""
+}
+
+// covers reports whether every language of langs ("deu+eng") has a good
+// best_int file.
+func (d bestData) covers(langs string) bool {
+	if len(d.langs) == 0 {
+		return false
+	}
+	for _, l := range strings.Split(langs, "+") {
+		if !slices.Contains(d.langs, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// dataFor is the language data a run with langs reads: the best_int
+// folder, or "" and DataSystem for the system's data, with why when
+// best_int was not used although a language of langs has it.
+func (e *Engine) dataFor(langs string) (dir, kind, why string) {
+	if e.best.covers(langs) {
+		return e.best.dir, DataBestInt, ""
+	}
+	var missing []string
+	for _, l := range strings.Split(langs, "+") {
+		if !slices.Contains(e.best.langs, l) {
+			missing = append(missing, l)
+		}
+	}
+	why = fmt.Sprintf("no best_int data for %s in %s", strings.Join(missing, ", "), e.best.dir)
+	if len(e.best.notes) > 0 {
+		why += " (" + strings.Join(e.best.notes, "; ") + ")"
+	}
+	return "", DataSystem, why
+}
+
+// DataNote says which language data a run with langs reads and, for the
+// system's, why not best_int: `docent ocr` and the log print it.
+func (e *Engine) DataNote(langs string) string {
+	dir, kind, why := e.dataFor(langs)
+	if kind == DataBestInt {
+		return fmt.Sprintf("Tesseract reads %s with best_int data from %s", langs, dir)
+	}
+	return fmt.Sprintf("Tesseract reads %s with the system's data (%s); scripts/run installs best_int, which reads photos better", langs, why)
+}

@@ -423,8 +423,12 @@ func TestChildCollectsLessOftenThanGoDefault(t *testing.T) {
 	if err := RunIsolated(context.Background(), "test reader", "test.gc", nil, strings.NewReader(""), 0, Limits{}, &out); err != nil {
 		t.Fatal(err)
 	}
-	// At Go's default pace, a collection every 4 MB: 32 of them.
-	if out.Cycles > 8 || out.Gogc <= 100 {
+	// At Go's default pace, a collection every 4 MB: 32 of them. The GOGC
+	// the child ends with is not asked: it follows the live heap the last
+	// collection measured, and on a loaded machine a slow concurrent mark
+	// counts the garbage allocated meanwhile as live (one CI run ended at
+	// GOGC 100 after 3 collections, which is what this test wants).
+	if out.Cycles > 8 {
 		t.Errorf("128 MB of garbage took %d collections, GOGC %d; want a collection per 32 MB or so", out.Cycles, out.Gogc)
 	}
 	t.Logf("%d collections, GOGC %d", out.Cycles, out.Gogc)

@@ -365,7 +365,10 @@ func TestWorkerReadsWaitingDocumentsInTheBackground(t *testing.T) {
 	w.Wake()
 	waitFor(t, db, doc.ID, storage.StatusReady, nil)
 	text, _ := db.PageText(context.Background(), doc.ID, 1)
-	if !strings.Contains(text, "PAID") {
+	// The worker is what is tested, not the reading of a blocky bitmap
+	// font: best_int data reads this "PAID" as "FARID", the system's data
+	// reads it right, and both read "FULL".
+	if !strings.Contains(text, "FULL") {
 		t.Fatalf("text %q", text)
 	}
 }

@@ -39,13 +39,14 @@ const opPPOCR = "ocr.ppocr"
 
 // PPOCRMemoryBytes is the memory limit of the reader children that run
 // PP-OCR, in place of the 1 GiB of the others. ONNX Runtime allocates
-// outside Go's heap, which the limit on address space (RLIMIT_AS) bounds
-// all the same: under 1 GiB all 40 SROIE receipts were read, with the
-// child at 787 MB resident at its peak, too close to the limit for a
-// phone's 12-megapixel photo, whose decoded pixels add some 70 MB.
-// A limit of its own also gives PP-OCR children of their own (children
-// are pooled by limit), so that the engine they keep loaded never takes
-// from what a PDF reader child may use.
+// outside Go's heap, and the limit is on address space (RLIMIT_AS, the
+// runtime's base plus the limit), which bounds it all the same. Under
+// 1 GiB a child read all 40 SROIE receipts, but with little room: most
+// left it at 230 MB resident, the largest took it to 713 MB
+// (docs/benchmarks.md); and a page of 100 megapixels (MaxPixels) is
+// decoded and then copied to RGBA for detection, 400 MB more. A limit of its own also gives PP-OCR children of their own
+// (children are pooled by limit), so that the engine they keep loaded
+// never takes from what a PDF reader child may use.
 const PPOCRMemoryBytes = 1536 << 20
 
 // ppocrLangs are the OCR languages PP-OCR's dictionary spells.

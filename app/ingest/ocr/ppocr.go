@@ -238,3 +238,18 @@ func (p *ppocrEngine) Read(ctx context.Context, data []byte, page int, timeout t
 		pdftext.Limits{Timeout: timeout, MemoryBytes: PPOCRMemoryBytes}, &rep)
 	return rep, err
 }
+
+// PhotoEngine names the engine that reads the pages of image files in
+// langs when Tesseract is installed: PP-OCR's ("ppocr PP-OCRv4
+// onnxruntime 1.30.0") when it is installed and spells every language,
+// else "": Tesseract reads them, and the log says why PP-OCR is off.
+func PhotoEngine(ctx context.Context, langs string, logger *slog.Logger) string {
+	if !usePPOCR(PageImage{Method: "image"}, langs) {
+		return ""
+	}
+	pp, err := findPPOCR(ctx, logger)
+	if err != nil {
+		return ""
+	}
+	return pp.Name()
+}

@@ -182,3 +182,46 @@ func TestPPOCRFailureFallsBackToTesseract(t *testing.T) {
 		t.Errorf("noise read by %q", details[0].Engine)
 	}
 }
+
+// TestCorruptModelTesseractReadsPhotos: a PP-OCR model that is not the
+// pinned one (cut short) turns PP-OCR off with the cause in the log, and
+// Tesseract reads the image.
+func TestCorruptModelTesseractReadsPhotos(t *testing.T) {
+	needTesseract(t)
+	needPPOCR(t)
+	lib, _, err := ort.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ppocr.LoadModels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	dir := filepath.Join(cache, filepath.FromSlash(ppocr.ModelsDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"det.onnx": m.Det, "rec.onnx": m.Rec[:len(m.Rec)/2], "keys.txt": []byte(strings.Join(m.Dict, "\n") + "\n")} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("DOCENT_ONNXRUNTIME", lib)
+	t.Setenv("DOCENT_CACHE_DIR", cache)
+	ocr.ForgetPPOCR()
+	var log bytes.Buffer
+	db := openDB(t)
+	doc := importFile(t, db, "receipt.png", pngBytes(t, printed(1200, 400, "INVOICE 2024-117", "TOTAL EUR 42.50")))
+	got, err := ocrDocument(t, db, doc.ID, ocr.Options{Lang: "eng", Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil || got.Status != storage.StatusReady {
+		t.Fatalf("after OCR: %s %q, %v", got.Status, got.Error, err)
+	}
+	details, _ := db.PageDetails(context.Background(), doc.ID)
+	if !strings.HasPrefix(details[0].Engine, "tesseract ") {
+		t.Fatalf("page details %+v", details[0])
+	}
+	if !strings.Contains(log.String(), "PP-OCR is off") || !strings.Contains(log.String(), "SHA-256") {
+		t.Errorf("the log: %s", log.String())
+	}
+}

@@ -28,6 +28,9 @@ type ocrReport struct {
 	// read every page.
 	Engine string `json:"engine"`
 	Lang   string `json:"lang"`
+	// PhotoEngine, if set, read the pages of image files in Engine's
+	// place: PP-OCR, when it is installed and the languages are English.
+	PhotoEngine string `json:"photo_engine,omitempty"`
 	// Vision is the vision model (--vision, else the one saved in
 	// Settings), if one read pages.
 	Vision string `json:"vision,omitempty"`
@@ -132,6 +135,10 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 	if engine != nil {
 		report.Engine = engine.Name()
 		with = fmt.Sprintf("%s (%s)", engine.Name(), lang)
+		if pe := ocr.PhotoEngine(ctx, lang, env.Logger); pe != "" {
+			report.PhotoEngine = pe
+			with += ", photos with " + pe
+		}
 	}
 	if vision != nil {
 		report.Vision = vision.Model

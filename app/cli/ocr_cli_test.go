@@ -14,6 +14,7 @@ import (
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/app"
 	"github.com/docent/docent/app/ingest/ocr"
+	"github.com/docent/docent/app/ingest/ocr/ppocr"
 	"github.com/docent/docent/app/internal/testcorpus"
 	"github.com/docent/docent/storage"
 )
@@ -78,6 +79,15 @@ func TestImportReceiptPhotoReadsItWithOCR(t *testing.T) {
 		if d.Status != storage.StatusReady {
 			t.Errorf("%s after docent ocr: %s %q", d.Name, d.Status, d.Error)
 		}
+	}
+	// With PP-OCR installed, it read the photo, and the report says so.
+	if e, err := ppocr.Open(); err == nil {
+		e.Close()
+		if !strings.HasPrefix(ocrRep.PhotoEngine, "ppocr PP-OCRv4 ") || !strings.Contains(errOut, "photos with ppocr") {
+			t.Errorf("photo engine %q; stderr %s", ocrRep.PhotoEngine, errOut)
+		}
+	} else if os.Getenv("CI") == "true" {
+		t.Errorf("PP-OCR is required in CI: %v", err)
 	}
 	if code, _, errOut := docent(t, dataDir, "ocr", "--lang", "no such", d.ID); code != ExitUsage {
 		t.Errorf("ocr with a bad --lang: exit %d: %s", code, errOut)

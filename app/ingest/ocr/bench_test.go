@@ -95,12 +95,15 @@ func tesseractReader(name string, engine *Engine, rule scaleRule, passDPI, doubl
 	}}
 }
 
-// selfAndChildCPU is the CPU time of this process and its finished
-// children, so that an engine run inside the test process counts too.
+// selfAndChildCPU is the CPU time of this process and its children, the
+// finished ones and the reader children that are kept between requests
+// (liveChildren), so that an engine run inside the test process or in a
+// reader child counts too.
 func selfAndChildCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return childCPU() + time.Duration(ru.Utime.Nano()+ru.Stime.Nano())
+	live, _ := liveChildren()
+	return childCPU() + live + time.Duration(ru.Utime.Nano()+ru.Stime.Nano())
 }
 
 // receiptScore is one engine's result on the receipts.

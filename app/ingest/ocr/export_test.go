@@ -11,3 +11,6 @@ var MultiTIFF = multiTIFF
 // SetRetryWait shortens the pause before a vision model's page is tried
 // again.
 func (v *Vision) SetRetryWait(d time.Duration) { v.retryWait = d }
+
+// ForgetPPOCR lets the external tests change the ONNX Runtime between runs.
+var ForgetPPOCR = forgetPPOCR

@@ -2,7 +2,8 @@
 // images (PNG, JPEG, TIFF, WebP, BMP) and PDF pages without a text layer.
 // It makes an image of each page in a reader child (decoding or rendering
 // hostile files is bounded there as reading PDFs is), reads it with the
-// system's Tesseract, and stores each page's text with its source, engine,
+// system's Tesseract (photos in English with PP-OCR when it is installed,
+// ppocr.go), and stores each page's text with its source, engine,
 // language, confidence and word boxes (storage/ocr.go). A run holds a
 // document's OCR lease; what it read is stored in one transaction at the
 // end, so an interrupted or failed run leaves the document as it was.
@@ -161,6 +162,15 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	if !pdf && !IsImage(doc.MediaType) {
 		return doc, nil, fault.Errorf(fault.Invalid, "OCR reads images and PDFs, not %s", doc.MediaType)
 	}
+	// PP-OCR reads the pages of image files when it is installed and
+	// spells the languages (ppocr.go); else Tesseract, as before.
+	var pp *ppocrEngine
+	if engine != nil && !pdf && usePPOCR(PageImage{Method: "image"}, lang) {
+		pp, _ = findPPOCR(ctx, opts.Logger)
+		if err := ctx.Err(); err != nil {
+			return doc, nil, err
+		}
+	}
 	data, err := db.DocumentFile(ctx, doc.ID)
 	if err != nil {
 		return doc, nil, err
@@ -230,7 +240,7 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 				if img.VisionFile != "" {
 					defer os.Remove(img.VisionFile)
 				}
-				results[i], errs[i] = readPage(ctx, engine, lang, img, layer[img.Page], opts)
+				results[i], errs[i] = readPage(ctx, engine, pp, lang, img, data, layer[img.Page], opts)
 				if errs[i] != nil {
 					return
 				}
@@ -288,11 +298,13 @@ func renewLease(ctx context.Context, db *storage.DB, job *storage.OCRJob, done f
 	}
 }
 
-// readPage reads one page image: with Tesseract (engine, when installed),
-// then with the vision model when opts.Vision wants the page. A blank page
-// is read by neither. A page that had a text layer keeps it unless OCR
-// reads more.
-func readPage(ctx context.Context, engine *Engine, lang string, img PageImage, layerText string, opts Options) (storage.OCRPage, error) {
+// readPage reads one page image: with PP-OCR (pp, when installed) if it
+// reads such a page (usePPOCR), else or when it fails with Tesseract
+// (engine, when installed), then with the vision model when opts.Vision
+// wants the page. A blank page is read by none. A page that had a text
+// layer keeps it unless OCR reads more. data is the document's file,
+// which PP-OCR decodes itself, in colour and at its own size.
+func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string, img PageImage, data []byte, layerText string, opts Options) (storage.OCRPage, error) {
 	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Lang: lang,
 		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
 	if engine != nil {
@@ -302,7 +314,27 @@ func readPage(ctx context.Context, engine *Engine, lang string, img PageImage, l
 		p.Note = "blank page"
 		return p, nil
 	}
-	if engine != nil {
+	read := false
+	if engine != nil && pp != nil && usePPOCR(img, lang) {
+		rep, err := pp.Read(ctx, data, img.Page, opts.PageTimeout)
+		switch {
+		case err == nil:
+			words := rep.Words
+			words.DPI = img.Density // its pixels are the file's own, not enlarged
+			p.Engine, p.Text, p.Words, p.Confidence = pp.Name(), rep.Text, &words, confidence(words.Words)
+			read = true
+		case ctx.Err() != nil:
+			return p, ctx.Err()
+		default:
+			// Tesseract reads the page; the note says why, in the
+			// child's own words (PP-OCR's errors name their cause: a
+			// detection of thousands of boxes, a child out of memory).
+			msg := err.Error()
+			opts.logger().Warn("PP-OCR failed on a page; Tesseract reads it", "page", img.Page, "err", msg)
+			p.Note = NotePPOCRFailed + ": " + msg + "; Tesseract read the page"
+		}
+	}
+	if engine != nil && !read {
 		text, words, err := engine.Recognize(ctx, img.File, lang, img.ocrDPI(), pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
 		if err != nil {
 			return p, err
@@ -375,6 +407,7 @@ func visionSummary(pages []storage.OCRPage) []string {
 		{NoteOutputCap, "the vision model's answer reached its length limit on %s"},
 		{NoteTimedOut, "the vision model timed out on %s"},
 		{NoteVisionFailed, "the vision model failed on %s"},
+		{NotePPOCRFailed, "PP-OCR could not read %s, which Tesseract read (the page's note says why)"},
 	} {
 		var on []string
 		for _, p := range pages {

@@ -93,6 +93,7 @@ func pngBytes(t *testing.T, img image.Image) []byte {
 
 func TestImageBecomesReadyWithTextAndWords(t *testing.T) {
 	needTesseract(t)
+	withoutPPOCR(t) // Tesseract's words, in the pixels of its enlarged image
 	db := openDB(t)
 	doc := importFile(t, db, "receipt.png", pngBytes(t, printed(1200, 400, "INVOICE 2024-117", "TOTAL EUR 42.50")))
 	if doc.Status != storage.StatusNeedsOCR || doc.Pages != 1 || doc.MediaType != "image/png" {
@@ -200,6 +201,16 @@ esac
 	t.Setenv("PATH", dir+":/usr/bin:/bin")
 	ocr.ForgetEngine()
 	t.Cleanup(ocr.ForgetEngine)
+	withoutPPOCR(t) // the fake reads the images
+}
+
+// withoutPPOCR points DOCENT_ONNXRUNTIME at a missing library, so that
+// Tesseract reads images as it does without the runtime.
+func withoutPPOCR(t *testing.T) {
+	t.Helper()
+	t.Setenv("DOCENT_ONNXRUNTIME", filepath.Join(t.TempDir(), "libonnxruntime.so"))
+	ocr.ForgetPPOCR()
+	t.Cleanup(ocr.ForgetPPOCR)
 }
 
 func TestAnEngineThatHangsOrCrashesFailsTheDocumentOnly(t *testing.T) {

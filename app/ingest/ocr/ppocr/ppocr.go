@@ -88,6 +88,10 @@ type Page struct {
 	Words storage.PageWords
 	// Lines is how many text lines detection found and recognition read.
 	Lines int
+	// Turned is how far the image was turned clockwise, in degrees (0,
+	// 90, 180 or 270), for its text to be upright; Words are in the
+	// image's own pixels all the same.
+	Turned int
 }
 
 // Read reads the text in img. ctx is checked between lines.
@@ -105,23 +109,91 @@ func (e *Engine) Read(ctx context.Context, img image.Image) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
+	// q is the quarter turns clockwise that make src upright (orient.go).
+	q := 0
+	if len(boxes) <= maxBoxes && mostlyTall(boxes) {
+		turned := rotate(src, 1)
+		tb, err := e.detect(turned, maxSide)
+		if err != nil {
+			return Page{}, err
+		}
+		if !mostlyTall(tb) {
+			src, boxes, q = turned, tb, 1
+		}
+	}
 	if len(boxes) > maxBoxes {
 		return Page{}, fmt.Errorf("ppocr: detection found %d text boxes, more than the %d a page may have (an image of noise?)", len(boxes), maxBoxes)
 	}
+	lines, err := e.recogniseAll(ctx, src, boxes)
+	if err != nil {
+		return Page{}, err
+	}
+	if flipped, err := e.upsideDown(ctx, src, lines); err != nil {
+		return Page{}, err
+	} else if flipped {
+		// Detected again upright: the detector finds lines a little
+		// differently upside down, and upright is how it was trained.
+		turned := rotate(src, 2)
+		tb, err := e.detect(turned, maxSide)
+		if err != nil {
+			return Page{}, err
+		}
+		if len(tb) > maxBoxes {
+			return Page{}, fmt.Errorf("ppocr: detection found %d text boxes, more than the %d a page may have (an image of noise?)", len(tb), maxBoxes)
+		}
+		tl, err := e.recogniseAll(ctx, turned, tb)
+		if err != nil {
+			return Page{}, err
+		}
+		src, lines, q = turned, tl, q+2
+	}
+	page := layout(lines)
+	unrotateWords(page.Words.Words, src.Bounds().Dx(), src.Bounds().Dy(), q)
+	page.Words.Width, page.Words.Height = b.Dx(), b.Dy()
+	page.Turned = 90 * (q % 4)
+	return page, nil
+}
+
+// recogniseAll reads the lines in boxes of src, dropping empty ones. ctx
+// is checked between lines.
+func (e *Engine) recogniseAll(ctx context.Context, src *image.RGBA, boxes []box) ([]line, error) {
 	var lines []line
 	for _, box := range boxes {
 		if err := ctx.Err(); err != nil {
-			return Page{}, err
+			return nil, err
 		}
 		l, err := e.recognise(src, box)
 		if err != nil {
-			return Page{}, err
+			return nil, err
 		}
 		if strings.TrimSpace(l.text) != "" {
 			lines = append(lines, l)
 		}
 	}
-	page := layout(lines)
-	page.Words.Width, page.Words.Height = b.Dx(), b.Dy()
-	return page, nil
+	return lines, nil
+}
+
+// upsideDown: lines, read in src, read with little confidence, and the
+// longest of them turned half round read with clearly more.
+func (e *Engine) upsideDown(ctx context.Context, src *image.RGBA, lines []line) (bool, error) {
+	conf, n := meanConf(lines)
+	if n == 0 || conf >= uprightConf {
+		return false, nil
+	}
+	w, h := src.Bounds().Dx(), src.Bounds().Dy()
+	turned := rotate(src, 2)
+	var as, turnedAs []line
+	for _, i := range longest(lines, flipSample) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		l, err := e.recognise(turned, box{r: rotateRect(lines[i].r, w, h, 2)})
+		if err != nil {
+			return false, err
+		}
+		as, turnedAs = append(as, lines[i]), append(turnedAs, l)
+	}
+	c0, _ := meanConf(as)
+	c1, _ := meanConf(turnedAs)
+	return c1 >= c0+flipMargin, nil
 }

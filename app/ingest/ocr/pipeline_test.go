@@ -255,44 +255,62 @@ func TestMissingEngineOrLanguageSaysWhatToInstall(t *testing.T) {
 	}
 }
 
-// TestCorpusScansBecomeReady imports the corpus's scans (image-only PDFs,
-// a blank scan, a scan with a junk text layer) and reads them.
+// TestCorpusScansBecomeReady imports every scan the corpus's manifest lists
+// (image-only PDFs, a blank scan, a scan with a junk text layer, and the
+// receipt photos; -short leaves the forty photos out) and reads it: each
+// must end ready. A few are also checked for a word they show.
 func TestCorpusScansBecomeReady(t *testing.T) {
-	dir := testcorpus.Dir(t)
+	dir, entries := testcorpus.Manifest(t)
 	needTesseract(t)
 	db := openDB(t)
-	for _, c := range []struct{ file, want string }{
-		{"invoice2data/Amazon_EU_2014-06-04.pdf", "Rechnung"},
-		{"pdfcpu/blank-scan.pdf", ""},
-		{"pypdf-sample-files/018_base64image.pdf", "assign it to yourself"},
-		{"pypdf-sample-files/007_imagemagick-images.pdf", ""},
-		{"pypdf-sample-files/007_imagemagick-CCITTFaxDecode.pdf", ""},
-		{"pdfcpu/testImage.pdf", ""},
-		{"qpdf/encrypted-with-images.pdf", ""},
-	} {
-		data, err := os.ReadFile(filepath.Join(dir, c.file))
+	want := map[string]string{
+		"invoice2data/Amazon_EU_2014-06-04.pdf":  "Rechnung",
+		"pypdf-sample-files/018_base64image.pdf": "assign it to yourself",
+	}
+	// Not in the manifest's scanned category (it is encrypted with an
+	// empty password), but its pages are images all the same.
+	files := []string{"qpdf/encrypted-with-images.pdf"}
+	var scans, photos int
+	for _, e := range entries {
+		switch e.Category {
+		case "scanned":
+			files = append(files, e.File)
+			scans++
+		case "receipt-scan":
+			if !testing.Short() {
+				files = append(files, e.File)
+			}
+			photos++
+		}
+	}
+	// A manifest that lost its scans would make this test pass on nothing.
+	if scans < 10 || photos < 40 {
+		t.Fatalf("the manifest lists %d scans and %d receipt photos, want at least 10 and 40", scans, photos)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(filepath.Join(dir, file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc := importFile(t, db, filepath.Base(c.file), data)
+		doc := importFile(t, db, filepath.Base(file), data)
 		if doc.Status != storage.StatusNeedsOCR {
-			t.Errorf("%s: imported as %s (%s), want needs_ocr", c.file, doc.Status, doc.Error)
+			t.Errorf("%s: imported as %s (%s), want needs_ocr", file, doc.Status, doc.Error)
 			continue
 		}
 		got, err := ocrDocument(t, db, doc.ID, ocr.Options{Lang: "eng"})
 		if err != nil || got.Status != storage.StatusReady {
-			t.Errorf("%s: %s %q (%v)", c.file, got.Status, got.Error, err)
+			t.Errorf("%s: %s %q (%v), want ready", file, got.Status, got.Error, err)
 			continue
 		}
 		pages, _ := db.DocumentText(context.Background(), doc.ID)
 		text := strings.Join(pages, "\n")
-		if !strings.Contains(text, c.want) {
-			t.Errorf("%s: text %.200q lacks %q", c.file, text, c.want)
+		if !strings.Contains(text, want[file]) {
+			t.Errorf("%s: text %.200q lacks %q", file, text, want[file])
 		}
-		if c.file == "pdfcpu/blank-scan.pdf" && (text != "" || !strings.Contains(got.Error, "blank")) {
+		if file == "pdfcpu/blank-scan.pdf" && (text != "" || !strings.Contains(got.Error, "blank")) {
 			t.Errorf("blank scan: text %q, message %q", text, got.Error)
 		}
-		t.Logf("%s: %d chars, %q", c.file, len(text), got.Error)
+		t.Logf("%s: %s, %d chars, %q", file, got.Status, len(text), got.Error)
 	}
 }
 

@@ -308,7 +308,7 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Lang: lang,
 		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
 	if engine != nil {
-		p.Engine = engine.NameFor(lang)
+		p.Engine = engine.NameForPage(lang, img.Method)
 	}
 	if img.Blank {
 		p.Note = "blank page"
@@ -335,7 +335,7 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 		}
 	}
 	if engine != nil && !read {
-		text, words, err := engine.Recognize(ctx, img.File, lang, img.ocrDPI(), pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
+		text, words, err := engine.RecognizePage(ctx, img, lang, pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
 		if err != nil {
 			return p, err
 		}

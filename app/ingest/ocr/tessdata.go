@@ -23,8 +23,9 @@ import (
 // scripts/run and scripts/test install best_int for the shipped languages
 // (eng, deu) from the npm packages @tesseract.js-data/LANG into
 // TessdataDir; Docent checks each file against the hash below and reads
-// with it when every language of a run has a good file there, else with
-// the system's data, and says which it used.
+// photos with it when every language of a run has a good file there, else
+// with the system's data, and says which it used; PDF pages it reads with
+// the system's data (pageData).
 
 // Data kinds, as pages record them (Engine.Name).
 const (
@@ -173,12 +174,27 @@ func (e *Engine) dataFor(langs string) (dir, kind, why string) {
 	return "", DataSystem, why
 }
 
+// pageData is the language data for a page made by method
+// (PageImage.Method): best_int for an image file's page, where it reads
+// receipt photos better; the system's for PDF pages, rendered or scans,
+// which the system's data reads a little better and faster (on the 63
+// rendered corpus invoices at 300 dpi 1,511 values against best_int's
+// 1,503, 0.96 pages per CPU second against 0.79: docs/benchmarks.md,
+// "Receipts: Tesseract settings").
+func (e *Engine) pageData(langs, method string) (dir, kind string) {
+	if method != "image" {
+		return "", DataSystem
+	}
+	dir, kind, _ = e.dataFor(langs)
+	return dir, kind
+}
+
 // DataNote says which language data a run with langs reads and, for the
 // system's, why not best_int: `docent ocr` and the log print it.
 func (e *Engine) DataNote(langs string) string {
 	dir, kind, why := e.dataFor(langs)
 	if kind == DataBestInt {
-		return fmt.Sprintf("Tesseract reads %s with best_int data from %s", langs, dir)
+		return fmt.Sprintf("Tesseract reads %s with best_int data from %s (photos; PDF pages with the system's data)", langs, dir)
 	}
 	return fmt.Sprintf("Tesseract reads %s with the system's data (%s); scripts/run installs best_int, which reads photos better", langs, why)
 }

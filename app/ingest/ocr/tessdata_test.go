@@ -72,6 +72,37 @@ func TestTessdataChoice(t *testing.T) {
 	}
 }
 
+// TestPhotosReadWithBestIntPDFPagesWithSystemData: with good best_int data
+// installed, a photo's page records best_int and a PDF page (rendered or a
+// scan) the system's data, which reads rendered invoices better
+// (docs/benchmarks.md, "Receipts: Tesseract settings"). A blank page
+// records the engine without running it, so no tesseract is needed.
+func TestPhotosReadWithBestIntPDFPagesWithSystemData(t *testing.T) {
+	good := []byte("best_int eng, as the registry ships it")
+	pinFake(t, good)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "eng.traineddata"), good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{Version: "5.3.0", Langs: []string{"eng", "osd"}, best: findBestData(dir)}
+	for method, want := range map[string]string{
+		"image":  "tesseract 5.3.0 best_int",
+		"render": "tesseract 5.3.0",
+		"scan":   "tesseract 5.3.0",
+	} {
+		if got, kind := e.pageData("eng", method); (kind == DataBestInt) != (method == "image") || (got == dir) != (method == "image") {
+			t.Errorf("%s page: pageData = %q %q, want best_int only for an image file's page", method, got, kind)
+		}
+		p, err := readPage(context.Background(), e, nil, "eng", PageImage{Page: 1, Method: method, Blank: true}, nil, "", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Engine != want {
+			t.Errorf("%s page recorded as read by %q, want %q", method, p.Engine, want)
+		}
+	}
+}
+
 func TestTessdataDirFollowsTheEnvironment(t *testing.T) {
 	t.Setenv(TessdataEnv, "/opt/tessdata")
 	if d := TessdataDir(); d != "/opt/tessdata" {

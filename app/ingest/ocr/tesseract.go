@@ -58,6 +58,15 @@ func (e *Engine) NameFor(langs string) string {
 	return e.Name()
 }
 
+// NameForPage is the engine as a page made by method (PageImage.Method)
+// records it, with the data pageData chooses for it.
+func (e *Engine) NameForPage(langs, method string) string {
+	if _, kind := e.pageData(langs, method); kind == DataBestInt {
+		return e.Name() + " " + DataBestInt
+	}
+	return e.Name()
+}
+
 // installHint says what to install for the languages langs.
 func installHint(langs []string) string {
 	pkgs := []string{"tesseract-ocr"}
@@ -162,6 +171,21 @@ func firstLine(s string) string {
 // tesseract runs. It reads with the best_int data when every language of
 // langs has it (tessdata.go), else with the system's.
 func (e *Engine) Recognize(ctx context.Context, file string, langs string, dpi float64, lim pdftext.Limits) (string, []storage.Word, error) {
+	dir, _, _ := e.dataFor(langs)
+	return e.recognize(ctx, file, langs, dir, dpi, lim)
+}
+
+// RecognizePage reads one page image as Docent reads it: a photo with the
+// best_int data (when installed), a PDF page, rendered or a scan, with the
+// system's (pageData).
+func (e *Engine) RecognizePage(ctx context.Context, img PageImage, langs string, lim pdftext.Limits) (string, []storage.Word, error) {
+	dir, _ := e.pageData(langs, img.Method)
+	return e.recognize(ctx, img.File, langs, dir, img.ocrDPI(), lim)
+}
+
+// recognize runs tesseract on file with the language data in dataDir, or
+// the system's when dataDir is "".
+func (e *Engine) recognize(ctx context.Context, file, langs, dataDir string, dpi float64, lim pdftext.Limits) (string, []storage.Word, error) {
 	release, err := pdftext.AcquireReader(ctx)
 	if err != nil {
 		return "", nil, err
@@ -173,8 +197,8 @@ func (e *Engine) Recognize(ctx context.Context, file string, langs string, dpi f
 	runCtx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 	args := []string{file, "-", "-l", langs}
-	if dir, _, _ := e.dataFor(langs); dir != "" {
-		args = append(args, "--tessdata-dir", dir)
+	if dataDir != "" {
+		args = append(args, "--tessdata-dir", dataDir)
 	}
 	if dpi > 0 {
 		args = append(args, "--dpi", strconv.Itoa(int(dpi)))

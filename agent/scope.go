@@ -253,36 +253,31 @@ func promptLinks(ctx context.Context, db *storage.DB, schemaRef *string, tagRefs
 	return out, nil
 }
 
-// promptCreate is create_prompt's change: a new prompt, and the links to
-// its schema and tags.
-func promptCreate(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
-	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
-		SchemaID *string  `json:"schema_id"`
-		TagIDs   []string `json:"tag_ids"`
-	}) ([]Change, error) {
-		links, err := promptLinks(ctx, env.DB, a.SchemaID, a.TagIDs)
+// promptLinkArgs are the arguments of create_prompt and update_prompt that
+// link a prompt to a schema and tags.
+type promptLinkArgs struct {
+	SchemaID *string  `json:"schema_id"`
+	TagIDs   []string `json:"tag_ids"`
+}
+
+// withPromptLinks is the Changes of create_prompt (of creates(KindPrompt))
+// and update_prompt (of promptChange(OpUpdate)): the prompt's own change,
+// then the links to the schema and tags the call sets (those an update
+// leaves were checked when they were set).
+func withPromptLinks(prompt func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error)) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return func(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
+		changes, err := prompt(ctx, env, raw)
 		if err != nil {
 			return nil, err
 		}
-		return append([]Change{{Kind: KindPrompt, Op: OpCreate}}, links...), nil
-	})(ctx, env, raw)
-}
-
-// promptUpdate is update_prompt's change: the prompt, and the links to the
-// schema and tags the call sets (those it leaves were checked when they
-// were set).
-func promptUpdate(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
-	changes, err := promptChange(OpUpdate)(ctx, env, raw)
-	if err != nil {
-		return nil, err
+		return changesOf(func(ctx context.Context, env *ToolEnv, a promptLinkArgs) ([]Change, error) {
+			links, err := promptLinks(ctx, env.DB, a.SchemaID, a.TagIDs)
+			if err != nil {
+				return nil, err
+			}
+			return append(changes, links...), nil
+		})(ctx, env, raw)
 	}
-	return changesOf(func(ctx context.Context, env *ToolEnv, a struct {
-		SchemaID *string  `json:"schema_id"`
-		TagIDs   []string `json:"tag_ids"`
-	}) ([]Change, error) {
-		links, err := promptLinks(ctx, env.DB, a.SchemaID, a.TagIDs)
-		return append(changes, links...), err
-	})(ctx, env, raw)
 }
 
 // extractionRun is run_extraction's change: a new extraction of the

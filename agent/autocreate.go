@@ -216,7 +216,7 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	if errors.Is(err, context.DeadlineExceeded) || runCtx.Err() == context.DeadlineExceeded {
 		err = fault.Errorf(fault.Timeout, "timed out after %s (the time limit; raise it with --timeout)", c.timeout())
 	}
-	err = fault.Report(ctx, nil, "auto-create of "+claim.Document.Name, err)
+	err = fault.Report(ctx, c.Agent.logger(), "auto-create of "+claim.Document.Name, err)
 	res.Error = fault.ErrorMessage(err)
 	if len(res.Refused) > 0 {
 		// The run may have failed because a document steered it: say so

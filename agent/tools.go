@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -71,6 +72,9 @@ type ToolEnv struct {
 	// Scope, when set, bounds what read-write calls may change: an
 	// unattended run's (NewScope).
 	Scope *Scope
+	// Logger is where a call's internal errors are logged; nil means
+	// slog.Default().
+	Logger *slog.Logger
 }
 
 // ToolResult is the outcome of one tool call, as the tool_result event and
@@ -221,7 +225,7 @@ func compileParameters(t Tool) (*schema.Compiled, error) {
 func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessage) (res ToolResult) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = ToolResult{Error: toolErrorMessage(ctx, name, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))}
+			res = ToolResult{Error: toolErrorMessage(ctx, env, name, fmt.Errorf("panic: %v\n%s", p, debug.Stack()))}
 		}
 	}()
 	t, ok := ToolByName(name)
@@ -243,7 +247,7 @@ func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessa
 	}
 	v, err := parameterValidator(name)
 	if err != nil {
-		return ToolResult{Error: toolErrorMessage(ctx, name, err)}
+		return ToolResult{Error: toolErrorMessage(ctx, env, name, err)}
 	}
 	if problems := v.Validate(args); len(problems) > 0 {
 		return ToolResult{Error: fmt.Sprintf("invalid arguments for %s: %s", name, argumentProblems(problems))}
@@ -251,7 +255,7 @@ func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessa
 	if env.Scope != nil && t.Access == ReadWrite {
 		changes, err := t.Changes(ctx, env, args)
 		if err != nil {
-			return ToolResult{Error: toolErrorMessage(ctx, name, err)}
+			return ToolResult{Error: toolErrorMessage(ctx, env, name, err)}
 		}
 		if why := env.Scope.check(changes); why != "" {
 			env.Scope.refuse(name, why)
@@ -260,7 +264,7 @@ func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessa
 	}
 	out, err := t.Run(ctx, env, args)
 	if err != nil {
-		return ToolResult{Error: toolErrorMessage(ctx, name, err)}
+		return ToolResult{Error: toolErrorMessage(ctx, env, name, err)}
 	}
 	var preview string
 	var created []Ref
@@ -272,7 +276,7 @@ func CallTool(ctx context.Context, env *ToolEnv, name string, args json.RawMessa
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		return ToolResult{Error: toolErrorMessage(ctx, name, fmt.Errorf("encode the result: %w", err))}
+		return ToolResult{Error: toolErrorMessage(ctx, env, name, fmt.Errorf("encode the result: %w", err))}
 	}
 	return ToolResult{Success: true, Result: capResult(data), Preview: preview, Created: created}
 }
@@ -296,8 +300,8 @@ func argumentProblems(ps []schema.Problem) string {
 // it (fault.Describe): a domain or provider error's message, which says what
 // to do; an internal error is logged once, with the tool's name, and read
 // as one sentence.
-func toolErrorMessage(ctx context.Context, name string, err error) string {
-	return fault.ErrorMessage(fault.Report(ctx, nil, "tool "+name, err))
+func toolErrorMessage(ctx context.Context, env *ToolEnv, name string, err error) string {
+	return fault.ErrorMessage(fault.Report(ctx, loggerOr(env.Logger), "tool "+name, err))
 }
 
 // previewed is a result with its one-line preview and what the call

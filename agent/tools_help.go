@@ -43,7 +43,7 @@ func listModels(ctx context.Context, env *ToolEnv, _ json.RawMessage) (any, erro
 	models, errs := env.Providers.Models(ctx)
 	msgs := make([]string, len(errs))
 	for i, err := range errs {
-		msgs[i] = toolErrorMessage(ctx, "list_models", err)
+		msgs[i] = toolErrorMessage(ctx, env, "list_models", err)
 	}
 	res := map[string]any{"models": models}
 	if models == nil {

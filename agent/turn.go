@@ -506,7 +506,7 @@ func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string,
 		a:         a, sink: sink, doc: doc, prov: prov, name: name, docContext: dc, limits: limits,
 	}
 	// The tools see the turn's own working state and search count.
-	t.env = &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &t.WorkingState, SearchCalls: &t.SearchCalls}
+	t.env = &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &t.WorkingState, SearchCalls: &t.SearchCalls, Logger: a.logger()}
 	return t, nil
 }
 

@@ -333,12 +333,8 @@ func (db *DB) FindDocument(ctx context.Context, idOrName string) (Document, erro
 	if !errors.Is(err, ErrNotFound) {
 		return d, translate("find document", err)
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents d
+	docs, err := queryRows(ctx, db.sql, scanDocument, `SELECT `+documentColumns+` FROM documents d
 		WHERE d.name = ? ORDER BY d.created_at, d.id LIMIT 11`, idOrName)
-	if err != nil {
-		return Document{}, fmt.Errorf("find document: %w", err)
-	}
-	docs, err := scanRows(rows, scanDocument)
 	if err != nil {
 		return Document{}, fmt.Errorf("find document: %w", err)
 	}
@@ -399,12 +395,9 @@ func (db *DB) ListDocuments(ctx context.Context, f DocumentFilter) ([]Document, 
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM documents d`+where, args...).Scan(&total); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+documentColumns+` FROM documents d`+where+
+		var err error
+		docs, err = queryRows(ctx, tx, scanDocument, `SELECT `+documentColumns+` FROM documents d`+where+
 			` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
-		if err != nil {
-			return err
-		}
-		docs, err = scanRows(rows, scanDocument)
 		return err
 	})
 	if err != nil {

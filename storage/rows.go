@@ -16,24 +16,15 @@ var errEnoughRows = errors.New("enough rows")
 // met while iterating fails the read instead of cutting the list short. No
 // rows is an empty list, not nil, so that JSON says [] rather than null.
 func queryRows[T any](ctx context.Context, q queryer, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	return scanRows(rows, scan)
-}
-
-// scanRows scans and closes rows, as queryRows does.
-func scanRows[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	out := []T{}
-	err := eachRow(rows, func(s scanner) error {
+	err := queryEach(ctx, q, func(s scanner) error {
 		v, err := scan(s)
 		if err != nil {
 			return err
 		}
 		out = append(out, v)
 		return nil
-	})
+	}, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -41,20 +32,16 @@ func scanRows[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error)
 }
 
 // queryEach runs a query and calls fn for each row, for reads that fill a
-// map or stream bytes rather than build a list.
+// map or stream bytes rather than build a list. The first error, from fn
+// or from iterating, ends it, and errEnoughRows ends it with none. The
+// rows are closed before it returns, not deferred to the caller's return,
+// which frees the connection before the next query of a transaction that
+// reads in batches.
 func queryEach(ctx context.Context, q queryer, fn func(scanner) error, query string, args ...any) error {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}
-	return eachRow(rows, fn)
-}
-
-// eachRow calls fn for each of rows and closes them; the first error, from
-// fn or from iterating, ends it, and errEnoughRows ends it with none.
-// Closing at once, not deferred to the caller's return, frees the
-// connection before the next query of a transaction that reads in batches.
-func eachRow(rows *sql.Rows, fn func(scanner) error) error {
 	defer rows.Close()
 	for rows.Next() {
 		if err := fn(rows); errors.Is(err, errEnoughRows) {

@@ -59,10 +59,8 @@ func (s *Server) ocrSettings(ctx context.Context) ocrSettings {
 		return out
 	}
 	out.VisionModel, out.VisionAll = v.Model, v.All
-	if v.Model != "" {
-		if _, err := s.ocrVision(ctx); err != nil {
-			out.VisionError = fault.ErrorMessage(err)
-		}
+	if _, err := s.visionOn(ctx, v); err != nil {
+		out.VisionError = fault.ErrorMessage(err)
 	}
 	return out
 }
@@ -71,8 +69,17 @@ func (s *Server) ocrSettings(ctx context.Context) ocrSettings {
 // saved model on the providers in effect, checked; nil for none.
 func (s *Server) ocrVision(ctx context.Context) (*ocr.Vision, error) {
 	v, err := ocr.SettingVision(ctx, s.cfg.DB)
-	if err != nil || v.Model == "" {
+	if err != nil {
 		return nil, err
+	}
+	return s.visionOn(ctx, v)
+}
+
+// visionOn is the vision setting v on the providers in effect, checked;
+// nil for no model.
+func (s *Server) visionOn(ctx context.Context, v ocr.VisionSetting) (*ocr.Vision, error) {
+	if v.Model == "" {
+		return nil, nil
 	}
 	a := s.agent()
 	if a == nil || a.Providers == nil {

@@ -44,10 +44,36 @@ func (noLookup) Extraction() (storage.Extraction, bool)       { return storage.E
 func (noLookup) Prompts() ([]storage.PromptRevision, bool)    { return nil, false }
 func (noLookup) TaggedDocuments(string) (int, bool)           { return 0, false }
 
-// storeLookup answers from the store, for the conversation env is of.
+// storeLookup answers from the store, for the conversation env is of. It
+// lives for one summary, and asks the store once for each thing it names
+// (a summary names a tag or schema several times: its name, its colour,
+// its latest revision).
 type storeLookup struct {
 	ctx context.Context
 	env *ToolEnv
+
+	schemas map[string]found[storage.SchemaRevision]
+	prompts map[string]found[storage.PromptRevision]
+	tags    map[string]found[storage.Tag]
+}
+
+// found is what a lookup answered for one reference.
+type found[T any] struct {
+	v  T
+	ok bool
+}
+
+// once is find's answer for ref, from m when it was asked before.
+func once[T any](m *map[string]found[T], ref string, find func() (T, bool)) (T, bool) {
+	if f, hit := (*m)[ref]; hit {
+		return f.v, f.ok
+	}
+	if *m == nil {
+		*m = map[string]found[T]{}
+	}
+	v, ok := find()
+	(*m)[ref] = found[T]{v, ok}
+	return v, ok
 }
 
 func (l *storeLookup) state() WorkingState {
@@ -58,15 +84,16 @@ func (l *storeLookup) state() WorkingState {
 }
 
 func (l *storeLookup) Schema(ref string) (storage.SchemaRevision, bool) {
-	return byRef(l.ctx, ref, l.env.DB.FindSchema)
+	return once(&l.schemas, ref, func() (storage.SchemaRevision, bool) { return byRef(l.ctx, ref, l.env.DB.FindSchema) })
 }
 
 func (l *storeLookup) Prompt(ref string) (storage.PromptRevision, bool) {
-	return byRef(l.ctx, cmp.Or(strings.TrimSpace(ref), l.state().PromptRevID), l.env.DB.FindPrompt)
+	ref = cmp.Or(strings.TrimSpace(ref), l.state().PromptRevID)
+	return once(&l.prompts, ref, func() (storage.PromptRevision, bool) { return byRef(l.ctx, ref, l.env.DB.FindPrompt) })
 }
 
 func (l *storeLookup) Tag(ref string) (storage.Tag, bool) {
-	return byRef(l.ctx, ref, l.env.DB.FindTag)
+	return once(&l.tags, ref, func() (storage.Tag, bool) { return byRef(l.ctx, ref, l.env.DB.FindTag) })
 }
 
 func (l *storeLookup) Document(id string) (storage.Document, bool) {

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/docent/docent/app/ingest/ocr/ppocr/ort"
 	"github.com/docent/docent/app/ingest/pdftext"
-	"github.com/docent/docent/storage/envvar"
 )
 
 // Page images: what OCR reads. They are made in a reader child (the
@@ -371,15 +371,13 @@ func runPages(ctx context.Context, data []byte, req pagesRequest, lim pdftext.Li
 	return rep.Images, nil
 }
 
-// wasmCacheDir is where PDFium's compiled WebAssembly is kept: compiling
-// it takes seconds, loading it a tenth of one.
+// wasmCacheDir is where PDFium's compiled WebAssembly is kept, in Docent's
+// cache folder beside ONNX Runtime: compiling it takes seconds, loading it
+// a tenth of one.
 func wasmCacheDir() string {
-	if dir := envvar.Get(envvar.CacheDir); dir != "" {
-		return filepath.Join(dir, "wazero")
-	}
-	dir, err := os.UserCacheDir()
+	dir, err := ort.CacheDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "docent", "wazero")
+	return filepath.Join(dir, "wazero")
 }

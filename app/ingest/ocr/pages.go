@@ -186,6 +186,8 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 	if req.Scale != nil {
 		rule = *req.Scale
 	}
+	// The file's own density, from its header: the same for every page.
+	own := density(f.media, f.data)
 	var rep pagesReply
 	for _, p := range req.Pages {
 		if p < 1 || p > f.pages() {
@@ -196,7 +198,6 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 			return pagesReply{}, err
 		}
 		var out, seen image.Image = img, nil
-		own := density(f.media, f.data)
 		dpi := own
 		if !req.Color {
 			g := grey(img)

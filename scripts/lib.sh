@@ -97,8 +97,13 @@ PPOCR_MODELS=(
 	"keys.txt assets/ppocr_keys_v1.txt 28b2362ad4ab2dc38769aa72feb535e3a9ddb3fd2a7585a05920e6393b1dc7f7"
 )
 
+# sha256_of FILE: FILE's SHA-256 (sha256sum, or macOS's shasum).
+sha256_of() {
+	if command -v sha256sum >/dev/null; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1
+}
+
 # sha256_is FILE SUM: does FILE exist with that SHA-256?
-sha256_is() { [ -f "$1" ] && [ "$(sha256sum "$1" | cut -d' ' -f1)" = "$2" ]; }
+sha256_is() { [ -f "$1" ] && [ "$(sha256_of "$1")" = "$2" ]; }
 
 # npm_unpack PACKAGE@VERSION DIR MEMBER...: the members of an npm package's
 # tarball, extracted under DIR (as package/MEMBER).
@@ -184,37 +189,31 @@ tessdata_dir() {
 	fi
 }
 
-sha256_of() {
-	if command -v sha256sum >/dev/null; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1
-}
-
 # ensure_tessdata: install the best_int files that are missing or damaged;
 # returns 1 (after saying why) when one could not be installed.
 ensure_tessdata() {
-	local dir lang want tmp file
+	local dir lang want tmp file got
 	dir=$(tessdata_dir)
 	for lang in "${TESSDATA_LANGS[@]}"; do
 		want=TESSDATA_SHA256_$lang
 		want=${!want}
 		file="$dir/$lang.traineddata"
-		if [ -f "$file" ] && [ "$(sha256_of "$file")" = "$want" ]; then
-			continue
-		fi
+		sha256_is "$file" "$want" && continue
 		say "installing Tesseract's best_int $lang data into $dir (npm @tesseract.js-data/$lang, $(
 			[ -f "$file" ] && echo "the one there is damaged" || echo "about 3 MB"
 		))"
 		tmp=$(mktemp -d)
-		if ! (cd "$tmp" && npm pack --silent --loglevel=error "@tesseract.js-data/$lang@$TESSDATA_NPM_VERSION" >/dev/null) ||
-			! tar -xzf "$tmp"/*.tgz -C "$tmp" "package/4.0.0_best_int/$lang.traineddata.gz" ||
+		if ! npm_unpack "@tesseract.js-data/$lang@$TESSDATA_NPM_VERSION" "$tmp" "4.0.0_best_int/$lang.traineddata.gz" ||
 			! gunzip -c "$tmp/package/4.0.0_best_int/$lang.traineddata.gz" >"$tmp/$lang.traineddata"; then
 			rm -rf "$tmp"
 			printf 'warning: could not fetch @tesseract.js-data/%s from npm: OCR reads %s with the system'"'"'s data\n' "$lang" "$lang" >&2
 			return 1
 		fi
-		if [ "$(sha256_of "$tmp/$lang.traineddata")" != "$want" ]; then
+		got=$(sha256_of "$tmp/$lang.traineddata")
+		if [ "$got" != "$want" ]; then
 			rm -rf "$tmp"
 			printf 'warning: @tesseract.js-data/%s@%s has SHA-256 %s, not the pinned one: not installed\n' \
-				"$lang" "$TESSDATA_NPM_VERSION" "$(sha256_of "$tmp/$lang.traineddata" 2>/dev/null)" >&2
+				"$lang" "$TESSDATA_NPM_VERSION" "$got" >&2
 			return 1
 		fi
 		mkdir -p "$dir"

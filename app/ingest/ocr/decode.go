@@ -360,29 +360,10 @@ func (fr *frameReader) Read(p []byte) (int, error) {
 // exifOrientation reads the EXIF orientation (1-8) of a JPEG, 1 when it
 // has none.
 func exifOrientation(data []byte) int {
-	return tiffOrientation(exifTIFF(data))
-}
-
-func tiffOrientation(t []byte) int {
-	if len(t) < 8 {
-		return 1
-	}
-	var order binary.ByteOrder = binary.LittleEndian
-	if t[0] == 'M' {
-		order = binary.BigEndian
-	}
-	off := int(order.Uint32(t[4:8]))
-	if off < 8 || off+2 > len(t) {
-		return 1
-	}
-	n := int(order.Uint16(t[off : off+2]))
-	for k := range n {
-		e := off + 2 + 12*k
-		if e+12 > len(t) {
-			return 1
-		}
-		if order.Uint16(t[e:e+2]) == 0x0112 {
-			if v := int(order.Uint16(t[e+8 : e+10])); v >= 1 && v <= 8 {
+	order, entries := ifd0(exifTIFF(data))
+	for _, e := range entries {
+		if order.Uint16(e[0:2]) == 0x0112 {
+			if v := int(order.Uint16(e[8:10])); v >= 1 && v <= 8 {
 				return v
 			}
 			return 1

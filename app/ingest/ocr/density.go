@@ -59,29 +59,14 @@ func jfifDensity(d []byte) float64 {
 // inches, the default; 3 centimetres).
 func exifDensity(data []byte) float64 {
 	t := exifTIFF(data)
-	if len(t) < 8 {
-		return 0
-	}
-	var order binary.ByteOrder = binary.LittleEndian
-	if t[0] == 'M' {
-		order = binary.BigEndian
-	}
-	off := int(order.Uint32(t[4:8]))
-	if off < 8 || off+2 > len(t) {
-		return 0
-	}
+	order, entries := ifd0(t)
 	var res float64
 	unit := 2
-	n := int(order.Uint16(t[off : off+2]))
-	for k := range n {
-		e := off + 2 + 12*k
-		if e+12 > len(t) {
-			break
-		}
-		switch order.Uint16(t[e : e+2]) {
+	for _, e := range entries {
+		switch order.Uint16(e[0:2]) {
 		case 0x011a: // XResolution, RATIONAL: two uint32 at an offset
-			v := int(order.Uint32(t[e+8 : e+12]))
-			if order.Uint16(t[e+2:e+4]) != 5 || v < 8 || v+8 > len(t) {
+			v := int(order.Uint32(e[8:12]))
+			if order.Uint16(e[2:4]) != 5 || v < 8 || v+8 > len(t) {
 				continue
 			}
 			num, den := order.Uint32(t[v:v+4]), order.Uint32(t[v+4:v+8])
@@ -89,7 +74,7 @@ func exifDensity(data []byte) float64 {
 				res = float64(num) / float64(den)
 			}
 		case 0x0128: // ResolutionUnit, SHORT
-			unit = int(order.Uint16(t[e+8 : e+10]))
+			unit = int(order.Uint16(e[8:10]))
 		}
 	}
 	switch unit {
@@ -118,6 +103,30 @@ func exifTIFF(data []byte) []byte {
 		i += 2 + size
 	}
 	return nil
+}
+
+// ifd0 is the byte order and the 12-byte entries of the first IFD of
+// the TIFF structure t (an EXIF block), as many as t holds; no entries
+// when t is too short or points outside itself.
+func ifd0(t []byte) (binary.ByteOrder, [][]byte) {
+	if len(t) < 8 {
+		return nil, nil
+	}
+	order := tiffOrder(t)
+	off := int(order.Uint32(t[4:8]))
+	if off < 8 || off+2 > len(t) {
+		return order, nil
+	}
+	n := int(order.Uint16(t[off : off+2]))
+	var entries [][]byte
+	for k := range n {
+		e := off + 2 + 12*k
+		if e+12 > len(t) {
+			break
+		}
+		entries = append(entries, t[e:e+12])
+	}
+	return order, entries
 }
 
 // pngDensity reads a PNG's pHYs chunk: pixels per unit, unit 1 the metre

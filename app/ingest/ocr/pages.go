@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/image/draw"
 
+	"github.com/docent/docent/app/ingest/ocr/ppocr/ort"
 	"github.com/docent/docent/app/ingest/pdftext"
-	"github.com/docent/docent/storage/envvar"
 )
 
 // Page images: what OCR reads. They are made in a reader child (the
@@ -186,6 +186,8 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 	if req.Scale != nil {
 		rule = *req.Scale
 	}
+	// The file's own density, from its header: the same for every page.
+	own := density(f.media, f.data)
 	var rep pagesReply
 	for _, p := range req.Pages {
 		if p < 1 || p > f.pages() {
@@ -196,7 +198,6 @@ func makePages(data []byte, req pagesRequest) (pagesReply, error) {
 			return pagesReply{}, err
 		}
 		var out, seen image.Image = img, nil
-		own := density(f.media, f.data)
 		dpi := own
 		if !req.Color {
 			g := grey(img)
@@ -371,15 +372,13 @@ func runPages(ctx context.Context, data []byte, req pagesRequest, lim pdftext.Li
 	return rep.Images, nil
 }
 
-// wasmCacheDir is where PDFium's compiled WebAssembly is kept: compiling
-// it takes seconds, loading it a tenth of one.
+// wasmCacheDir is where PDFium's compiled WebAssembly is kept, in Docent's
+// cache folder beside ONNX Runtime: compiling it takes seconds, loading it
+// a tenth of one.
 func wasmCacheDir() string {
-	if dir := envvar.Get(envvar.CacheDir); dir != "" {
-		return filepath.Join(dir, "wazero")
-	}
-	dir, err := os.UserCacheDir()
+	dir, err := ort.CacheDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, "docent", "wazero")
+	return filepath.Join(dir, "wazero")
 }

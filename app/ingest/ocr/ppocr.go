@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/docent/docent/app/ingest/ocr/ppocr"
-	"github.com/docent/docent/app/ingest/ocr/ppocr/ort"
 	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -86,30 +85,21 @@ type ppocrReply struct {
 // have been installed since.
 var childPPOCR struct {
 	sync.Mutex
-	e       *ppocr.Engine
-	runtime string
+	e *ppocr.Engine
 }
 
-func loadPPOCR() (*ppocr.Engine, string, error) {
+func loadPPOCR() (*ppocr.Engine, error) {
 	childPPOCR.Lock()
 	defer childPPOCR.Unlock()
 	if childPPOCR.e != nil {
-		return childPPOCR.e, childPPOCR.runtime, nil
+		return childPPOCR.e, nil
 	}
-	rt, err := ort.LoadInstalled()
+	e, err := ppocr.Open()
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	m, err := ppocr.LoadModels()
-	if err != nil {
-		return nil, "", err
-	}
-	e, err := ppocr.New(rt, m)
-	if err != nil {
-		return nil, "", err
-	}
-	childPPOCR.e, childPPOCR.runtime = e, rt.Version()
-	return e, rt.Version(), nil
+	childPPOCR.e = e
+	return e, nil
 }
 
 // readPPOCR runs in a reader child: it decodes the page of the image file
@@ -117,12 +107,12 @@ func loadPPOCR() (*ppocr.Engine, string, error) {
 // upright by its EXIF orientation) and reads it, in colour and at its own
 // size: detection scales it itself (ppocr.MaxSide).
 func readPPOCR(ctx context.Context, data []byte, req ppocrRequest) (ppocrReply, error) {
-	e, version, err := loadPPOCR()
+	e, err := loadPPOCR()
 	if err != nil {
 		return ppocrReply{}, err
 	}
 	if req.Probe {
-		return ppocrReply{Runtime: version}, nil
+		return ppocrReply{Runtime: e.Runtime()}, nil
 	}
 	f, err := openImage(data)
 	if err != nil {
@@ -142,7 +132,7 @@ func readPPOCR(ctx context.Context, data []byte, req ppocrRequest) (ppocrReply, 
 	if err != nil {
 		return ppocrReply{}, err
 	}
-	return ppocrReply{Runtime: version, Text: page.Text, Words: page.Words, Lines: page.Lines}, nil
+	return ppocrReply{Runtime: e.Runtime(), Text: page.Text, Words: page.Words, Lines: page.Lines}, nil
 }
 
 // ppocrEngine is PP-OCR as a reader child loaded it.

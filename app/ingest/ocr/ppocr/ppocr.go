@@ -37,6 +37,7 @@ const maxBoxes = 2000
 type Engine struct {
 	det, rec *ort.Session
 	dict     []string
+	runtime  string
 	// MaxSide bounds the longest side detection sees (0: MaxSide).
 	MaxSide int
 }
@@ -70,8 +71,11 @@ func New(rt *ort.Runtime, m *Models) (*Engine, error) {
 		det.Close()
 		return nil, fmt.Errorf("load PP-OCR recogniser: %w", err)
 	}
-	return &Engine{det: det, rec: rec, dict: m.Dict}, nil
+	return &Engine{det: det, rec: rec, dict: m.Dict, runtime: rt.Version()}, nil
 }
+
+// Runtime is the version of the ONNX Runtime the engine runs on, "1.30.0".
+func (e *Engine) Runtime() string { return e.runtime }
 
 // Close frees the sessions.
 func (e *Engine) Close() {

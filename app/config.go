@@ -1,14 +1,6 @@
 package app
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"runtime"
-
-	"github.com/docent/docent/storage/envvar"
-	"github.com/docent/docent/storage/fault"
-)
+import "github.com/docent/docent/app/internal/datadir"
 
 // Version is the version of this build, set with
 // -ldflags "-X github.com/docent/docent/app.Version=1.2.3".
@@ -17,28 +9,6 @@ var Version = "0.1.0-dev"
 // DatabaseFile is the name of the SQLite file inside the data directory.
 const DatabaseFile = "docent.db"
 
-// DefaultDataDir is where Docent keeps its data when neither --data-dir nor
-// DOCENT_DATA_DIR says otherwise: $XDG_DATA_HOME/docent (~/.local/share/docent)
-// on Linux and other Unixes, the platform's application-data folder elsewhere.
-func DefaultDataDir() (string, error) {
-	switch runtime.GOOS {
-	case "windows":
-		if dir := envvar.Get(envvar.LocalAppData); dir != "" {
-			return filepath.Join(dir, "Docent"), nil
-		}
-	case "darwin":
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the home directory: %w", err)
-		}
-		return filepath.Join(home, "Library", "Application Support", "Docent"), nil
-	}
-	if dir := envvar.Get(envvar.XDGDataHome); dir != "" {
-		return filepath.Join(dir, "docent"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fault.Errorf(fault.Unavailable, "find the home directory (set --data-dir or DOCENT_DATA_DIR): %w", err)
-	}
-	return filepath.Join(home, ".local", "share", "docent"), nil
-}
+// DefaultDataDir is where Docent keeps its data when neither --data-dir
+// nor DOCENT_DATA_DIR says otherwise (datadir.Default).
+func DefaultDataDir() (string, error) { return datadir.Default() }

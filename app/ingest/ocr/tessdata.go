@@ -8,11 +8,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/docent/docent/app/internal/datadir"
 	"github.com/docent/docent/storage/envvar"
 )
 
@@ -53,24 +53,11 @@ func TessdataDir() string {
 	if dir := envvar.Get(envvar.Tessdata); dir != "" {
 		return dir
 	}
-	switch runtime.GOOS {
-	case "windows":
-		if dir := envvar.Get(envvar.LocalAppData); dir != "" {
-			return filepath.Join(dir, "Docent", "tessdata")
-		}
-	case "darwin":
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, "Library", "Application Support", "Docent", "tessdata")
-		}
-	}
-	if dir := envvar.Get(envvar.XDGDataHome); dir != "" {
-		return filepath.Join(dir, "docent", "tessdata")
-	}
-	home, err := os.UserHomeDir()
+	dir, err := datadir.Default()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(home, ".local", "share", "docent", "tessdata")
+	return filepath.Join(dir, "tessdata")
 }
 
 // bestData is what TessdataDir holds: the languages whose file is good,

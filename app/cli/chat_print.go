@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/textfmt"
+	"github.com/docent/docent/storage/envvar"
 )
 
 // What `docent chat` prints for people: each tool call and each result as
@@ -24,7 +24,7 @@ type styler struct{ on bool }
 // newStyler colours when the stream is a terminal, NO_COLOR is not set
 // (no-color.org) and the terminal is not dumb.
 func newStyler(tty bool) styler {
-	return styler{on: tty && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"}
+	return styler{on: tty && envvar.Get(envvar.NoColor) == "" && envvar.Get(envvar.Term) != "dumb"}
 }
 
 func (s styler) wrap(code, text string) string {

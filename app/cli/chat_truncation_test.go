@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,14 +15,7 @@ func TestChatSaysWhenTheServerCutThePrompt(t *testing.T) {
 	t.Setenv("DOCENT_MODEL", "ollama/qwen3:8b")
 	t.Setenv("DOCENT_MAX_CONTEXT", "20000")
 	srv.Enqueue(modeltest.Reply{Text: "A long list of widgets."})
-	data := t.TempDir()
-	doc := filepath.Join(t.TempDir(), "note.txt")
-	if err := os.WriteFile(doc, []byte("A short note."), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, errOut := docent(t, data, "import", doc); code != ExitOK {
-		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
-	}
+	data := importNote(t)
 	code, out, errOut := docent(t, data, "chat", "note.txt", "Summarize this: "+strings.Repeat("Widgets 10.00 ", 60000/14))
 	if code != ExitOK || !strings.Contains(out, "A long list of widgets.") {
 		t.Fatalf("chat: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
@@ -44,14 +35,7 @@ func TestChatSaysWhenTheServerCutTheAnswer(t *testing.T) {
 	modelsEnv(t, srv)
 	t.Setenv("DOCENT_MODEL", "ollama/qwen3:8b")
 	srv.Enqueue(modeltest.Reply{Text: "The widgets are: one, two, th", DoneReason: "length"})
-	data := t.TempDir()
-	doc := filepath.Join(t.TempDir(), "note.txt")
-	if err := os.WriteFile(doc, []byte("A short note."), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, errOut := docent(t, data, "import", doc); code != ExitOK {
-		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
-	}
+	data := importNote(t)
 	code, out, errOut := docent(t, data, "chat", "note.txt", "List every widget.")
 	if code != ExitOK || !strings.Contains(out, "one, two, th") {
 		t.Fatalf("chat: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)

@@ -29,6 +29,21 @@ func docent(t *testing.T, dataDir string, args ...string) (int, string, string) 
 	return code, out.String(), errOut.String()
 }
 
+// importNote imports a one-line note.txt into a new data directory, for the
+// chat tests, and returns that directory.
+func importNote(t *testing.T) string {
+	t.Helper()
+	data := t.TempDir()
+	doc := filepath.Join(t.TempDir(), "note.txt")
+	if err := os.WriteFile(doc, []byte("A short note."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := docent(t, data, "import", doc); code != ExitOK {
+		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
+	}
+	return data
+}
+
 func TestImportListShowTextRemoveEndToEnd(t *testing.T) {
 	corpus := testcorpus.Dir(t)
 	data := t.TempDir()

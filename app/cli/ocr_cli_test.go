@@ -110,21 +110,10 @@ func TestOCRVisionReadsAReceiptPhotoEndToEnd(t *testing.T) {
 	const receipt = "BOOK TA .K (TAMAN DAYA) SDN BHD\nNO.53 55,57 & 59, JALAN SAGU 18,\nTAMAN DAYA,\n81100 JOHOR BAHRU, JOHOR.\n25/12/2018\nTOTAL 9.00"
 	srv.Enqueue(modeltest.Reply{Text: receipt}, modeltest.Reply{Text: receipt + "\nTHANK YOU"})
 
-	dir, dataDir := t.TempDir(), t.TempDir()
-	data, err := os.ReadFile(filepath.Join(corpus, "sroie", "000.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	photo := filepath.Join(dir, "receipt.jpg")
-	os.WriteFile(photo, data, 0o644)
-	code, out, errOut := docent(t, dataDir, "import", "--no-ocr", "--json", photo)
-	var rep importReport
-	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Documents) != 1 {
-		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
-	}
-	id := rep.Documents[0].ID
+	dataDir := t.TempDir()
+	id := importReceiptUnread(t, corpus, dataDir)
 
-	code, out, errOut = docent(t, dataDir, "ocr", "--vision", "ollama/qwen2.5vl:7b", "--lang", "eng", "--json", id)
+	code, out, errOut := docent(t, dataDir, "ocr", "--vision", "ollama/qwen2.5vl:7b", "--lang", "eng", "--json", id)
 	var ocrRep ocrReport
 	if code != ExitOK || json.Unmarshal([]byte(out), &ocrRep) != nil || len(ocrRep.Documents) != 1 || ocrRep.Vision != "ollama/qwen2.5vl:7b" {
 		t.Fatalf("ocr --vision: exit %d: %s\n%s", code, out, errOut)
@@ -143,20 +132,7 @@ func TestOCRVisionReadsAReceiptPhotoEndToEnd(t *testing.T) {
 	if err != nil || cfg.Width != 463 || cfg.Height != 1013 {
 		t.Errorf("the photo was sent as %d×%d (%v), want its own 463×1013 as PNG", cfg.Width, cfg.Height, err)
 	}
-	details := func() storage.PageDetail {
-		t.Helper()
-		db, err := storage.Open(context.Background(), filepath.Join(dataDir, app.DatabaseFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		d, err := db.PageDetails(context.Background(), id)
-		if err != nil || len(d) != 1 {
-			t.Fatalf("page details %v: %v", d, err)
-		}
-		return d[0]
-	}
-	if d := details(); d.Source != storage.SourceVision || d.Engine != "ollama/qwen2.5vl:7b" || d.Confidence != nil {
+	if d := onlyPageDetail(t, dataDir, id); d.Source != storage.SourceVision || d.Engine != "ollama/qwen2.5vl:7b" || d.Confidence != nil {
 		t.Errorf("page details %+v", d)
 	}
 
@@ -171,7 +147,7 @@ func TestOCRVisionReadsAReceiptPhotoEndToEnd(t *testing.T) {
 	if code, text, _ := docent(t, dataDir, "text", id); code != ExitOK || !strings.HasSuffix(strings.TrimSpace(text), "THANK YOU") {
 		t.Errorf("text after the second run: %q", text)
 	}
-	if d := details(); d.Engine != "openai/qwen2.5vl:7b" {
+	if d := onlyPageDetail(t, dataDir, id); d.Engine != "openai/qwen2.5vl:7b" {
 		t.Errorf("page details after the second run %+v", d)
 	}
 }
@@ -216,32 +192,8 @@ func TestOCRUsesTheSavedVisionModel(t *testing.T) {
 	const receipt = "BOOK TA .K (TAMAN DAYA) SDN BHD\n25/12/2018\nTOTAL 9.00"
 	srv.Handle(func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Text: receipt} })
 
-	dir, dataDir := t.TempDir(), t.TempDir()
-	data, err := os.ReadFile(filepath.Join(corpus, "sroie", "000.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	photo := filepath.Join(dir, "receipt.jpg")
-	os.WriteFile(photo, data, 0o644)
-	code, out, errOut := docent(t, dataDir, "import", "--no-ocr", "--json", photo)
-	var rep importReport
-	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Documents) != 1 {
-		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
-	}
-	id := rep.Documents[0].ID
-	engine := func() string {
-		t.Helper()
-		db, err := storage.Open(context.Background(), filepath.Join(dataDir, app.DatabaseFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		d, err := db.PageDetails(context.Background(), id)
-		if err != nil || len(d) != 1 {
-			t.Fatalf("page details %v: %v", d, err)
-		}
-		return d[0].Engine
-	}
+	dataDir := t.TempDir()
+	id := importReceiptUnread(t, corpus, dataDir)
 	db, err := storage.Open(context.Background(), filepath.Join(dataDir, app.DatabaseFile))
 	if err != nil {
 		t.Fatal(err)
@@ -252,12 +204,12 @@ func TestOCRUsesTheSavedVisionModel(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, errOut = docent(t, dataDir, "ocr", "--lang", "eng", "--json", id)
+	code, out, errOut := docent(t, dataDir, "ocr", "--lang", "eng", "--json", id)
 	var ocrRep ocrReport
 	if code != ExitOK || json.Unmarshal([]byte(out), &ocrRep) != nil || ocrRep.Vision != "ollama/qwen2.5vl:7b" {
 		t.Fatalf("ocr with a saved vision model: exit %d: %s\n%s", code, out, errOut)
 	}
-	if e := engine(); e != "ollama/qwen2.5vl:7b" {
+	if e := onlyPageDetail(t, dataDir, id).Engine; e != "ollama/qwen2.5vl:7b" {
 		t.Errorf("the page was read by %q, want the saved model", e)
 	}
 	if code, text, _ := docent(t, dataDir, "text", id); code != ExitOK || strings.TrimSpace(text) != receipt {
@@ -268,7 +220,43 @@ func TestOCRUsesTheSavedVisionModel(t *testing.T) {
 	if code != ExitOK || json.Unmarshal([]byte(out), &ocrRep) != nil || ocrRep.Vision != "openai/qwen2.5vl:7b" {
 		t.Fatalf("ocr --vision over a saved model: exit %d: %s\n%s", code, out, errOut)
 	}
-	if e := engine(); e != "openai/qwen2.5vl:7b" {
+	if e := onlyPageDetail(t, dataDir, id).Engine; e != "openai/qwen2.5vl:7b" {
 		t.Errorf("with --vision the page was read by %q, want the flag's model", e)
 	}
+}
+
+// importReceiptUnread imports the SROIE receipt photo 000.jpg with --no-ocr
+// into dataDir and returns its document's id.
+func importReceiptUnread(t *testing.T, corpus, dataDir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus, "sroie", "000.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	photo := filepath.Join(t.TempDir(), "receipt.jpg")
+	if err := os.WriteFile(photo, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := docent(t, dataDir, "import", "--no-ocr", "--json", photo)
+	var rep importReport
+	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Documents) != 1 {
+		t.Fatalf("import: exit %d: %s %s", code, out, errOut)
+	}
+	return rep.Documents[0].ID
+}
+
+// onlyPageDetail reads the details of the one page of document id, closing
+// the database again before the next command runs.
+func onlyPageDetail(t *testing.T, dataDir, id string) storage.PageDetail {
+	t.Helper()
+	db, err := storage.Open(context.Background(), filepath.Join(dataDir, app.DatabaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	d, err := db.PageDetails(context.Background(), id)
+	if err != nil || len(d) != 1 {
+		t.Fatalf("page details %v: %v", d, err)
+	}
+	return d[0]
 }

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,14 +19,7 @@ func TestChatFailurePrintsNoAPIKey(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", key)
 	t.Setenv("DOCENT_MODEL", "openai/qwen3:8b")
 	srv.Enqueue(modeltest.Reply{Fault: modeltest.Fault{Status: http.StatusUnauthorized, Message: "invalid key", QuoteAuthorization: true}})
-	data := t.TempDir()
-	doc := filepath.Join(t.TempDir(), "note.txt")
-	if err := os.WriteFile(doc, []byte("A short note."), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, errOut := docent(t, data, "import", doc); code != ExitOK {
-		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
-	}
+	data := importNote(t)
 	code, out, errOut := docent(t, data, "chat", "note.txt", "hi")
 	if code == ExitOK || !strings.Contains(errOut, "invalid key") {
 		t.Fatalf("chat: exit %d, want a failure with the server's message\nstdout: %s\nstderr: %s", code, out, errOut)

@@ -6,8 +6,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,14 +122,7 @@ func TestFirstChatWorksWithoutSettings(t *testing.T) {
 	srv := modeltest.New(t)
 	modelsEnv(t, srv)
 	srv.Enqueue(modeltest.Reply{Text: "Hello from the model."})
-	data := t.TempDir()
-	doc := filepath.Join(t.TempDir(), "note.txt")
-	if err := os.WriteFile(doc, []byte("A short note."), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, out, errOut := docent(t, data, "import", doc); code != ExitOK {
-		t.Fatalf("import: %d\n%s\n%s", code, out, errOut)
-	}
+	data := importNote(t)
 	code, out, errOut := docent(t, data, "chat", "note.txt", "hello")
 	if code != ExitOK || !strings.Contains(out, "Hello from the model.") {
 		t.Fatalf("first chat: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)

@@ -34,9 +34,9 @@ func paths(fields []schema.Field, prefix string) []string {
 	return out
 }
 
-// fieldAt is the field at a dotted path of a schema's properties.
-func fieldAt(root any, path string) (schema.Field, bool) {
-	fields := schema.Properties(root)
+// fieldAt is the field at a dotted path among a schema's fields
+// (schema.Properties of its root).
+func fieldAt(fields []schema.Field, path string) (schema.Field, bool) {
 	var f schema.Field
 	for _, seg := range strings.Split(path, ".") {
 		i := slices.IndexFunc(fields, func(f schema.Field) bool { return f.Name == seg })
@@ -52,7 +52,7 @@ func fieldAt(root any, path string) (schema.Field, bool) {
 // itemPaths are the paths of the fields of the items of the array at
 // path; nil when its items have none.
 func itemPaths(raw json.RawMessage, path string) ([]string, bool) {
-	f, ok := fieldAt(schema.RootOf(raw), path)
+	f, ok := fieldAt(schema.Properties(schema.RootOf(raw)), path)
 	if !ok || f.Schema == nil || !f.Schema.Has("items") {
 		return nil, false
 	}
@@ -63,10 +63,24 @@ func itemPaths(raw json.RawMessage, path string) ([]string, bool) {
 // schema, newest first: the newest version's fields in its order, then the
 // fields only older versions had, each in its version's order.
 func FieldsOf(schemas ...json.RawMessage) []string {
+	return unionPaths(fieldTrees(schemas))
+}
+
+// fieldTrees are the fields of each schema, each parsed once.
+func fieldTrees(schemas []json.RawMessage) [][]schema.Field {
+	trees := make([][]schema.Field, len(schemas))
+	for i, s := range schemas {
+		trees[i] = schema.Properties(schema.RootOf(s))
+	}
+	return trees
+}
+
+// unionPaths is FieldsOf over schemas already parsed.
+func unionPaths(trees [][]schema.Field) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, s := range schemas {
-		for _, f := range Fields(s) {
+	for _, fields := range trees {
+		for _, f := range paths(fields, "") {
 			if !seen[f] {
 				seen[f] = true
 				out = append(out, f)
@@ -88,13 +102,15 @@ type Column struct {
 
 // Columns returns the columns of several versions of a schema, newest
 // first, in FieldsOf's order; a field's type and title come from the
-// newest version that has it.
+// newest version that has it. Each version is parsed once, not once per
+// column.
 func Columns(schemas ...json.RawMessage) []Column {
+	trees := fieldTrees(schemas)
 	var out []Column
-	for _, path := range FieldsOf(schemas...) {
+	for _, path := range unionPaths(trees) {
 		c := Column{Path: path, Title: path}
-		for _, s := range schemas {
-			f, ok := fieldAt(schema.RootOf(s), path)
+		for _, fields := range trees {
+			f, ok := fieldAt(fields, path)
 			if !ok {
 				continue
 			}

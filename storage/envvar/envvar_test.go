@@ -28,10 +28,6 @@ var readsElsewhere = map[string]struct {
 	"app/ingest/pdftext/":      {why: "the reader child's own protocol between docent and its child (DOCENT_PDFTEXT_*, the child's GOGC), not a setting"},
 	"app/internal/testcorpus/": {why: "test support: where the shared corpus is", names: []string{"CI", "DOCENT_CORPUS"}},
 	"app/internal/artifacts/":  {why: "test support: where tests put screenshots", names: []string{"DOCENT_TEST_ARTIFACTS"}},
-	// Pending: chat_print.go is being rewritten on another branch; the lead
-	// turns these two reads into envvar.Get when merging and removes this
-	// entry.
-	"app/cli/chat_print.go": {why: "pending move", names: []string{"NO_COLOR", "TERM"}},
 }
 
 // envReaders are the functions that read the process's environment.

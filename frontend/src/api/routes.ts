@@ -25,6 +25,8 @@ import type {
   PromptRevision,
   ResponseFormat,
   SchemaRevision,
+  OcrSettings,
+  OcrSettingsBody,
   ServerSettings,
   Summary,
   SettingsPatch,
@@ -183,6 +185,9 @@ export const api = {
   putSettings: (body: SettingsPatch) => request<ServerSettings>("/api/settings", { method: "PUT", body }),
   /** Asks each provider of the settings `body` would give (not saved) for its models. */
   testSettings: (body: SettingsPatch) => request<SettingsTest>("/api/settings/test", { method: "POST", body }),
+  // OCR settings: the languages and the vision model (only the members sent change)
+  getOcrSettings: () => request<OcrSettings>("/api/settings/ocr"),
+  putOcrSettings: (body: OcrSettingsBody) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body }),
 };
 
 /** GET /api/setup: first-run state (Ollama found or not, models and their capabilities, the recommended model, next steps). */

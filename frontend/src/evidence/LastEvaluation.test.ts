@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { weakestFields, type EvalReport } from "./LastEvaluation";
+import type { EvalReport } from "../api/types";
+import { weakestFields } from "./LastEvaluation";
 
 const score = (known: number, exact: number, extra = 0) => ({
   known, exact, wrong: known - exact, missing: 0, extra, grounded: exact, accuracy: known ? exact / known : 0, grounded_share: 1,

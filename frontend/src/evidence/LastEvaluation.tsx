@@ -5,9 +5,7 @@
 import { request, listOf } from "../api/http";
 import { formatDate } from "../components/common";
 import { useAsync } from "../lib/useAsync";
-import type { EvalField, EvalReport, EvalScore, Evaluation, EvaluationList } from "../api/types";
-
-export type { EvalReport, EvalScore, Evaluation };
+import type { EvalField, EvalReport, Evaluation, EvaluationList } from "../api/types";
 
 export async function listEvaluations(promptId: string): Promise<Evaluation[]> {
   return listOf<Evaluation>(await request<EvaluationList>(`/api/prompts/${encodeURIComponent(promptId)}/evaluations`), "evaluations");

@@ -3,18 +3,12 @@
 // applies without one (GET/PUT /api/settings/ocr).
 
 import { useState } from "react";
-import { request } from "../api/http";
+import { api } from "../api/routes";
 import { ErrorBox } from "../components/common";
 import { useAsync } from "../lib/useAsync";
-import type { OcrSettingsBody, OcrSettings } from "../api/types";
-
-export type { OcrSettings };
-
-const getOcr = () => request<OcrSettings>("/api/settings/ocr");
-const putOcr = (lang: string) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body: { lang } satisfies OcrSettingsBody });
 
 export function OcrLanguages() {
-  const s = useAsync(getOcr, []);
+  const s = useAsync(api.getOcrSettings, []);
   const [typed, setTyped] = useState<string | null>(null);
   const [err, setErr] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -24,7 +18,7 @@ export function OcrLanguages() {
   const save = (lang: string) => {
     setBusy(true);
     setErr(null);
-    putOcr(lang).then(
+    api.putOcrSettings({ lang }).then(
       (x) => {
         s.setData(x);
         setTyped(null);

@@ -5,13 +5,9 @@
 
 import { useState } from "react";
 import { api } from "../api/routes";
-import { request } from "../api/http";
 import { ErrorBox } from "../components/common";
 import { useAsync } from "../lib/useAsync";
-import type { ModelInfo, OcrSettings, OcrSettingsBody } from "../api/types";
-
-const getOcr = () => request<OcrSettings>("/api/settings/ocr");
-const putOcr = (body: OcrSettingsBody) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body });
+import type { ModelInfo, OcrSettingsBody } from "../api/types";
 
 /** One model of the picker: its id and what it says of seeing. */
 export interface VisionChoice {
@@ -38,7 +34,7 @@ export function visionChoices(models: ModelInfo[], saved: string): VisionChoice[
 }
 
 export function VisionModel() {
-  const s = useAsync(getOcr, []);
+  const s = useAsync(api.getOcrSettings, []);
   const models = useAsync(() => api.models(), []);
   const [err, setErr] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -48,7 +44,7 @@ export function VisionModel() {
   const save = (body: OcrSettingsBody) => {
     setBusy(true);
     setErr(null);
-    putOcr(body).then(
+    api.putOcrSettings(body).then(
       (x) => {
         s.setData(x);
         setBusy(false);

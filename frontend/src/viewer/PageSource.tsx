@@ -6,8 +6,6 @@ import { request } from "../api/http";
 import { useAsync } from "../lib/useAsync";
 import type { PageDetail, PageList } from "../api/types";
 
-export type { PageDetail };
-
 /** A short line for a page's source; "" for a text layer (nothing to say). */
 export function sourceText(p: Pick<PageDetail, "page" | "source" | "engine" | "lang" | "confidence" | "note"> | undefined): string {
   if (!p) return "";

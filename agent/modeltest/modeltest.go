@@ -1,9 +1,9 @@
 // Package modeltest is a scripted model server for tests.
 //
-// It speaks the real Ollama (/api/chat, /api/tags, /api/show) and
-// OpenAI-compatible (/v1/chat/completions, /v1/models) wire formats on a
-// loopback httptest server, so Docent's tests drive the real client libraries
-// end to end instead of mocking them. Each chat request takes the next
+// It speaks the real Ollama (/api/chat, /api/tags, /api/show, /api/embed)
+// and OpenAI-compatible (/v1/chat/completions, /v1/models, /v1/embeddings)
+// wire formats on a loopback httptest server, so Docent's tests drive the
+// real client libraries end to end instead of mocking them. Each chat request takes the next
 // scripted Reply (either wire format), every request is recorded, and a Reply
 // can carry a Fault: an error status, a connection cut mid-stream, a frame of
 // invalid JSON, or a slow first token.
@@ -152,6 +152,9 @@ type Model struct {
 	// max_tokens, with OpenAI's own 400 for its reasoning models (they take
 	// max_completion_tokens only).
 	RefuseMaxTokens bool
+	// Dimensions is the size of an embedding model's vectors
+	// (DefaultDimensions when 0).
+	Dimensions int
 }
 
 // DefaultModel is the model New serves when given none.
@@ -208,6 +211,9 @@ type Request struct {
 	// "" when it fit, TruncatedMessages or TruncatedStart. Ollama says
 	// nothing of it to the client.
 	Truncated string
+	// Inputs are an embedding request's texts (/api/embed,
+	// /v1/embeddings).
+	Inputs []string
 	// Body is the raw request body.
 	Body []byte
 	// Header is a copy of the request headers.
@@ -231,6 +237,8 @@ type Server struct {
 	queue    []Reply
 	handle   func(Request) Reply
 	requests []Request
+	// embedFaults are the faults of the next embedding answers (embed.go).
+	embedFaults []EmbedFault
 }
 
 // New starts a server on loopback offering models (DefaultModel when none)
@@ -274,6 +282,8 @@ func (s *Server) handler() http.Handler {
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("Ollama is running")) })
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
 	mux.HandleFunc("GET /v1/models", s.openaiModels)
+	mux.HandleFunc("POST /api/embed", s.ollamaEmbed)
+	mux.HandleFunc("POST /v1/embeddings", s.openaiEmbed)
 	return s.track(mux)
 }
 

@@ -1,0 +1,166 @@
+package provider
+
+import (
+	"context"
+	"math"
+
+	"github.com/ollama/ollama/api"
+	"github.com/openai/openai-go/v3"
+)
+
+// SuggestedEmbedModel is the Ollama embedding model Docent suggests
+// pulling when none is set: multilingual enough for German and English
+// documents, 274 MB, 768 dimensions.
+const SuggestedEmbedModel = "nomic-embed-text"
+
+// Embedder is a provider that turns texts into vectors: Ollama's
+// /api/embed, the OpenAI-compatible /v1/embeddings.
+type Embedder interface {
+	// Embed returns one vector per text, in order, all of one dimension,
+	// each finite and not zero: a server that answers otherwise gets a
+	// KindBadResponse error, so that no wrong vector is ever stored.
+	Embed(ctx context.Context, model string, texts []string) ([][]float32, error)
+}
+
+// Embed embeds texts with the model of a full model id
+// ("ollama/nomic-embed-text").
+func (r *Registry) Embed(ctx context.Context, modelID string, texts []string) ([][]float32, error) {
+	p, model, err := r.For(modelID)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := p.(Embedder)
+	if !ok {
+		return nil, newError(KindRejected, nil, "%s cannot embed texts", p.Name())
+	}
+	return e.Embed(ctx, model, texts)
+}
+
+// Embed asks Ollama's /api/embed for the texts' vectors.
+func (p *Ollama) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	vecs, err := p.embed(ctx, model, texts)
+	return vecs, p.red.error(err)
+}
+
+func (p *Ollama) embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	if err := checkModelName(model); err != nil {
+		return nil, err
+	}
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	truncate := true // a chunk longer than the model's window is cut, not refused
+	req := &api.EmbedRequest{Model: model, Input: texts, Truncate: &truncate, KeepAlive: &api.Duration{Duration: p.cfg.KeepAlive}}
+	var vecs [][]float32
+	// The answer is not streamed, so the idle timeout bounds the whole
+	// request.
+	err := p.retry.run(ctx, func() (bool, error) {
+		actx, cancel := context.WithTimeoutCause(ctx, p.cfg.IdleTimeout, errIdle)
+		defer cancel()
+		xctx, x := withExchange(actx)
+		resp, err := p.client.Embed(xctx, req)
+		switch {
+		case err != nil && fired(actx):
+			return false, embedTimeout(model, p.cfg)
+		case err != nil && ctx.Err() != nil:
+			return false, ctx.Err()
+		case err != nil:
+			return false, p.classify(err, x, model)
+		}
+		vecs = resp.Embeddings
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkVectors(model, len(texts), vecs); err != nil {
+		return nil, err
+	}
+	return vecs, nil
+}
+
+// Embed asks the OpenAI-compatible /embeddings for the texts' vectors.
+func (p *OpenAI) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	vecs, err := p.embed(ctx, model, texts)
+	return vecs, p.red.error(err)
+}
+
+func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	params := openai.EmbeddingNewParams{
+		Model:          model,
+		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
+	}
+	var resp *openai.CreateEmbeddingResponse
+	err := p.retry.run(ctx, func() (bool, error) {
+		actx, cancel := context.WithTimeoutCause(ctx, p.cfg.IdleTimeout, errIdle)
+		defer cancel()
+		xctx, x := withExchange(actx)
+		var err error
+		resp, err = p.client.Embeddings.New(xctx, params)
+		switch {
+		case err != nil && fired(actx):
+			return false, embedTimeout(model, p.cfg)
+		case err != nil && ctx.Err() != nil:
+			return false, ctx.Err()
+		case err != nil:
+			return false, p.classify(err, x, model, false, 0, false)
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	vecs := make([][]float32, len(texts))
+	for _, d := range resp.Data {
+		if d.Index < 0 || int(d.Index) >= len(texts) || vecs[d.Index] != nil {
+			return nil, newError(KindBadResponse, nil, "the embedding model %s answered with an embedding for input %d of %d", model, d.Index, len(texts))
+		}
+		v := make([]float32, len(d.Embedding))
+		for i, x := range d.Embedding {
+			v[i] = float32(x)
+		}
+		vecs[d.Index] = v
+	}
+	if err := checkVectors(model, len(texts), vecs); err != nil {
+		return nil, err
+	}
+	return vecs, nil
+}
+
+func embedTimeout(model string, cfg Config) *Error {
+	return newError(KindTimeout, context.DeadlineExceeded,
+		"the embedding model %s did not answer within %v (raise DOCENT_IDLE_TIMEOUT for a slow machine)", model, cfg.IdleTimeout)
+}
+
+// checkVectors refuses an answer that would store wrong vectors: one
+// missing, of differing dimensions, with a NaN or infinite value, or all
+// zero (no direction, so no similarity to anything).
+func checkVectors(model string, n int, vecs [][]float32) error {
+	if len(vecs) != n {
+		return newError(KindBadResponse, nil, "the embedding model %s answered %d vectors for %d texts", model, len(vecs), n)
+	}
+	for i, v := range vecs {
+		if len(v) == 0 {
+			return newError(KindBadResponse, nil, "the embedding model %s answered no vector for text %d", model, i+1)
+		}
+		if len(v) != len(vecs[0]) {
+			return newError(KindBadResponse, nil, "the embedding model %s answered vectors of %d and %d dimensions in one batch", model, len(vecs[0]), len(v))
+		}
+		var norm float64
+		for _, x := range v {
+			f := float64(x)
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return newError(KindBadResponse, nil, "the embedding model %s answered a vector with %v in it for text %d", model, f, i+1)
+			}
+			norm += f * f
+		}
+		if norm == 0 {
+			return newError(KindBadResponse, nil, "the embedding model %s answered a zero vector for text %d", model, i+1)
+		}
+	}
+	return nil
+}

@@ -33,6 +33,10 @@ type DB struct {
 	// tests set it to get fixed timestamps. Its value is taken once per
 	// transaction, converted to UTC and truncated to the stored precision.
 	Now func() time.Time
+
+	// vectors are the chunk vectors of each embedding model, kept in
+	// memory for search by meaning (vector_index.go).
+	vectors vectorCache
 }
 
 // timeLayout is how times are stored: UTC, fixed width, millisecond

@@ -62,6 +62,9 @@ type ToolEnv struct {
 	DB        *storage.DB
 	Extractor *Extractor
 	Providers *provider.Registry
+	// Embedder, when its model is set, makes search_docs search by meaning
+	// too; nil or without a model, by words.
+	Embedder *Embedder
 	// DocumentID is the current document: the one the turn is about.
 	DocumentID string
 	// State is the working state; CallTool creates one when it is nil.

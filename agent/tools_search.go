@@ -13,10 +13,11 @@ func searchTools() []Tool {
 	return []Tool{
 		{
 			Name:        "search_docs",
-			Description: fmt.Sprintf("Full-text search over every document's text: hits with document, page, chunk id and a snippet (matches between « and »). Plain words, all must occur; word* matches prefixes. search_docs and open_citation together may be called %d times per turn.", MaxSearchCalls),
+			Description: fmt.Sprintf("Search every document's text, by words and, when an embedding model is set, by meaning (any language: \"car hire\" finds \"Autovermietung\"): hits with document id and name, page, chunk id, a snippet (matched words between « and ») and matched: words, meaning or both. By words, all must occur; word* matches prefixes. search_docs and open_citation together may be called %d times per turn.", MaxSearchCalls),
 			Parameters: params([]string{"query"}, map[string]string{
-				"query": `{"type":"string","minLength":1,"description":"Words to look for."}`,
+				"query": `{"type":"string","minLength":1,"maxLength":2000,"description":"Words or a question to look for."}`,
 				"limit": `{"type":"integer","minimum":1,"maximum":20,"description":"How many hits, 1-20. Default 5."}`,
+				"by":    `{"type":"string","enum":["words","meaning","both"],"description":"words: exact words only; meaning: by meaning only; both (the default when an embedding model is set)."}`,
 			}),
 			Access:    ReadOnly,
 			Run:       decodeArgs(searchDocs),
@@ -51,6 +52,7 @@ const defaultSearchHits = 5
 func searchDocs(ctx context.Context, env *ToolEnv, a struct {
 	Query string `json:"query"`
 	Limit int    `json:"limit"`
+	By    string `json:"by"`
 }) (any, error) {
 	if err := env.countSearch(); err != nil {
 		return nil, err
@@ -59,14 +61,21 @@ func searchDocs(ctx context.Context, env *ToolEnv, a struct {
 	if limit <= 0 {
 		limit = defaultSearchHits
 	}
-	hits, err := env.DB.Search(ctx, a.Query, limit)
+	res, err := env.Embedder.Search(ctx, env.DB, SearchRequest{Query: a.Query, Limit: limit, By: a.By})
 	if err != nil {
 		return nil, err
 	}
-	if hits == nil {
-		hits = []storage.SearchHit{}
+	if res.Hits == nil {
+		res.Hits = []storage.SearchHit{}
 	}
-	return withPreview(map[string]any{"hits": hits}, "%d hits for %q", len(hits), strings.TrimSpace(a.Query)), nil
+	out := map[string]any{"hits": res.Hits, "by": res.By}
+	if res.Model != "" {
+		out["model"] = res.Model
+	}
+	if res.Note != "" {
+		out["note"] = res.Note
+	}
+	return withPreview(out, "%d hits for %q", len(res.Hits), strings.TrimSpace(a.Query)), nil
 }
 
 func openCitation(ctx context.Context, env *ToolEnv, a struct {

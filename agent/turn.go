@@ -34,9 +34,12 @@ const RejectedText = "User rejected this action."
 // Agent runs the turns of document conversations (docs/protocol.md,
 // "Turn").
 type Agent struct {
-	DB           *storage.DB
-	Providers    *provider.Registry
-	Extractor    *Extractor
+	DB        *storage.DB
+	Providers *provider.Registry
+	Extractor *Extractor
+	// Embedder embeds chunks and queries for search by meaning; nil, or
+	// one without a model, leaves search by words alone.
+	Embedder     *Embedder
 	DefaultModel string
 	// MaxToolRounds caps the rounds of a turn, approvals included (default 10).
 	MaxToolRounds int
@@ -506,7 +509,7 @@ func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string,
 		a:         a, sink: sink, doc: doc, prov: prov, name: name, docContext: dc, limits: limits,
 	}
 	// The tools see the turn's own working state and search count.
-	t.env = &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &t.WorkingState, SearchCalls: &t.SearchCalls, Logger: a.logger()}
+	t.env = &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, Embedder: a.Embedder, DocumentID: doc.ID, State: &t.WorkingState, SearchCalls: &t.SearchCalls, Logger: a.logger()}
 	return t, nil
 }
 

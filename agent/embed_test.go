@@ -1,0 +1,171 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/storage"
+)
+
+// embedFixture is a store with a few documents and an embedder on the
+// scripted server's embedding model.
+type embedFixture struct {
+	db  *storage.DB
+	srv *modeltest.Server
+	emb *agent.Embedder
+}
+
+func newEmbedFixture(t *testing.T, wire string, pages ...string) *embedFixture {
+	t.Helper()
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for i, p := range pages {
+		if _, err := db.CreateDocument(ctx, storage.NewDocument{Name: fmt.Sprintf("doc%d.txt", i+1), MediaType: "text/plain", Data: []byte(p), Pages: []string{p}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := modeltest.New(t, modeltest.DefaultModel, modeltest.EmbedModel)
+	reg := provider.NewRegistry(provider.Config{
+		OllamaHost: srv.OllamaURL(), OpenAIBaseURL: srv.OpenAIURL(), OpenAIKey: "test",
+		IdleTimeout: 5 * time.Second, MaxRetries: -1, HTTPClient: srv.Client(),
+	})
+	return &embedFixture{db: db, srv: srv, emb: &agent.Embedder{DB: db, Providers: reg, Model: wire + "/nomic-embed-text", BatchSize: 2}}
+}
+
+func (f *embedFixture) embedded(t *testing.T) int {
+	t.Helper()
+	p, err := f.emb.Progress(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Embedded
+}
+
+// A run stopped part way (its context cancelled after the second batch)
+// keeps what it stored; the next run asks the model only for the rest.
+func TestEmbedMissingResumesWithWhatIsMissing(t *testing.T) {
+	for _, wire := range []string{"ollama", "openai"} {
+		t.Run(wire, func(t *testing.T) {
+			f := newEmbedFixture(t, wire, "Rechnung eins", "Rechnung zwei", "Taxifahrt", "Autovermietung", "Summe 12,50")
+			ctx, cancel := context.WithCancel(context.Background())
+			batches := 0
+			_, err := f.emb.EmbedMissing(ctx, func(done int) {
+				if batches++; batches == 2 {
+					cancel()
+				}
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("the stopped run: %v, want canceled", err)
+			}
+			if n := f.embedded(t); n != 4 {
+				t.Fatalf("%d chunks embedded by the stopped run, want 4 (two batches of 2)", n)
+			}
+			before := len(f.srv.EmbedRequests())
+			n, err := f.emb.EmbedMissing(context.Background(), nil)
+			if err != nil || n != 1 {
+				t.Fatalf("the second run embedded %d: %v, want 1", n, err)
+			}
+			reqs := f.srv.EmbedRequests()[before:]
+			if len(reqs) != 1 || len(reqs[0].Inputs) != 1 || reqs[0].Inputs[0] != "Summe 12,50" {
+				t.Errorf("the second run asked %+v, want only the missing chunk", reqs)
+			}
+			if n, err := f.emb.EmbedMissing(context.Background(), nil); err != nil || n != 0 || len(f.srv.EmbedRequests()) != before+1 {
+				t.Errorf("a third run embedded %d (%v) and asked the model again", n, err)
+			}
+		})
+	}
+}
+
+// A model that is not there, or answers wrongly, leaves the chunks
+// waiting: nothing is stored, nothing marked failed, and the next run
+// embeds them.
+func TestEmbedMissingLeavesChunksWaitingWhenTheModelFails(t *testing.T) {
+	f := newEmbedFixture(t, "ollama", "Rechnung", "Taxifahrt")
+	for _, c := range []struct {
+		name  string
+		fault modeltest.EmbedFault
+		want  string
+	}{
+		{"server down", modeltest.EmbedFault{Status: 503, Message: "loading"}, "Ollama failed"},
+		{"other dimension", modeltest.EmbedFault{Dimensions: 64}, ""},
+	} {
+		if c.name == "other dimension" {
+			// One chunk stored at 256 dimensions; the model then answers 64.
+			if _, err := f.emb.EmbedMissing(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.db.CreateDocument(context.Background(), storage.NewDocument{Name: "new.txt", MediaType: "text/plain", Data: []byte("neu"), Pages: []string{"Neue Rechnung"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := f.embedded(t)
+		f.srv.EmbedFaults(c.fault)
+		_, err := f.emb.EmbedMissing(context.Background(), nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+		if c.name == "other dimension" && !errors.Is(err, storage.ErrConflict) {
+			t.Errorf("%s: %v, want a conflict naming the dimensions", c.name, err)
+		}
+		if n := f.embedded(t); n != before {
+			t.Errorf("%s: %d embedded, want %d as before", c.name, n, before)
+		}
+	}
+	if n, err := f.emb.EmbedMissing(context.Background(), nil); err != nil || n != 1 {
+		t.Errorf("once the model answers: %d embedded, %v", n, err)
+	}
+}
+
+// Search: by meaning finds what shares no word with the query; by words
+// does not; without a model, by words with a note; a model that fails
+// gives words and says so.
+func TestSearchByMeaningWordsAndNotes(t *testing.T) {
+	f := newEmbedFixture(t, "ollama", "MUSTER-Autovermietung GmbH, Miettage 2", "Taxifahrt vom 29.10.2018", "Beitragsrechnung zur Kraftfahrtversicherung")
+	ctx := context.Background()
+	if _, err := f.emb.EmbedMissing(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.emb.Search(ctx, f.db, agent.SearchRequest{Query: "cab ride"})
+	if err != nil || res.By != "both" || res.Model != "ollama/nomic-embed-text" || len(res.Hits) == 0 {
+		t.Fatalf("cab ride: %+v %v", res, err)
+	}
+	if h := res.Hits[0]; h.DocumentName != "doc2.txt" || h.Matched != "meaning" {
+		t.Errorf("first hit %+v, want doc2.txt (the taxi ride) by meaning", h)
+	}
+	words, err := f.emb.Search(ctx, f.db, agent.SearchRequest{Query: "cab ride", By: "words"})
+	if err != nil || len(words.Hits) != 0 || words.Note != "" {
+		t.Errorf("by words: %+v %v", words, err)
+	}
+	var off *agent.Embedder
+	res, err = off.Search(ctx, f.db, agent.SearchRequest{Query: "Taxifahrt"})
+	if err != nil || res.By != "words" || len(res.Hits) != 1 || !strings.Contains(res.Note, "search by meaning is off") {
+		t.Errorf("without a model: %+v %v", res, err)
+	}
+	if _, err := off.Search(ctx, f.db, agent.SearchRequest{Query: "Taxifahrt", By: "meaning"}); err == nil {
+		t.Error("by meaning without a model gave no error")
+	}
+	f.srv.EmbedFaults(modeltest.EmbedFault{Status: 404})
+	res, err = f.emb.Search(ctx, f.db, agent.SearchRequest{Query: "Taxifahrt"})
+	if err != nil || res.By != "words" || len(res.Hits) != 1 || !strings.Contains(res.Note, "search by meaning failed") {
+		t.Errorf("model gone: %+v %v", res, err)
+	}
+	before := len(f.srv.EmbedRequests())
+	if _, err := f.emb.Search(ctx, f.db, agent.SearchRequest{Query: strings.Repeat("Rechnung ", 120_000)}); !errors.Is(err, storage.ErrInvalid) {
+		t.Errorf("a 1 MB query: %v", err)
+	}
+	if n := len(f.srv.EmbedRequests()); n != before {
+		t.Errorf("the 1 MB query reached the model")
+	}
+}

@@ -31,8 +31,11 @@ import (
 type Root struct {
 	DataDir string
 	// Model is the default model: --model, else DOCENT_MODEL.
-	Model  string
-	Logger *slog.Logger
+	Model string
+	// EmbedModel is the embedding model: --embed-model, else
+	// DOCENT_EMBED_MODEL; "" leaves the Settings page's.
+	EmbedModel string
+	Logger     *slog.Logger
 
 	db       *storage.DB
 	settings *settings.Live // the provider settings and agent (Settings)
@@ -80,7 +83,7 @@ func (r *Root) Settings(ctx context.Context) (*settings.Live, error) {
 	if err != nil {
 		return nil, err
 	}
-	live, err := settings.NewLive(ctx, db, envCfg, r.Model, func(setup settings.Setup) *agent.Agent {
+	live, err := settings.NewLiveEmbed(ctx, db, envCfg, r.Model, r.EmbedModel, func(setup settings.Setup) *agent.Agent {
 		return agentOn(db, setup, r.Logger)
 	})
 	if err != nil {
@@ -102,6 +105,7 @@ func agentOn(db *storage.DB, setup settings.Setup, logger *slog.Logger) *agent.A
 	return &agent.Agent{
 		DB: db, Providers: reg, DefaultModel: setup.DefaultModel, Logger: logger,
 		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: setup.DefaultModel, EnsureWords: ensureWords, Logger: logger},
+		Embedder:  &agent.Embedder{DB: db, Providers: reg, Model: setup.EmbedModel, Logger: logger},
 	}
 }
 

@@ -19,6 +19,9 @@ const (
 	SettingOpenAIBaseURL = "openai_base_url"
 	SettingOpenAIKey     = "openai_api_key"
 	SettingDefaultModel  = "default_model"
+	// SettingEmbedModel is the embedding model for search by meaning
+	// (app/settings).
+	SettingEmbedModel = "embed_model"
 	// SettingOCRLang is the OCR languages, "deu+eng" (app/server/ocr_settings.go).
 	SettingOCRLang = "ocr_lang"
 	// SettingOCRVision is the vision tier of OCR, {"model", "all"}

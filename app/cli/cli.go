@@ -72,11 +72,12 @@ type command struct {
 // their usage line here.
 func commands() []command {
 	return []command{
-		{"import", "import [--tag NAME]... [--password PW] [--no-ocr] [--lang LANGS] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, images, .txt, .md) and read scans with OCR (--no-ocr: leave them waiting); --auto-create queues them for auto-create (with --model, to run on that model)", runImport},
+		{"import", "import [--tag NAME]... [--password PW] [--no-ocr] [--no-embed] [--lang LANGS] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, images, .txt, .md), read scans with OCR (--no-ocr: leave them waiting) and, with an embedding model set, embed their text for search by meaning (--no-embed: leave it for later); --auto-create queues them for auto-create (with --model, to run on that model)", runImport},
 		{"ocr", "ocr (DOC... | --all) [--lang LANGS] [--vision MODEL [--vision-all] [--vision-timeout D]] [--json]", "read documents' scanned pages and images with OCR (again: another language, say); --all: every document with such pages; --vision MODEL: a vision model reads the photos and the pages OCR read poorly (--vision-all: every page)", runOCR},
 		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--sort name|created_at|kind|auto_create_status|extraction_status] [--order asc|desc] [--json]", "list documents", runDocuments},
 		{"show", "show DOC [--json]", "show one document", runShow},
 		{"text", "text DOC [--page N]", "print a document's text", runText},
+		{"search", "search QUERY [--limit N] [--tag T]... [--kind KIND] [--by words|meaning|both] [--json]", "search every document's text by words and, with an embedding model set, by meaning (the default, both; words: exact words only); chunks not yet embedded are embedded first", runSearch},
 		{"rm", "rm DOC...", "remove documents and everything made from them", runRemove},
 		{"schemas", "schemas [--json] | schemas create --name NAME --file FILE.json | schemas show SCHEMA [--json]", "list, create and show schemas", runSchemas},
 		{"prompts", "prompts [--json] | prompts create --name NAME (--content TEXT | --file FILE) [--schema SCHEMA] [--model MODEL] [--tag NAME]...", "list and create extraction prompts", runPrompts},
@@ -136,6 +137,7 @@ func run(ctx context.Context, env *Env, args []string) error {
 	}
 	env.ModelFlag = globals["model"]
 	env.Model = cmp.Or(env.ModelFlag, envvar.Get(envvar.Model))
+	env.EmbedModel = cmp.Or(globals["embed-model"], envvar.Get(envvar.EmbedModel))
 
 	top := flag.NewFlagSet("docent", flag.ContinueOnError)
 	top.SetOutput(io.Discard)
@@ -230,6 +232,9 @@ Commands:
 Global flags (before or after the command):
   --data-dir DIR   where Docent keeps its data (env DOCENT_DATA_DIR)
   --model MODEL    model id such as ollama/qwen3:8b (env DOCENT_MODEL)
+  --embed-model MODEL
+                   embedding model for search by meaning, such as
+                   ollama/nomic-embed-text (env DOCENT_EMBED_MODEL)
 
 Models: Ollama at OLLAMA_HOST (default http://127.0.0.1:11434); any
 OpenAI-compatible server at OPENAI_BASE_URL with OPENAI_API_KEY.
@@ -262,7 +267,7 @@ func printEnvHelp(w io.Writer) {
 }
 
 // globalFlags are accepted anywhere on the command line.
-var globalFlags = map[string]bool{"data-dir": true, "model": true}
+var globalFlags = map[string]bool{"data-dir": true, "model": true, "embed-model": true}
 
 // splitGlobalFlags takes the global flags out of args wherever they stand and
 // returns them with the remaining arguments in order. Arguments after "--" are

@@ -48,6 +48,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	asJSON := fs.Bool("json", false, "")
 	autoCreate := fs.Bool("auto-create", false, "")
 	noOCR := fs.Bool("no-ocr", false, "")
+	noEmbed := fs.Bool("no-embed", false, "")
 	langFlag := fs.String("lang", "", "")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
@@ -82,6 +83,20 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	}
 	if !*noOCR && ctx.Err() == nil {
 		imp.readScans(ctx, env, db, lang)
+	}
+	if !*noEmbed && ctx.Err() == nil && len(imp.documents) > 0 {
+		// The text of every document, new or found already there, is
+		// embedded before import exits, so that search by meaning finds
+		// it at once; a model that is down leaves it waiting.
+		live, err := env.Settings(ctx)
+		if err != nil {
+			return err
+		}
+		if emb := live.Agent().Embedder; emb.On() {
+			if err := embedMissing(ctx, env, emb); err != nil {
+				return err
+			}
+		}
 	}
 	if *asJSON {
 		if err := writeJSON(env.IO, imp.report); err != nil {

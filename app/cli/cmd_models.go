@@ -99,6 +99,9 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	printGuidance(env.IO.Err, st)
+	if st.EmbedSuggestion != nil {
+		fmt.Fprintf(env.IO.Err, "note: %s\n", st.EmbedSuggestion.Text)
+	}
 	if len(list.Models) == 0 {
 		return errPartial // nothing to offer, and the lines above say why and what to do
 	}

@@ -19,7 +19,7 @@ type background struct {
 
 // Start starts the server's background work, which runs until ctx ends or
 // Close: the auto-create queue (documents left pending by an earlier
-// process run too) and, every agent.DefaultSweepInterval, the sweep of
+// process run too), the embedding of chunks for search by meaning and, every agent.DefaultSweepInterval, the sweep of
 // paused turns nobody approved. A server that is not started answers every
 // route; queued documents wait. Start after the first call, or after
 // Close, does nothing.
@@ -33,7 +33,8 @@ func (s *Server) Start(ctx context.Context) {
 	b.started = true
 	ctx, b.stop = context.WithCancel(ctx)
 	b.wg.Go(func() { s.autoCreate.Serve(ctx) })
-	b.wg.Go(func() { s.ocr.Serve(ctx) }) // documents that wait for OCR (ocr.go)
+	b.wg.Go(func() { s.ocr.Serve(ctx) })      // documents that wait for OCR (ocr.go)
+	b.wg.Go(func() { s.serveEmbedding(ctx) }) // chunks that wait for a vector (search.go)
 	b.wg.Go(func() {
 		// The sweep is work on the store alone: it needs no provider.
 		(&agent.Agent{DB: s.cfg.DB, Logger: s.cfg.Logger}).SweepTurns(ctx, agent.DefaultSweepInterval)

@@ -321,6 +321,7 @@ func (s *Server) queueAutoCreate(ctx context.Context, report *uploadReport) {
 		}
 	}
 	s.autoCreate.Wake()
+	s.wakeEmbedding()
 }
 
 // importPart imports one uploaded file. The error is for failures that end

@@ -108,24 +108,3 @@ func (s *Server) patchExtraction(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ext)
 }
 
-// searchResult answers GET /api/search.
-type searchResult struct {
-	Hits []storage.SearchHit `json:"hits"`
-}
-
-func (s *Server) search(w http.ResponseWriter, r *http.Request) {
-	limit, err := queryInt(r, "limit")
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	hits, err := s.cfg.DB.Search(r.Context(), r.URL.Query().Get("q"), limit)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if hits == nil {
-		hits = []storage.SearchHit{}
-	}
-	writeJSON(w, http.StatusOK, searchResult{Hits: hits})
-}

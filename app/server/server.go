@@ -102,6 +102,7 @@ type Server struct {
 	ocr          *ocr.Worker                // reads documents that wait for OCR (ocr.go)
 	docWatch     documentWatch              // streams of documents' changes (document_events.go)
 	background   background                 // what Start starts and Close stops (background.go)
+	embedding    embedding                  // chunks embedded in the background (search.go)
 	largeAnswers chan struct{}              // turns of large answers (large_answers.go)
 }
 
@@ -136,7 +137,7 @@ func New(cfg Config) *Server {
 		cfg.BodyTimeout = DefaultBodyTimeout
 	}
 	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets), importer: cfg.Importer,
-		largeAnswers: make(chan struct{}, maxLargeAnswers)}
+		largeAnswers: make(chan struct{}, maxLargeAnswers), embedding: newEmbedding()}
 	if s.importer == nil {
 		s.importer = &ingest.Importer{DB: cfg.DB}
 	}
@@ -203,6 +204,7 @@ func (s *Server) routeTable() []route {
 		{"PATCH /api/documents/{id}/extractions/{extraction_id}", s.patchExtraction},
 
 		{"GET /api/search", s.search},
+		{"GET /api/search/status", s.searchStatus},
 		{"GET /api/models", s.listModels},
 		{"GET /api/chat/tools", s.listTools},
 		{"POST /api/tools/{name}/summary", s.toolSummary},

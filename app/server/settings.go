@@ -76,6 +76,7 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.wakeEmbedding() // another embedding model, or provider, may have chunks to embed
 	writeJSON(w, http.StatusOK, v)
 }
 

@@ -32,6 +32,7 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[evaluationList](),
 		reflect.TypeFor[extractionList](),
 		reflect.TypeFor[searchResult](),
+		reflect.TypeFor[searchStatus](),
 		reflect.TypeFor[toolList](),
 		reflect.TypeFor[modelList](),
 		reflect.TypeFor[threadList](),

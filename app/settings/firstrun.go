@@ -108,6 +108,36 @@ type Status struct {
 	// else the first of PullSuggestions.
 	PullCommand     string           `json:"pull_command"`
 	PullSuggestions []PullSuggestion `json:"pull_suggestions"`
+	// EmbedModel is the embedding model in effect, "" when none: search is
+	// then by words only.
+	EmbedModel string `json:"embed_model"`
+	// EmbedSuggestion, when no embedding model is set, says which to use
+	// for search by meaning: one Ollama has pulled, else the one to pull.
+	EmbedSuggestion *EmbedSuggestion `json:"embed_suggestion,omitempty"`
+}
+
+// EmbedSuggestion is the embedding model first-run setup suggests.
+type EmbedSuggestion struct {
+	// Model is the model id to choose, e.g. ollama/nomic-embed-text.
+	Model string `json:"model"`
+	// Command is the `ollama pull` to run first, "" when it is pulled.
+	Command string `json:"command,omitempty"`
+	// Text says it for a person.
+	Text string `json:"text"`
+}
+
+// embedSuggestion is what Status suggests for search by meaning when no
+// embedding model is set: a pulled Ollama model that embeds, else
+// provider.SuggestedEmbedModel to pull.
+func embedSuggestion(models []SetupModel) *EmbedSuggestion {
+	for _, m := range models {
+		if m.Provider == "ollama" && m.Has("embedding") {
+			return &EmbedSuggestion{Model: m.ID, Text: fmt.Sprintf("search by meaning is off: choose %s, which Ollama has, as the embedding model in Settings (or --embed-model %s)", m.ID, m.ID)}
+		}
+	}
+	id := "ollama/" + provider.SuggestedEmbedModel
+	cmd := "ollama pull " + provider.SuggestedEmbedModel
+	return &EmbedSuggestion{Model: id, Command: cmd, Text: fmt.Sprintf("search by meaning is off: run `%s`, then choose %s as the embedding model in Settings (or --embed-model %s)", cmd, id, id)}
 }
 
 // OllamaStatus is what was found at OLLAMA_HOST.
@@ -177,9 +207,16 @@ func (ls *Live) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	setup := Resolve(ls.env, ls.envModel, saved)
+	setup, err := ls.setup(ctx, Patch{})
+	if err != nil {
+		return Status{}, err
+	}
 	st := Inspect(ctx, setup.Config, setup.DefaultModel, saved.OpenAIKey, secret.New(ls.env.OpenAIKey))
 	st.DefaultModelSource = setup.Sources[storage.SettingDefaultModel]
+	st.EmbedModel = setup.EmbedModel
+	if st.EmbedModel == "" {
+		st.EmbedSuggestion = embedSuggestion(st.Models)
+	}
 	return st, nil
 }
 

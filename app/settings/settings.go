@@ -43,6 +43,9 @@ type View struct {
 	OpenAIBaseURL string `json:"openai_base_url"`
 	OpenAIKeySet  bool   `json:"openai_api_key_set"`
 	DefaultModel  string `json:"default_model"`
+	// EmbedModel is the embedding model for search by meaning, "" for
+	// none (search by words only).
+	EmbedModel string `json:"embed_model"`
 	// Sources says, per field, where its value comes from: "env" (an
 	// environment variable, which wins), "settings" (saved in the app) or
 	// "default".
@@ -64,6 +67,7 @@ type Patch struct {
 	// marshalled by mistake shows "[redacted]".
 	OpenAIKey    *secret.Value `json:"openai_api_key,omitempty" ts:"string"`
 	DefaultModel *string       `json:"default_model,omitempty"`
+	EmbedModel   *string       `json:"embed_model,omitempty"`
 }
 
 // Check is what one provider answered to POST /api/settings/test.
@@ -103,6 +107,11 @@ func (p Patch) Validate() error {
 			return fault.Errorf(fault.Invalid, "default_model: %v", err)
 		}
 	}
+	if p.EmbedModel != nil && strings.TrimSpace(*p.EmbedModel) != "" {
+		if _, _, err := provider.ParseModelID(*p.EmbedModel); err != nil {
+			return fault.Errorf(fault.Invalid, "embed_model: %v", err)
+		}
+	}
 	return nil
 }
 
@@ -128,7 +137,9 @@ type Setup struct {
 	// addresses and key.
 	Config       provider.Config
 	DefaultModel string
-	Sources      map[string]string
+	// EmbedModel is the embedding model for search by meaning, "" for none.
+	EmbedModel string
+	Sources    map[string]string
 }
 
 // Resolve is the precedence of the provider settings, in one place for
@@ -164,6 +175,7 @@ func (ps Setup) View() View {
 		OpenAIBaseURL: cmp.Or(ps.Config.OpenAIBaseURL, provider.DefaultOpenAIBaseURL),
 		OpenAIKeySet:  ps.Config.OpenAIKey != "",
 		DefaultModel:  ps.DefaultModel,
+		EmbedModel:    ps.EmbedModel,
 		Sources:       ps.Sources,
 	}
 }
@@ -178,6 +190,7 @@ type Live struct {
 	db       *storage.DB
 	env      provider.Config
 	envModel string
+	envEmbed string // --embed-model or DOCENT_EMBED_MODEL
 	newAgent func(Setup) *agent.Agent
 
 	mu    sync.Mutex // serialises Put
@@ -187,7 +200,14 @@ type Live struct {
 // NewLive reads the saved settings and builds the first agent with
 // newAgent, which every Put calls again with the new setup.
 func NewLive(ctx context.Context, db *storage.DB, env provider.Config, envModel string, newAgent func(Setup) *agent.Agent) (*Live, error) {
-	ls := &Live{db: db, env: env, envModel: envModel, newAgent: newAgent}
+	return NewLiveEmbed(ctx, db, env, envModel, "", newAgent)
+}
+
+// NewLiveEmbed is NewLive with the embedding model of the command line or
+// the environment (--embed-model, DOCENT_EMBED_MODEL), which wins over
+// the one the Settings page saved.
+func NewLiveEmbed(ctx context.Context, db *storage.DB, env provider.Config, envModel, envEmbed string, newAgent func(Setup) *agent.Agent) (*Live, error) {
+	ls := &Live{db: db, env: env, envModel: envModel, envEmbed: strings.TrimSpace(envEmbed), newAgent: newAgent}
 	setup, err := ls.setup(ctx, Patch{})
 	if err != nil {
 		return nil, err
@@ -201,7 +221,23 @@ func (ls *Live) setup(ctx context.Context, p Patch) (Setup, error) {
 	if err != nil {
 		return Setup{}, err
 	}
-	return Resolve(ls.env, ls.envModel, p.apply(saved)), nil
+	setup := Resolve(ls.env, ls.envModel, p.apply(saved))
+	var embed string
+	if _, err := ls.db.GetSetting(ctx, storage.SettingEmbedModel, &embed); err != nil {
+		return Setup{}, err
+	}
+	if p.EmbedModel != nil {
+		embed = strings.TrimSpace(*p.EmbedModel)
+	}
+	switch {
+	case ls.envEmbed != "":
+		setup.EmbedModel, setup.Sources[storage.SettingEmbedModel] = ls.envEmbed, SourceEnv
+	case embed != "":
+		setup.EmbedModel, setup.Sources[storage.SettingEmbedModel] = embed, SourceSettings
+	default:
+		setup.Sources[storage.SettingEmbedModel] = SourceDefault
+	}
+	return setup, nil
 }
 
 // openAIServer is the server a base URL names, for telling whether two
@@ -273,6 +309,15 @@ func (ls *Live) Put(ctx context.Context, p Patch) (View, error) {
 	})
 	if err != nil {
 		return View{}, err
+	}
+	if p.EmbedModel != nil {
+		var v any // "" removes the saved model
+		if m := strings.TrimSpace(*p.EmbedModel); m != "" {
+			v = m
+		}
+		if err := ls.db.SetSetting(ctx, storage.SettingEmbedModel, v); err != nil {
+			return View{}, err
+		}
 	}
 	setup, err := ls.setup(ctx, Patch{})
 	if err != nil {

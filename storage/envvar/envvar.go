@@ -22,6 +22,7 @@ type Name string
 const (
 	DataDir     Name = "DOCENT_DATA_DIR"
 	Model       Name = "DOCENT_MODEL"
+	EmbedModel  Name = "DOCENT_EMBED_MODEL"
 	OllamaHost  Name = "OLLAMA_HOST"
 	OpenAIBase  Name = "OPENAI_BASE_URL"
 	OpenAIKey   Name = "OPENAI_API_KEY"
@@ -70,6 +71,7 @@ type Var struct {
 var table = []Var{
 	{Name: DataDir, Flag: "--data-dir DIR", Default: "$XDG_DATA_HOME/docent, i.e. ~/.local/share/docent (macOS: ~/Library/Application Support/Docent, Windows: %LocalAppData%\\Docent)", Means: "where docent.db, the access token and the key file live"},
 	{Name: Model, Flag: "--model MODEL", Default: "the default model saved on the Settings page, else none", Means: "the model for chat, extraction and auto-create, e.g. ollama/qwen3:8b or openai/gpt-4o-mini"},
+	{Name: EmbedModel, Flag: "--embed-model MODEL", Default: "the embedding model saved on the Settings page, else none (search by words only)", Means: "the embedding model for search by meaning, e.g. ollama/nomic-embed-text or openai/text-embedding-3-small"},
 	{Name: OllamaHost, Default: "the host saved on the Settings page, else http://127.0.0.1:11434", Means: "the Ollama server"},
 	{Name: OpenAIBase, Default: "the base URL saved on the Settings page, else https://api.openai.com/v1", Means: "the OpenAI-compatible server"},
 	{Name: OpenAIKey, Default: "the key saved on the Settings page with that base URL, else none", Means: "the API key sent to the OpenAI-compatible server (and only to it)"},

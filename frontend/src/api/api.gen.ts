@@ -162,9 +162,49 @@ export interface ExtractionList {
   extractions: Extraction[];
 }
 
-/** searchResult answers GET /api/search. */
+/**
+ * searchResult answers GET /api/search: the hits of agent.Embedder.Search,
+ * as search_docs and `docent search --json` give them.
+ */
 export interface SearchResult {
   hits: SearchHit[];
+  /** By is how the search was made: "words", "meaning" or "both". */
+  by: string;
+  /** Model is the embedding model that answered, when one did. */
+  model?: string;
+  /**
+   * Note says why the search was by words alone when more was asked
+   * for (no embedding model, or it failed).
+   */
+  note?: string;
+}
+
+/**
+ * searchStatus answers GET /api/search/status: how far the chunks (of one
+ * document, with document_id) are embedded for search by meaning.
+ */
+export interface SearchStatus {
+  /**
+   * Model is the embedding model, "" when none is set (search by words
+   * only).
+   */
+  model: string;
+  /**
+   * Chunks is how many chunks there are, Embedded how many of them have
+   * a vector by Model; the rest wait.
+   */
+  chunks: number;
+  embedded: number;
+  /** Dimensions is the size of Model's vectors (0 before the first). */
+  dimensions: number;
+  /** Running is true while the server embeds chunks. */
+  running: boolean;
+  /**
+   * Error is why the last run stopped before the end (the model is not
+   * reachable, not pulled...), "" when it finished; the chunks left are
+   * tried again.
+   */
+  error?: string;
 }
 
 /**
@@ -319,6 +359,11 @@ export interface ServerSettings {
   openai_api_key_set: boolean;
   default_model: string;
   /**
+   * EmbedModel is the embedding model for search by meaning, "" for
+   * none (search by words only).
+   */
+  embed_model: string;
+  /**
    * Sources says, per field, where its value comes from: "env" (an
    * environment variable, which wins), "settings" (saved in the app) or
    * "default".
@@ -367,6 +412,16 @@ export interface SetupStatus {
    */
   pull_command: string;
   pull_suggestions: PullSuggestion[];
+  /**
+   * EmbedModel is the embedding model in effect, "" when none: search is
+   * then by words only.
+   */
+  embed_model: string;
+  /**
+   * EmbedSuggestion, when no embedding model is set, says which to use
+   * for search by meaning: one Ollama has pulled, else the one to pull.
+   */
+  embed_suggestion?: EmbedSuggestion;
 }
 
 /** documentPatch is the body of PATCH /api/documents/{id}. */
@@ -536,6 +591,7 @@ export interface SettingsPatch {
    */
   openai_api_key?: string;
   default_model?: string;
+  embed_model?: string;
 }
 
 /** The desktop window's runtime event when an import starts: an ImportEvent without a report. */
@@ -833,16 +889,30 @@ export interface Evaluation {
   created_at: string;
 }
 
-/** SearchHit is one chunk that matches a full-text search. */
+/** SearchHit is one chunk that matches a search. */
 export interface SearchHit {
   document_id: string;
   document_name: string;
   chunk_id: number;
   page: number;
-  /** Snippet is a short excerpt with the matching words between « and ». */
+  /**
+   * Snippet is a short excerpt, with the matching words between « and »
+   * when the chunk matched by words; the chunk's start when it matched by
+   * meaning alone.
+   */
   snippet: string;
-  /** Score is the relevance: higher is better (the negated BM25 rank). */
+  /**
+   * Score is the relevance, higher is better: the negated BM25 rank of a
+   * search by words, the cosine similarity of one by meaning, and the
+   * reciprocal rank fusion of both (fuse).
+   */
   score: number;
+  /**
+   * Matched says how the chunk was found: "words" (it has every word of
+   * the query), "meaning" (its vector is among the nearest to the
+   * query's) or "both".
+   */
+  matched: string;
 }
 
 export interface ToolInfo {
@@ -1092,6 +1162,16 @@ export interface PullSuggestion {
   command: string;
   /** Memory is the machine it suits, e.g. "16 GB of RAM". */
   memory: string;
+}
+
+/** EmbedSuggestion is the embedding model first-run setup suggests. */
+export interface EmbedSuggestion {
+  /** Model is the model id to choose, e.g. ollama/nomic-embed-text. */
+  model: string;
+  /** Command is the `ollama pull` to run first, "" when it is pulled. */
+  command?: string;
+  /** Text says it for a person. */
+  text: string;
 }
 
 /**

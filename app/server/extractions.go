@@ -107,4 +107,3 @@ func (s *Server) patchExtraction(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, ext)
 }
-

@@ -32,6 +32,10 @@ type modelList struct {
 	NextSteps   []settings.NextStep   `json:"next_steps"`
 	PullCommand string                `json:"pull_command"`
 	Ollama      settings.OllamaStatus `json:"ollama"`
+	// EmbedModel is the embedding model for search by meaning, "" for
+	// none; EmbedSuggestion then says which to use.
+	EmbedModel      string                    `json:"embed_model"`
+	EmbedSuggestion *settings.EmbedSuggestion `json:"embed_suggestion,omitempty"`
 }
 
 // modelEntry is one model: its id, provider, context length and
@@ -65,6 +69,7 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 		Models: []modelEntry{}, Default: st.DefaultModel,
 		Usable: st.Usable, Reason: st.Reason, Recommended: st.Recommended, NextSteps: st.NextSteps,
 		PullCommand: st.PullCommand, Ollama: st.Ollama,
+		EmbedModel: st.EmbedModel, EmbedSuggestion: st.EmbedSuggestion,
 	}
 	for _, m := range st.Models {
 		list.Models = append(list.Models, modelEntry{

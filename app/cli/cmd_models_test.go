@@ -136,8 +136,10 @@ func TestModelsRecommendsAPulledModelUntilOneIsChosen(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "ollama/gemma3:4b") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	embedNote := "note: search by meaning is off: run `ollama pull nomic-embed-text`, then choose ollama/nomic-embed-text as the embedding model in Settings (or --embed-model ollama/nomic-embed-text)\n"
 	want := "No model yet: no default model is chosen: choose ollama/qwen3:8b in Settings\nNext steps:\n" +
-		"  1. Choose ollama/qwen3:8b as the default model: in Settings, or with --model ollama/qwen3:8b (or DOCENT_MODEL) on the command line\n"
+		"  1. Choose ollama/qwen3:8b as the default model: in Settings, or with --model ollama/qwen3:8b (or DOCENT_MODEL) on the command line\n" +
+		embedNote
 	if errOut != want {
 		t.Errorf("stderr\n%s\nwant\n%s", errOut, want)
 	}
@@ -152,8 +154,13 @@ func TestModelsRecommendsAPulledModelUntilOneIsChosen(t *testing.T) {
 	}
 
 	code, _, errOut = docent(t, data, "--model", "ollama/qwen3:8b", "models")
-	if code != ExitOK || errOut != "" {
-		t.Errorf("with a usable default: exit %d, stderr %q; want nothing said", code, errOut)
+	if code != ExitOK || errOut != embedNote {
+		t.Errorf("with a usable default: exit %d, stderr %q; want only the note on search by meaning", code, errOut)
+	}
+	code, out, errOut = docent(t, data, "--model", "ollama/qwen3:8b", "--embed-model", "ollama/nomic-embed-text", "models", "--json")
+	var withEmbed modelList
+	if code != ExitOK || errOut != "" || json.Unmarshal([]byte(out), &withEmbed) != nil || withEmbed.EmbedModel != "ollama/nomic-embed-text" || withEmbed.EmbedSuggestion != nil {
+		t.Errorf("with an embedding model too: exit %d, stderr %q; want nothing said\n%s", code, errOut, out)
 	}
 	code, _, errOut = docent(t, data, "--model", "ollama/gemma3:4b", "models")
 	if code != ExitOK || !strings.HasPrefix(errOut, "note: ollama/gemma3:4b cannot call tools") || !strings.Contains(errOut, "ollama/qwen3:8b can") {

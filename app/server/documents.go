@@ -292,6 +292,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 	}
+	s.wakeEmbedding() // the new text waits for its vectors (search.go)
 	if autoCreate {
 		s.queueAutoCreate(ctx, &report)
 	}
@@ -321,7 +322,6 @@ func (s *Server) queueAutoCreate(ctx context.Context, report *uploadReport) {
 		}
 	}
 	s.autoCreate.Wake()
-	s.wakeEmbedding()
 }
 
 // importPart imports one uploaded file. The error is for failures that end
@@ -389,5 +389,6 @@ func (s *Server) readWithPassword(w http.ResponseWriter, r *http.Request) {
 	if o.Document != nil {
 		doc = *o.Document
 	}
+	s.wakeEmbedding() // its text, read now, waits for its vectors
 	writeJSON(w, http.StatusOK, doc)
 }

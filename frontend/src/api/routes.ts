@@ -11,6 +11,7 @@ import type {
   RerunReport,
   SchemaBody,
   SearchResult,
+  SearchStatus,
   ThreadCreated,
   DataRows,
   DocumentInfo,
@@ -135,7 +136,11 @@ export const api = {
     }),
 
   // search, models, tools
-  search: (q: string, limit?: number) => request<SearchResult>("/api/search", { query: { q, limit } }),
+  /** Search every document's text: by words and meaning (by "both", the server's default with an embedding model set). */
+  search: (q: string, opts: { limit?: number; tag?: string; kind?: string; by?: "words" | "meaning" | "both" } = {}) =>
+    request<SearchResult>("/api/search", { query: { q, ...opts } }),
+  /** How far the chunks (of one document) are embedded for search by meaning. */
+  searchStatus: (documentId?: string) => request<SearchStatus>("/api/search/status", { query: { document_id: documentId } }),
   models: () => request<ModelList>("/api/models"),
   chatTools: () => request<ToolList>("/api/chat/tools"),
   /** What a call with these (edited) arguments would do, in the conversation of docId and threadId. */

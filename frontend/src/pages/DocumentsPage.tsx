@@ -7,6 +7,7 @@ import { useAsync } from "../lib/useAsync";
 import { formatCount } from "../lib/format";
 import { useUploads } from "../lib/uploads";
 import { useTitle } from "../lib/useTitle";
+import { SearchHits } from "./SearchHits";
 
 const PAGE_SIZE = 25;
 
@@ -208,6 +209,7 @@ export function DocumentsPage() {
           ))}
         </select>
       </div>
+      {debounced && <SearchHits query={debounced} tagId={tagId} />}
       {docs.error && <ErrorBox error={docs.error} onRetry={docs.reload} />}
       {docs.loading && !docs.data && <Spinner label="Loading documents…" />}
       {docs.data && docs.data.documents.length === 0 && (

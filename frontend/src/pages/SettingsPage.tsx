@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
 import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
-import type { ProviderCheck, ServerSettings, SettingsPatch } from "../api/types";
+import type { ProviderCheck, SearchStatus, ServerSettings, SettingsPatch } from "../api/types";
 import { ErrorBox, RichText, Spinner } from "../components/common";
 import { useSettings, type ApprovalMode } from "../lib/settings";
 import { useTitle } from "../lib/useTitle";
@@ -18,15 +18,18 @@ interface ProviderForm {
   /** A new key; "" keeps the saved one. */
   openai_api_key: string;
   default_model: string;
+  /** The embedding model for search by meaning; "" for none. */
+  embed_model: string;
 }
 
-type Field = "ollama_host" | "openai_base_url" | "openai_api_key" | "default_model";
+type Field = "ollama_host" | "openai_base_url" | "openai_api_key" | "default_model" | "embed_model";
 
 const ENV_NAMES: Record<Field, string> = {
   ollama_host: "OLLAMA_HOST",
   openai_base_url: "OPENAI_BASE_URL",
   openai_api_key: "OPENAI_API_KEY",
   default_model: "--model or DOCENT_MODEL",
+  embed_model: "--embed-model or DOCENT_EMBED_MODEL",
 };
 
 /** The form for what the server answered: saved values shown, defaults left empty (placeholders). */
@@ -37,13 +40,14 @@ function formOf(x: ServerSettings): ProviderForm {
     openai_base_url: saved("openai_base_url", x.openai_base_url),
     openai_api_key: "",
     default_model: saved("default_model", x.default_model),
+    embed_model: saved("embed_model", x.embed_model),
   };
 }
 
 export default function SettingsPage() {
   const [s, set] = useSettings();
   const [server, setServer] = useState<{ loading: boolean; value?: ServerSettings; error?: ErrorInput }>({ loading: true });
-  const [form, setForm] = useState<ProviderForm>({ ollama_host: "", openai_base_url: "", openai_api_key: "", default_model: "" });
+  const [form, setForm] = useState<ProviderForm>({ ollama_host: "", openai_base_url: "", openai_api_key: "", default_model: "", embed_model: "" });
   const setupState = useSetupStatus();
   const knownModels = (setupState.data?.models ?? []).map((m) => m.id);
   const [test, setTest] = useState<{ loading: boolean; result?: ProviderCheck[]; error?: ErrorInput }>({ loading: false });
@@ -71,7 +75,7 @@ export default function SettingsPage() {
   /** The fields to send: those the environment does not set; a key only when one was typed. */
   const patch = (): SettingsPatch => {
     const p: SettingsPatch = {};
-    for (const f of ["ollama_host", "openai_base_url", "default_model"] as const) {
+    for (const f of ["ollama_host", "openai_base_url", "default_model", "embed_model"] as const) {
       if (!fromEnv(f)) p[f] = form[f].trim();
     }
     if (!fromEnv("openai_api_key") && form.openai_api_key.trim()) p.openai_api_key = form.openai_api_key.trim();
@@ -232,6 +236,24 @@ export default function SettingsPage() {
                 </span>
               )}
             </label>
+            <label>
+              Embedding model (search by meaning)
+              <input
+                value={fromEnv("embed_model") ? v.embed_model : form.embed_model}
+                disabled={fromEnv("embed_model")}
+                onChange={(e) => edit("embed_model", e.target.value)}
+                placeholder={setupState.data?.embed_suggestion?.model ?? "ollama/nomic-embed-text"}
+                list="known-models"
+                data-testid="settings-embed-model"
+              />
+              {envNote("embed_model")}
+              {!v.embed_model && setupState.data?.embed_suggestion && (
+                <span className="muted small-text" data-testid="settings-embed-suggestion">
+                  <RichText text={setupState.data.embed_suggestion.text} />
+                </span>
+              )}
+              {v.embed_model && <EmbedProgress model={v.embed_model} />}
+            </label>
             <div className="row">
               <button type="submit" className="btn primary" disabled={saving} data-testid="settings-save">
                 Save
@@ -282,6 +304,44 @@ export default function SettingsPage() {
       <VisionModel />
     </div>
   );
+}
+
+/** How far the chunks are embedded with the model, asked again every few seconds while some wait. */
+function EmbedProgress({ model }: { model: string }) {
+  const [st, setSt] = useState<SearchStatus | null>(null);
+  useEffect(() => {
+    let stop = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const poll = () =>
+      api.searchStatus().then(
+        (x) => {
+          if (stop) return;
+          setSt(x);
+          if (x.running || x.embedded < x.chunks) timer = setTimeout(poll, 3000);
+        },
+        () => undefined,
+      );
+    void poll();
+    return () => {
+      stop = true;
+      clearTimeout(timer);
+    };
+  }, [model]);
+  if (!st || st.model !== model) return null;
+  return (
+    <span className="muted small-text" role="status" data-testid="settings-embed-progress">
+      {embedProgressText(st)}
+    </span>
+  );
+}
+
+/** What the Settings page says of the embedding: how many chunks are done, and why the rest wait. */
+export function embedProgressText(st: SearchStatus): string {
+  const n = (x: number) => x.toLocaleString("en");
+  let text = `${n(st.embedded)} of ${n(st.chunks)} text chunks embedded with ${st.model}`;
+  if (st.running) text += "; embedding…";
+  else if (st.embedded < st.chunks) text += st.error ? `; the rest wait: ${st.error}` : "; the rest wait";
+  return text + ".";
 }
 
 /** A warning when a typed model is not among those the providers list (free text stays possible: a server may offer more than it lists). */

@@ -32,6 +32,7 @@ function pulledNotChosen(): SetupStatus {
     next_steps: [{ kind: "choose_default", text: "Choose ollama/qwen3:8b as the default model: in Settings, or with --model ollama/qwen3:8b (or DOCENT_MODEL) on the command line" }],
     pull_command: "ollama pull qwen3:8b",
     pull_suggestions: suggestions,
+    embed_model: "",
   };
 }
 

@@ -128,6 +128,25 @@ func TestSearchByMeaningFindsGermanInvoicesForEnglishQueries(t *testing.T) {
 	}
 }
 
+// Fusing by rank keeps what words find: a query of a word the invoice
+// has puts that invoice first by both, as by words.
+func TestSearchByBothKeepsTheHitsByWords(t *testing.T) {
+	data, _ := searchFixture(t)
+	for _, q := range []struct{ query, doc string }{
+		{"Taxiunternehmen", "v2_zugferd_2p0_BASIC_Taxifahrt.pdf"},
+		{"Autovermietung", "v2_zugferd_2p0_EN16931_Miete.pdf"},
+		{"Kraftfahrtversicherung", "v2_zugferd_2p0_EN16931_Kraftfahrversicherung_Bruttopreise.pdf"},
+	} {
+		words := search(t, data, q.query, "--by", "words")
+		both := search(t, data, q.query)
+		if len(words.Hits) == 0 || words.Hits[0].DocumentName != q.doc || len(both.Hits) == 0 || both.Hits[0].DocumentName != q.doc {
+			t.Errorf("%q: by words %v, by both %v; want %s first in both", q.query, hitDocs(words.Hits), hitDocs(both.Hits), q.doc)
+		} else if both.Hits[0].Matched != "both" {
+			t.Errorf("%q: the first hit matched %q, want both", q.query, both.Hits[0].Matched)
+		}
+	}
+}
+
 // The agent's search_docs, GET /api/search (what the documents page's
 // search box asks) and `docent search --json` return the same hits.
 func TestSearchGivesTheSameHitsEverywhere(t *testing.T) {

@@ -3,6 +3,7 @@ import { PageSource } from "../viewer/PageSource";
 import { composerBlock } from "../setup/setup";
 import { useSetupStatus } from "../setup/useSetup";
 import { FailedDocument, WaitingForText } from "./UnreadDocument";
+import { DocumentEmbedNote } from "./SearchHits";
 import { useTitle } from "../lib/useTitle";
 import { errorMessage } from "../api/http";
 import { api } from "../api/routes";
@@ -336,6 +337,7 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
       </div>
       {d.error && d.status === "needs_ocr" && <div className={`doc-error status-${d.status}`}>{d.error}</div>}
       <OcrStatus doc={d} onChanged={doc.reload} />
+      <DocumentEmbedNote docId={d.id} status={d.status} />
       <AutoCreateBar
         doc={d}
         current={current}

@@ -80,3 +80,19 @@ export function SearchHits({ query, tagId }: { query: string; tagId: string }) {
   if (!res.data) return res.loading ? <Spinner label="Searching…" /> : null;
   return <HitList result={res.data} />;
 }
+
+/**
+ * On a document's page, while an embedding model is set and some of its text is not yet embedded: how far it is, and
+ * why the rest waits. Nothing once it is all embedded, or without a model.
+ */
+export function DocumentEmbedNote({ docId, status }: { docId: string; status: string }) {
+  const res = useAsync(() => api.searchStatus(docId), [docId, status]);
+  const st = res.data;
+  if (!st || !st.model || st.chunks === 0 || st.embedded >= st.chunks) return null;
+  return (
+    <div className="muted small-text" role="status" data-testid="doc-embed-note">
+      Search by meaning: {st.embedded} of {st.chunks} passages embedded with {st.model}
+      {st.running ? "; embedding…" : st.error ? `; the rest wait: ${st.error}` : "; the rest wait."}
+    </div>
+  );
+}

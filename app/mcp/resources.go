@@ -86,7 +86,10 @@ func (o Options) toolResource(tool string, args func(id string) map[string]any) 
 				return nil, err
 			}
 		}
-		a := o.Agent()
+		a, err := o.ready()
+		if err != nil {
+			return nil, err
+		}
 		env := &agent.ToolEnv{DB: a.DB, Providers: a.Providers, Logger: o.logger()}
 		res := agent.CallTool(ctx, env, tool, mustJSON(args(id)))
 		if !res.Success {
@@ -110,7 +113,11 @@ func (o Options) documentText(ctx context.Context, req *sdk.ReadResourceRequest)
 			return nil, fmt.Errorf("page=%q is not a page number (1, 2, ...)", p)
 		}
 	}
-	db := o.Agent().DB
+	a, err := o.ready()
+	if err != nil {
+		return nil, err
+	}
+	db := a.DB
 	doc, err := db.GetDocument(ctx, id)
 	if err != nil {
 		return nil, o.readError(ctx, uri, err)
@@ -141,7 +148,11 @@ func (o Options) extraction(ctx context.Context, req *sdk.ReadResourceRequest) (
 	if err != nil {
 		return nil, err
 	}
-	x, err := o.Agent().DB.GetExtraction(ctx, id)
+	a, err := o.ready()
+	if err != nil {
+		return nil, err
+	}
+	x, err := a.DB.GetExtraction(ctx, id)
 	if err != nil {
 		return nil, o.readError(ctx, uri, err)
 	}

@@ -43,6 +43,15 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// ready returns the agent calls run on, or why there is none.
+func (o Options) ready() (*agent.Agent, error) {
+	a := o.Agent()
+	if a == nil || a.DB == nil {
+		return nil, fault.Errorf(fault.Unavailable, "this server runs without the agent")
+	}
+	return a, nil
+}
+
 func (o Options) readOnly() bool { return o.ReadOnly != nil && o.ReadOnly() }
 
 func (o Options) logger() *slog.Logger {
@@ -137,9 +146,9 @@ func (o Options) handler(t agent.Tool) sdk.ToolHandler {
 		if t.Access == agent.ReadWrite && o.readOnly() {
 			return errorResult(t.Name + " changes what Docent holds, and Docent's MCP server is read-only (Settings); only read-only tools run"), nil
 		}
-		a := o.Agent()
-		if a == nil || a.DB == nil {
-			return errorResult("Docent is not ready: no store is open"), nil
+		a, err := o.ready()
+		if err != nil {
+			return errorResult(err.Error()), nil
 		}
 		env := &agent.ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, Logger: o.logger()}
 		args := req.Params.Arguments

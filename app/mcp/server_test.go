@@ -47,20 +47,29 @@ func newFixture(t *testing.T, readOnly bool) *fixture {
 	a := &agent.Agent{DB: db, Providers: reg, DefaultModel: "ollama/qwen3:8b",
 		Extractor: &agent.Extractor{DB: db, Providers: reg, DefaultModel: "ollama/qwen3:8b"}}
 	f := &fixture{db: db, agent: a, models: models, doc: doc}
-	srv := docentmcp.NewServer(docentmcp.Options{Agent: func() *agent.Agent { return f.agent }, Edge: "test", Version: "test"}, readOnly)
+	f.client = connect(t, func() *agent.Agent { return f.agent }, readOnly, nil)
+	return f
+}
+
+// connect connects an MCP client to a server on the agent over the SDK's
+// in-memory transport.
+func connect(t *testing.T, a func() *agent.Agent, readOnly bool, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	srv := docentmcp.NewServer(docentmcp.Options{Agent: a, Edge: "test", Version: "test"}, readOnly)
 	st, ct := sdk.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	client := sdk.NewClient(&sdk.Implementation{Name: "docent-test", Version: "1"}, nil)
-	f.client, err = client.Connect(ctx, ct, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "docent-test", Version: "1"}, opts)
+	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.client.Close() })
-	return f
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // call calls a tool; it fails the test on a protocol error, which no tool

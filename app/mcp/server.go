@@ -12,9 +12,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 
@@ -242,19 +239,3 @@ func errorResult(msg string) *sdk.CallToolResult {
 func (o Options) errorMessage(ctx context.Context, op string, err error) string {
 	return fault.ErrorMessage(fault.Report(ctx, o.logger(), op, err))
 }
-
-// ServeStdio serves one client on in and out (a process's stdin and
-// stdout, as `docent mcp` does) until it closes in or ctx ends. Nothing
-// else may write to out.
-func ServeStdio(ctx context.Context, opts Options, readOnly bool, in io.Reader, out io.Writer) error {
-	err := NewServer(opts, readOnly).Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}})
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || ctx.Err() != nil {
-		return nil // the client closed its end, or the user stopped docent
-	}
-	return fmt.Errorf("serve MCP on stdio: %w", err)
-}
-
-// nopCloser keeps the transport from closing the process's stdout.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

@@ -53,7 +53,7 @@ func newFixture(t *testing.T, readOnly bool) *fixture {
 
 // connect connects an MCP client to a server on the agent over the SDK's
 // in-memory transport.
-func connect(t *testing.T, a func() *agent.Agent, readOnly bool, opts *sdk.ClientOptions) *sdk.ClientSession {
+func connect(t testing.TB, a func() *agent.Agent, readOnly bool, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	srv := docentmcp.NewServer(docentmcp.Options{Agent: a, Edge: "test", Version: "test"}, readOnly)

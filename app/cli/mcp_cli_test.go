@@ -3,17 +3,25 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/app"
 	"github.com/docent/docent/app/internal/testcorpus"
+	"github.com/docent/docent/app/server"
 )
 
 // startMCP starts `docent mcp` as a real child process (this test binary
@@ -239,3 +247,74 @@ func TestMCPTakesNoArguments(t *testing.T) {
 		t.Errorf("docent mcp extra: exit %d %q", code, errOut)
 	}
 }
+
+// TestMCPOnStdioAndHTTPAtOnce: two MCP clients on one data directory, one
+// through `docent mcp` (its own process) and one through /mcp of a server
+// on the same directory, write at the same time; every write of both is
+// stored, and each sees the other's.
+func TestMCPOnStdioAndHTTPAtOnce(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	ctx := context.Background()
+	data := t.TempDir()
+	env := &Env{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard},
+		Root: app.Root{DataDir: data, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+	t.Cleanup(func() { env.Close() })
+	cfg, err := env.ServerConfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Token = strings.Repeat("7", 64)
+	srv := server.New(cfg)
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+cfg.Token)
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	remote, err := sdk.NewClient(&sdk.Implementation{Name: "remote", Version: "1"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { remote.Close() })
+	local, stderr := startMCP(t, "--data-dir", data, "mcp")
+
+	const each = 15
+	var wg sync.WaitGroup
+	errs := make(chan string, 2*each)
+	for name, cs := range map[string]*sdk.ClientSession{"stdio": local, "http": remote} {
+		wg.Go(func() {
+			for i := range each {
+				res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_tag", Arguments: map[string]any{"name": fmt.Sprintf("%s %02d", name, i)}})
+				if err != nil {
+					errs <- fmt.Sprintf("%s %d: %v", name, i, err)
+				} else if res.IsError {
+					errs <- fmt.Sprintf("%s %d: %s", name, i, mcpText(res))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("a write failed: %s\n%s", e, stderr)
+	}
+	for name, cs := range map[string]*sdk.ClientSession{"stdio": local, "http": remote} {
+		var tags struct {
+			Tags []struct {
+				Name string `json:"name"`
+			} `json:"tags"`
+			Total int `json:"total"`
+		}
+		mcpOK(t, cs, "list_tags", map[string]any{"limit": 100}, &tags)
+		if tags.Total != 2*each {
+			t.Errorf("%s sees %d tags, want %d: %+v", name, tags.Total, 2*each, tags.Tags)
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -17,8 +17,8 @@ const httpSessionIdle = time.Hour
 // when it connects, and a write is refused at any time it says so.
 func Handler(opts Options) http.Handler {
 	full, readOnly := NewServer(opts, false), NewServer(opts, true)
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server {
-		if opts.readOnly() {
+	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+		if opts.readOnly(r.Context()) {
 			return readOnly
 		}
 		return full

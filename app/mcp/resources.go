@@ -25,8 +25,6 @@ import (
 // ends with the URI of the next read when there are more.
 const pagesPerRead = 20
 
-const resourceScheme = "docent://"
-
 func addResources(s *sdk.Server, o Options) {
 	lists := []struct{ uri, name, title, desc, tool string }{
 		{"docent://documents", "documents", "Documents", "The newest 100 documents: id, name, pages, status, tags.", "list_documents"},
@@ -35,7 +33,7 @@ func addResources(s *sdk.Server, o Options) {
 	}
 	for _, l := range lists {
 		s.AddResource(&sdk.Resource{URI: l.uri, Name: l.name, Title: l.title, Description: l.desc, MIMEType: "application/json"},
-			o.toolResource(l.tool, func(string) map[string]any { return map[string]any{"limit": 100} }))
+			o.toolResource(l.uri, l.tool, func(string) map[string]any { return map[string]any{"limit": 100} }))
 	}
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docent://documents/{id}{?page}", Name: "document",
 		Title: "Document text", MIMEType: "text/plain",
@@ -43,10 +41,10 @@ func addResources(s *sdk.Server, o Options) {
 		o.documentText)
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docent://schemas/{id}", Name: "schema", Title: "Schema",
 		MIMEType: "application/json", Description: "A schema (its id, revision id or name): name, version and response_format."},
-		o.toolResource("get_schema", func(id string) map[string]any { return map[string]any{"schema_revid": id} }))
+		o.toolResource("", "get_schema", func(id string) map[string]any { return map[string]any{"schema_revid": id} }))
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docent://prompts/{id}", Name: "prompt", Title: "Extraction prompt",
 		MIMEType: "application/json", Description: "An extraction prompt (its id, revision id or name): instructions, schema, model and tags."},
-		o.toolResource("get_prompt", func(id string) map[string]any { return map[string]any{"prompt_revid": id} }))
+		o.toolResource("", "get_prompt", func(id string) map[string]any { return map[string]any{"prompt_revid": id} }))
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docent://extractions/{id}", Name: "extraction", Title: "Extraction",
 		MIMEType: "application/json", Description: "A stored extraction with its evidence: where in the document each value stands (page, or that it was not found)."},
 		o.extraction)
@@ -75,12 +73,12 @@ func (o Options) readError(ctx context.Context, uri string, err error) error {
 }
 
 // toolResource reads a resource as a read-only tool's result: the same
-// JSON the agent gets.
-func (o Options) toolResource(tool string, args func(id string) map[string]any) sdk.ResourceHandler {
+// JSON the agent gets. A URI other than listURI names an id.
+func (o Options) toolResource(listURI, tool string, args func(id string) map[string]any) sdk.ResourceHandler {
 	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		uri := req.Params.URI
 		id := ""
-		if strings.Count(strings.TrimPrefix(uri, resourceScheme), "/") > 0 {
+		if uri != listURI {
 			var err error
 			if id, _, err = resourceID(uri); err != nil {
 				return nil, err

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,7 +31,7 @@ type Options struct {
 	// It is asked when a client connects (the tools it lists) and at every
 	// call (a switch turned on refuses the writes of a client connected
 	// before).
-	ReadOnly func() bool
+	ReadOnly func(ctx context.Context) bool
 	// Edge names the transport in the log of writes: "stdio" or "http".
 	Edge string
 	// Version is Docent's, sent to clients as the server's.
@@ -49,7 +50,7 @@ func (o Options) ready() (*agent.Agent, error) {
 	return a, nil
 }
 
-func (o Options) readOnly() bool { return o.ReadOnly != nil && o.ReadOnly() }
+func (o Options) readOnly(ctx context.Context) bool { return o.ReadOnly != nil && o.ReadOnly(ctx) }
 
 func (o Options) logger() *slog.Logger {
 	if o.Logger != nil {
@@ -140,12 +141,12 @@ func inputSchema(t agent.Tool) json.RawMessage {
 // agent would get; none is a protocol error.
 func (o Options) handler(t agent.Tool) sdk.ToolHandler {
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		if t.Access == agent.ReadWrite && o.readOnly() {
+		if t.Access == agent.ReadWrite && o.readOnly(ctx) {
 			return errorResult(t.Name + " changes what Docent holds, and Docent's MCP server is read-only (Settings); only read-only tools run"), nil
 		}
 		a, err := o.ready()
 		if err != nil {
-			return errorResult(err.Error()), nil
+			return errorResult(o.errorMessage(ctx, "tool "+t.Name, err)), nil
 		}
 		env := &agent.ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, Logger: o.logger()}
 		args := req.Params.Arguments
@@ -179,7 +180,7 @@ func takeDocumentID(t agent.Tool, args json.RawMessage) (id string, rest json.Ra
 	if !ok {
 		return "", args, "document_id is required: the id of the document " + t.Name + " acts on (search_docs and list_documents find it)"
 	}
-	if err := json.Unmarshal(raw, &id); err != nil || len(bytes.TrimSpace([]byte(id))) == 0 {
+	if err := json.Unmarshal(raw, &id); err != nil || strings.TrimSpace(id) == "" {
 		return "", args, "document_id must be a document's id, a non-empty string"
 	}
 	var own struct {

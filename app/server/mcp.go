@@ -20,8 +20,8 @@ import (
 func (s *Server) newMCP() http.Handler {
 	return mcp.Handler(mcp.Options{
 		Agent: s.agent,
-		ReadOnly: func() bool {
-			return settings.MCPReadOnly(context.Background(), s.cfg.DB, s.cfg.Logger)
+		ReadOnly: func(ctx context.Context) bool {
+			return settings.MCPReadOnly(ctx, s.cfg.DB, s.cfg.Logger)
 		},
 		Edge: "http", Version: s.cfg.Version, Logger: s.cfg.Logger,
 	})

@@ -18,7 +18,9 @@ const SettingMCPReadOnly = "mcp_read_only"
 func MCPReadOnly(ctx context.Context, db *storage.DB, logger *slog.Logger) bool {
 	on := false
 	if _, err := db.GetSetting(ctx, SettingMCPReadOnly, &on); err != nil {
-		logger.WarnContext(ctx, "read the MCP read-only switch; taking it as on", "err", err)
+		if ctx.Err() == nil { // not a request that ended
+			logger.WarnContext(ctx, "read the MCP read-only switch; taking it as on", "err", err)
+		}
 		return true
 	}
 	return on

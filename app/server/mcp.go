@@ -41,10 +41,14 @@ func (s *Server) getMCPSettings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, mcpSettings{ReadOnly: settings.MCPReadOnly(r.Context(), s.cfg.DB, s.cfg.Logger)})
 }
 
+// mcpSettingsBody is the body of PUT /api/settings/mcp; a field left out
+// keeps its saved value.
+type mcpSettingsBody struct {
+	ReadOnly *bool `json:"read_only,omitempty"`
+}
+
 func (s *Server) putMCPSettings(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		ReadOnly *bool `json:"read_only"`
-	}
+	var body mcpSettingsBody
 	if err := s.decodeJSON(w, r, &body, false); err != nil {
 		s.writeError(w, r, err)
 		return

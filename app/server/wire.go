@@ -44,6 +44,7 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[pageList](),
 		reflect.TypeFor[storage.PageWords](),
 		reflect.TypeFor[ocrSettings](),
+		reflect.TypeFor[mcpSettings](),
 		reflect.TypeFor[settings.View](),
 		reflect.TypeFor[settingsTest](),
 		reflect.TypeFor[settings.Status](),
@@ -68,6 +69,7 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[acceptBody](),
 		reflect.TypeFor[autoCreateBody](),
 		reflect.TypeFor[ocrSettingsBody](),
+		reflect.TypeFor[mcpSettingsBody](),
 		reflect.TypeFor[settings.Patch](),
 	}
 }

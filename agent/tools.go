@@ -33,6 +33,14 @@ const (
 type Tool struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
+	// Title is the tool's name for people ("Read a document's text"), for
+	// clients that list tools to people (MCP); DisplayTitle falls back to
+	// the name.
+	Title string `json:"-"`
+	// OnDocument is set on tools that act on the current document
+	// (ToolEnv.DocumentID) when no document_id is given: an edge that has
+	// no current document (MCP) makes document_id required for them.
+	OnDocument bool `json:"-"`
 	// Parameters is a JSON Schema object in the OpenAI function-calling
 	// format, with additionalProperties false.
 	Parameters json.RawMessage `json:"parameters"`
@@ -41,6 +49,17 @@ type Tool struct {
 	// read-write tool has it. The unattended scope and the "always
 	// approve" rule decide from it.
 	Changes func(ctx context.Context, env *ToolEnv, args json.RawMessage) ([]Change, error) `json:"-"`
+	// Ops are the operations (OpCreate, OpUpdate, OpDelete, OpLink) its
+	// Changes may return, declared so that an edge can describe a tool
+	// before any call (MCP's annotations): a tool with OpDelete destroys.
+	Ops []string `json:"-"`
+	// Overwrites is set on read-write tools whose update replaces what was
+	// there without keeping it as a version (a document's name, tags and
+	// metadata; a tag; an extraction's field): destructive, like a delete.
+	Overwrites bool `json:"-"`
+	// Idempotent is set on read-write tools that a second call with the
+	// same arguments changes nothing more.
+	Idempotent bool `json:"-"`
 	// HeadlessLimit caps how many times an unattended run may call the
 	// tool in one turn (0: no cap). What the call may change at all is the
 	// run's Scope's to say.
@@ -54,6 +73,22 @@ type Tool struct {
 	// Run does the work. Arguments have been checked against Parameters.
 	// Errors are rendered for the model by CallTool.
 	Run func(ctx context.Context, env *ToolEnv, args json.RawMessage) (any, error) `json:"-"`
+}
+
+// DisplayTitle is the tool's title, or its name in words ("search_docs":
+// "Search docs") when it declares none.
+func (t Tool) DisplayTitle() string {
+	if t.Title != "" {
+		return t.Title
+	}
+	words := strings.ReplaceAll(t.Name, "_", " ")
+	return strings.ToUpper(words[:1]) + words[1:]
+}
+
+// Destructive reports whether a call may destroy what is there: a
+// read-write tool that deletes or overwrites.
+func (t Tool) Destructive() bool {
+	return t.Access == ReadWrite && (t.Overwrites || slices.Contains(t.Ops, OpDelete))
 }
 
 // ToolEnv is what a tool call may touch: the store, the current document,

@@ -24,6 +24,7 @@ func artifactTools() []Tool {
 	return []Tool{
 		{
 			Name:        "get_schema",
+			Title:       "Get a schema",
 			Description: "Get one schema revision: schema_id, name, version and response_format.",
 			Parameters: params([]string{"schema_revid"}, map[string]string{
 				"schema_revid": `{"type":"string","minLength":1,"description":"Schema revision id (a schema_id or name gives its latest revision)."}`,
@@ -34,6 +35,7 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "list_schemas",
+			Title:       "List schemas",
 			Description: "List schemas by name: the latest revision of each, without its response_format (get_schema has it).",
 			Parameters:  params(nil, map[string]string{"skip": pSkip, "limit": pLimit, "name_search": pNameSearch}),
 			Access:      ReadOnly,
@@ -42,6 +44,7 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "validate_schema",
+			Title:       "Check a schema",
 			Description: "Check a schema before create_schema or update_schema. Returns {valid:true, warnings?} or {valid:false, errors:[{path,message}]}; strict-mode problems are warnings.",
 			Parameters:  params([]string{"schema"}, map[string]string{"schema": pResponseFormat}),
 			Access:      ReadOnly,
@@ -50,6 +53,7 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "validate_against_schema",
+			Title:       "Check data against a schema",
 			Description: "Validate data against a stored schema revision. Returns {valid:true} or {valid:false, errors:[{path,message}]}.",
 			Parameters: params([]string{"schema_revid", "data"}, map[string]string{
 				"schema_revid": `{"type":"string","minLength":1,"description":"Schema revision id (a schema_id or name uses its latest revision)."}`,
@@ -61,6 +65,7 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "get_prompt",
+			Title:       "Get a prompt",
 			Description: "Get one prompt revision: name, content, linked schema (schema_id, schema_revid, schema_version), model and tags.",
 			Parameters: params([]string{"prompt_revid"}, map[string]string{
 				"prompt_revid": `{"type":"string","minLength":1,"description":"Prompt revision id (a prompt_id or name gives its latest revision)."}`,
@@ -71,6 +76,7 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "list_prompts",
+			Title:       "List prompts",
 			Description: "List prompts by name: the latest revision of each, without its content (get_prompt has it). document_id keeps prompts sharing a tag with that document; tag_ids keeps prompts having all of them.",
 			Parameters: params(nil, map[string]string{
 				"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
@@ -82,6 +88,7 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "get_tag",
+			Title:       "Get a tag",
 			Description: "Get a tag: name, colour, description.",
 			Parameters:  params([]string{"tag_id"}, map[string]string{"tag_id": pTagID}),
 			Access:      ReadOnly,
@@ -90,6 +97,7 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "list_tags",
+			Title:       "List tags",
 			Description: "List tags by name.",
 			Parameters:  params(nil, map[string]string{"skip": pSkip, "limit": pLimit, "name_search": pNameSearch}),
 			Access:      ReadOnly,
@@ -98,6 +106,8 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "create_schema",
+			Title:       "Create a schema",
+			Ops:         []string{OpCreate},
 			Description: "Create a schema at version 1. Call validate_schema first. A name that exists is an error: use update_schema then.",
 			Parameters: params([]string{"name", "response_format"}, map[string]string{
 				"name":            `{"type":"string","minLength":1,"description":"Schema name, unique."}`,
@@ -111,6 +121,9 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "update_schema",
+			Title:       "Make a new version of a schema",
+			Ops:         []string{OpUpdate},
+			Idempotent:  true,
 			Description: "Make a new version of a schema with a new name and/or response_format. Call validate_schema first. Identical content makes no new version.",
 			Parameters: params([]string{"schema_id"}, map[string]string{
 				"schema_id":       pSchemaID,
@@ -125,6 +138,9 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "delete_schema",
+			Title:       "Delete a schema",
+			Ops:         []string{OpDelete},
+			Idempotent:  true,
 			Description: "Delete a schema with all its versions. Refused while the latest revision of a prompt uses it.",
 			Parameters:  params([]string{"schema_id"}, map[string]string{"schema_id": pSchemaID}),
 			Access:      ReadWrite,
@@ -134,6 +150,8 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "create_prompt",
+			Title:       "Create an extraction prompt",
+			Ops:         []string{OpCreate, OpLink},
 			Description: "Create an extraction prompt at version 1, linked to a schema. A name that exists is an error: use update_prompt then. Call help_prompts for guidance.",
 			Parameters: params([]string{"name", "content"}, map[string]string{
 				"name":           `{"type":"string","minLength":1,"description":"Prompt name, unique."}`,
@@ -151,6 +169,9 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "update_prompt",
+			Title:       "Make a new version of a prompt",
+			Ops:         []string{OpUpdate, OpLink},
+			Idempotent:  true,
 			Description: "Make a new version of a prompt; fields not given carry over. schema_id \"\" unlinks the schema.",
 			Parameters: params([]string{"prompt_id"}, map[string]string{
 				"prompt_id":      pPromptID,
@@ -169,6 +190,9 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "delete_prompt",
+			Title:       "Delete a prompt",
+			Ops:         []string{OpDelete},
+			Idempotent:  true,
 			Description: "Delete a prompt with all its versions; extractions made with it are kept.",
 			Parameters:  params([]string{"prompt_id"}, map[string]string{"prompt_id": pPromptID}),
 			Access:      ReadWrite,
@@ -178,6 +202,8 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "create_tag",
+			Title:       "Create a tag",
+			Ops:         []string{OpCreate},
 			Description: "Create a tag. A name that exists (in any case) is an error.",
 			Parameters: params([]string{"name"}, map[string]string{
 				"name":        `{"type":"string","minLength":1,"description":"Tag name, unique."}`,
@@ -191,6 +217,10 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "update_tag",
+			Title:       "Change a tag",
+			Ops:         []string{OpUpdate},
+			Overwrites:  true,
+			Idempotent:  true,
 			Description: "Change a tag's name, colour or description.",
 			Parameters: params([]string{"tag_id"}, map[string]string{
 				"tag_id":      pTagID,
@@ -205,6 +235,9 @@ func artifactTools() []Tool {
 		},
 		{
 			Name:        "delete_tag",
+			Title:       "Delete a tag",
+			Ops:         []string{OpDelete},
+			Idempotent:  true,
 			Description: "Delete a tag. Refused while documents or prompts use it; the error names them.",
 			Parameters:  params([]string{"tag_id"}, map[string]string{"tag_id": pTagID}),
 			Access:      ReadWrite,

@@ -14,6 +14,8 @@ func documentTools() []Tool {
 	return []Tool{
 		{
 			Name:        "get_ocr_text",
+			Title:       "Read a document's text",
+			OnDocument:  true,
 			Description: "Read the current document's text. Without page_num: all pages, each after a '--- page N ---' marker, capped at 4,000 characters. With page_num: that page only.",
 			Parameters: params(nil, map[string]string{
 				"page_num": `{"type":"integer","minimum":1,"description":"1-based page number. Default: the whole document."}`,
@@ -24,6 +26,8 @@ func documentTools() []Tool {
 		},
 		{
 			Name:        "get_document",
+			Title:       "Get a document",
+			OnDocument:  true,
 			Description: "Get a document's metadata, tags, page count, status and auto-create status.",
 			Parameters:  params(nil, map[string]string{"document_id": pDocumentID}),
 			Access:      ReadOnly,
@@ -32,6 +36,7 @@ func documentTools() []Tool {
 		},
 		{
 			Name:        "list_documents",
+			Title:       "List documents",
 			Description: "List documents, newest first. name_search matches the name or the text; tag_ids keeps documents having all of them.",
 			Parameters: params(nil, map[string]string{
 				"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
@@ -42,6 +47,11 @@ func documentTools() []Tool {
 		},
 		{
 			Name:        "update_document",
+			Title:       "Rename, tag or describe a document",
+			OnDocument:  true,
+			Ops:         []string{OpUpdate},
+			Overwrites:  true,
+			Idempotent:  true,
 			Description: "Change a document's name, tags (tag_ids replaces them all) or metadata (a JSON object replacing the old one).",
 			Parameters: params(nil, map[string]string{
 				"document_id": pDocumentID,
@@ -56,6 +66,10 @@ func documentTools() []Tool {
 		},
 		{
 			Name:        "delete_document",
+			Title:       "Delete a document",
+			OnDocument:  true,
+			Ops:         []string{OpDelete},
+			Idempotent:  true,
 			Description: "Delete a document with its pages, extractions and conversations. Default: the current document.",
 			Parameters:  params(nil, map[string]string{"document_id": pDocumentID}),
 			Access:      ReadWrite,

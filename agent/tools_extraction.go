@@ -16,6 +16,8 @@ func extractionTools() []Tool {
 	return []Tool{
 		{
 			Name:        "get_extraction_result",
+			Title:       "Get a document's extraction",
+			OnDocument:  true,
 			Description: "Get the current extraction of the current document: the working state's, else the newest stored one (made with prompt_revid when given).",
 			Parameters: params(nil, map[string]string{
 				"prompt_revid": `{"type":"string","description":"Prompt revision whose extraction to get. Default: the working state's extraction, else the newest."}`,
@@ -26,6 +28,9 @@ func extractionTools() []Tool {
 		},
 		{
 			Name:        "run_extraction",
+			Title:       "Extract a document with a prompt",
+			OnDocument:  true,
+			Ops:         []string{OpCreate},
 			Description: "Run an extraction prompt on the current document with the prompt's schema as structured output; the result is validated and stored, and becomes the current extraction.",
 			Parameters: params(nil, map[string]string{
 				"prompt_revid": `{"type":"string","description":"Prompt revision to run (a prompt_id or name runs its latest). Default: the working state's prompt_revid."}`,
@@ -39,6 +44,11 @@ func extractionTools() []Tool {
 		},
 		{
 			Name:        "update_extraction_field",
+			Title:       "Correct one extracted field",
+			OnDocument:  true,
+			Ops:         []string{OpUpdate},
+			Overwrites:  true,
+			Idempotent:  true,
 			Description: "Set one field of the current extraction and store it as edited (the model's original output is kept); the value is validated again against the schema. Say why in reason: the person approving reads it.",
 			Parameters: params([]string{"path", "value"}, map[string]string{
 				"path":   `{"type":"string","minLength":1,"description":"Dot-separated path; numbers index arrays, e.g. line_items.0.amount."}`,

@@ -11,6 +11,7 @@ func helpTools() []Tool {
 	return []Tool{
 		{
 			Name:        "help_schemas",
+			Title:       "How to write a schema",
 			Description: "How to write a Docent schema (response_format): the shape, strict-mode rules, nullable fields, an invoice example.",
 			Parameters:  params(nil, nil),
 			Access:      ReadOnly,
@@ -19,6 +20,7 @@ func helpTools() []Tool {
 		},
 		{
 			Name:        "help_prompts",
+			Title:       "How to write a prompt",
 			Description: "How to write a Docent extraction prompt: what to say, formats, linking a schema, the order of tool calls.",
 			Parameters:  params(nil, nil),
 			Access:      ReadOnly,
@@ -27,6 +29,7 @@ func helpTools() []Tool {
 		},
 		{
 			Name:        "list_models",
+			Title:       "List models",
 			Description: "List the models the configured providers offer, with their ids (provider/model) and capabilities.",
 			Parameters:  params(nil, nil),
 			Access:      ReadOnly,

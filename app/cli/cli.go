@@ -90,6 +90,7 @@ func commands() []command {
 		{"auto-create", "auto-create [--model MODEL] [--concurrency N] [--timeout DURATION] [--stale-after DURATION] [--schema SCHEMA | --shared] [--tag NAME]... [--json] (PATH... | --all)", "let the agent propose a schema, prompt and extraction for each document (PATHs are imported first; --all: every document not yet proposed or accepted)", runAutoCreate},
 		{"eval", "eval --prompt PROMPT (--truth DIR | --corrections) [--model MODEL] [--baseline EVALUATION] [--json]", "measure a prompt against known values: JSON files named after the documents (NAME.json, NAME.expected.json), or the values corrected by hand; reports per field exact, wrong, missing, extra and how many were found in the document (nothing is stored but the report)", runEval},
 		{"export", "export (--schema SCHEMA [--prompt PROMPT] | --prompt PROMPT) [--tag NAME]... [--format csv|json|jsonl|xlsx] [--out FILE] [--explode PATH] [--raw] [--evidence]", "export a table of extracted data: with --schema, a row per document whose latest extraction used the schema; with --prompt alone, the prompt's latest extraction of each document (CSV cells that begin like a formula get a leading ' unless --raw; --evidence adds each value's page and the values not found in the document)", runExport},
+		{"mcp", "mcp [--read-only]", "serve Docent's tools, documents and prompts to an MCP client (Claude Desktop, Claude Code, Cursor) on stdin and stdout; --read-only: only the tools that change nothing", runMCP},
 	}
 }
 

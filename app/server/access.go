@@ -29,8 +29,8 @@ func sessionValue(token string) string {
 //   - `?token=T` on a page (not /api/) sets the session cookie and
 //     redirects to the same URL without the token, so it does not stay in
 //     the address bar and history;
-//   - every /api/ route but the health check (GET or HEAD /api/health)
-//     needs the token, as a bearer header or the session cookie (401
+//   - every /api/ route but the health check (GET or HEAD /api/health),
+//     and /mcp, need the token, as a bearer header or the session cookie (401
 //     otherwise);
 //   - a state-changing request from a page of another origin is refused
 //     (403), so a site the user visits cannot drive the API through the
@@ -44,7 +44,7 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request) bool {
 	if s.cfg.Token == "" {
 		return true
 	}
-	api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/")
+	api := r.URL.Path == "/api" || strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/mcp"
 	if !api && r.URL.Query().Has("token") {
 		s.signIn(w, r)
 		return false

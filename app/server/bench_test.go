@@ -8,24 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docent/docent/app/internal/teststore"
 	"github.com/docent/docent/storage"
 )
 
-// seedDocuments stores n small one-page documents through the store's
-// public API (one transaction each; the storage package's faster seeder is
-// private to its tests).
+// seedDocuments stores n small one-page documents (teststore.Documents),
+// saying how long it took.
 func seedDocuments(b *testing.B, db *storage.DB, n int) {
 	b.Helper()
-	ctx := context.Background()
 	start := time.Now()
-	for i := range n {
-		text := fmt.Sprintf("document %d: invoice total amount due %d", i, i*7)
-		if _, err := db.CreateDocument(ctx, storage.NewDocument{
-			Name: fmt.Sprintf("document-%05d.txt", i), MediaType: "text/plain", Data: []byte(text), Pages: []string{text},
-		}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	teststore.Documents(b, db, n)
 	b.Logf("seeded %d documents in %v", n, time.Since(start).Round(time.Millisecond))
 }
 

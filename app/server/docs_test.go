@@ -13,8 +13,8 @@ import (
 )
 
 // documentedRoute is a row of one of docs/protocol.md's route tables:
-// "| `METHOD /api/...` | request | answer |".
-var documentedRoute = regexp.MustCompile("(?m)^\\| `((?:GET|HEAD|POST|PUT|PATCH|DELETE) /api/[^`]*)` \\|")
+// "| `METHOD /api/...` | request | answer |" (or /mcp).
+var documentedRoute = regexp.MustCompile("(?m)^\\| `((?:GET|HEAD|POST|PUT|PATCH|DELETE) /(?:api/[^`]*|mcp))` \\|")
 
 // Every route the server registers has its row in docs/protocol.md, and
 // every row there names a route the server registers: the contract in the

@@ -104,6 +104,7 @@ type Server struct {
 	background   background                 // what Start starts and Close stops (background.go)
 	embedding    embedding                  // chunks embedded in the background (search.go)
 	largeAnswers chan struct{}              // turns of large answers (large_answers.go)
+	mcp          http.Handler               // MCP over Streamable HTTP at /mcp (mcp.go)
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -149,6 +150,7 @@ func New(cfg Config) *Server {
 	s.ocr.OnDocument = s.afterOCR
 	s.ocr.Lang = func() string { return ocr.SettingLang(context.Background(), cfg.DB) }
 	s.ocr.VisionSetting = s.ocrVision // the Settings page's vision model (ocr_settings.go)
+	s.mcp = s.newMCP()
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
 		s.mux.HandleFunc(rt.pattern, rt.handle)
@@ -215,6 +217,8 @@ func (s *Server) routeTable() []route {
 		{"GET /api/settings/ocr", s.getOCRSettings},
 		{"PUT /api/settings/ocr", s.putOCRSettings},
 		{"GET /api/setup", s.getSetup}, // first-run setup (setup.go)
+		{"GET /api/settings/mcp", s.getMCPSettings},
+		{"PUT /api/settings/mcp", s.putMCPSettings},
 
 		{"POST /api/documents/{id}/chat", s.chat},
 		{"POST /api/documents/{id}/chat/approve", s.approve},
@@ -236,6 +240,12 @@ func (s *Server) routeTable() []route {
 		{"POST /api/schemas/{schema_id}/rerun", s.rerunSchema},
 		{"POST /api/auto-create/accept", s.acceptAutoCreateMany},
 		{"PUT /api/documents/{id}/kind", s.setDocumentKind},
+
+		// MCP over Streamable HTTP (mcp.go): a client's messages, its
+		// stream of the server's, and the end of its session.
+		{"POST /mcp", s.handleMCP},
+		{"GET /mcp", s.handleMCP},
+		{"DELETE /mcp", s.handleMCP},
 	}
 }
 

@@ -45,6 +45,7 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[pageList](),
 		reflect.TypeFor[storage.PageWords](),
 		reflect.TypeFor[ocrSettings](),
+		reflect.TypeFor[mcpSettings](),
 		reflect.TypeFor[settings.View](),
 		reflect.TypeFor[settingsTest](),
 		reflect.TypeFor[settings.Status](),
@@ -69,6 +70,7 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[acceptBody](),
 		reflect.TypeFor[autoCreateBody](),
 		reflect.TypeFor[ocrSettingsBody](),
+		reflect.TypeFor[mcpSettingsBody](),
 		reflect.TypeFor[settings.Patch](),
 	}
 }

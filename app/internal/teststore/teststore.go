@@ -34,3 +34,19 @@ func SixtyPrompts(t testing.TB, db *storage.DB, responseFormat string) storage.S
 	}
 	return s
 }
+
+// Documents stores n small one-page documents through the store's public
+// API, one transaction each (the storage package's faster seeder is
+// private to its tests), for benchmarks on a store of a realistic size.
+func Documents(tb testing.TB, db *storage.DB, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	for i := range n {
+		text := fmt.Sprintf("document %d: invoice total amount due %d", i, i*7)
+		if _, err := db.CreateDocument(ctx, storage.NewDocument{
+			Name: fmt.Sprintf("document-%05d.txt", i), MediaType: "text/plain", Data: []byte(text), Pages: []string{text},
+		}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}

@@ -349,6 +349,12 @@ export interface OcrSettings {
   vision_error?: string;
 }
 
+/** mcpSettings answers GET and PUT /api/settings/mcp. */
+export interface McpSettings {
+  /** ReadOnly makes /mcp list and run only the read-only tools. */
+  read_only: boolean;
+}
+
 /**
  * View answers GET and PUT /api/settings. The API key itself is never
  * sent back: only whether one is set.
@@ -570,6 +576,14 @@ export interface OcrSettingsBody {
   vision_model?: string;
   /** VisionAll sends every page to the vision model. */
   vision_all?: boolean;
+}
+
+/**
+ * mcpSettingsBody is the body of PUT /api/settings/mcp; a field left out
+ * keeps its saved value.
+ */
+export interface McpSettingsBody {
+  read_only?: boolean;
 }
 
 /**

@@ -1,0 +1,11 @@
+package mcp
+
+import "time"
+
+// SetProgressEvery sets how often a running call says it still runs, for
+// a test; it returns the function that puts it back.
+func SetProgressEvery(d time.Duration) (restore func()) {
+	old := progressEvery
+	progressEvery = d
+	return func() { progressEvery = old }
+}

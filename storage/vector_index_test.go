@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -176,5 +178,64 @@ func TestAChangeOfModelDropsTheOldIndex(t *testing.T) {
 	meaning(t, db, "old-model", unit(4, 0), 10)
 	if n := loads(db); n != 3 {
 		t.Errorf("%d loads after going back to the old model, want 3: its index should have been dropped", n)
+	}
+}
+
+// Searches that run while documents are deleted and new vectors stored
+// see a consistent index (go test -race checks the copies they work on),
+// and once the deletions are done no search returns a deleted document.
+func TestSearchesDuringDeletionsAndAdditions(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	var docs []Document
+	for i := range 12 {
+		docs = append(docs, mustCreateDocument(t, db, NewDocument{Name: fmt.Sprintf("d%d.txt", i), Pages: []string{"eins", "zwei", "drei"}}))
+	}
+	embedAll(t, db, "m", func(string) []float32 { return unit(4, 0) })
+	meaning(t, db, "m", unit(4, 0), 5)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	stop := make(chan struct{})
+	for range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := db.SearchBy(ctx, SearchQuery{Text: "x", By: ByMeaning, Model: "m", Vector: []float32{1, 0.1, 0, 0}, Limit: 5}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	deleted := map[string]bool{}
+	for i, d := range docs[:8] {
+		if err := db.DeleteDocument(ctx, d.ID); err != nil {
+			t.Fatal(err)
+		}
+		deleted[d.ID] = true
+		mustCreateDocument(t, db, NewDocument{Name: fmt.Sprintf("new%d.txt", i), Pages: []string{"vier"}})
+		embedAll(t, db, "m", func(string) []float32 { return unit(4, 1) })
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("a search during the changes: %v", err)
+	}
+	hits := meaning(t, db, "m", []float32{1, 0.1, 0, 0}, 100)
+	if len(hits) != 4*3+8 {
+		t.Errorf("%d hits, want the 12 chunks left and the 8 new ones", len(hits))
+	}
+	for _, h := range hits {
+		if deleted[h.DocumentID] {
+			t.Errorf("a hit of a deleted document: %+v", h)
+		}
+	}
+	if n := loads(db); n != 1 {
+		t.Errorf("%d loads, want 1", n)
 	}
 }

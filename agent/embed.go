@@ -115,9 +115,10 @@ func (e *Embedder) embedBatch(ctx context.Context, chunks []storage.ChunkToEmbed
 }
 
 func (e *Embedder) embedChunks(ctx context.Context, chunks []storage.ChunkToEmbed) error {
+	_, prefix := embedPrefix(e.Model)
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
-		texts[i] = capRunes(c.Text, maxEmbedChars)
+		texts[i] = prefix + capRunes(c.Text, maxEmbedChars)
 	}
 	vecs, err := e.Providers.Embed(ctx, e.Model, texts)
 	if err != nil {
@@ -137,9 +138,11 @@ func refusedInput(err error) bool {
 	return k == provider.KindRejected || k == provider.KindBadResponse || k == provider.KindContextOverflow
 }
 
-// EmbedQuery is the vector of a search query.
+// EmbedQuery is the vector of a search query, with the query prefix of
+// the model's family (embedPrefix).
 func (e *Embedder) EmbedQuery(ctx context.Context, query string) ([]float32, error) {
-	vecs, err := e.Providers.Embed(ctx, e.Model, []string{capRunes(strings.TrimSpace(query), maxEmbedChars)})
+	prefix, _ := embedPrefix(e.Model)
+	vecs, err := e.Providers.Embed(ctx, e.Model, []string{prefix + capRunes(strings.TrimSpace(query), maxEmbedChars)})
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func TestEmbedMissingResumesWithWhatIsMissing(t *testing.T) {
 				t.Fatalf("the second run embedded %d: %v, want 1", n, err)
 			}
 			reqs := f.srv.EmbedRequests()[before:]
-			if len(reqs) != 1 || len(reqs[0].Inputs) != 1 || reqs[0].Inputs[0] != "Summe 12,50" {
+			if len(reqs) != 1 || len(reqs[0].Inputs) != 1 || reqs[0].Inputs[0] != "search_document: Summe 12,50" {
 				t.Errorf("the second run asked %+v, want only the missing chunk", reqs)
 			}
 			if n, err := f.emb.EmbedMissing(context.Background(), nil); err != nil || n != 0 || len(f.srv.EmbedRequests()) != before+1 {
@@ -167,5 +167,44 @@ func TestSearchByMeaningWordsAndNotes(t *testing.T) {
 	}
 	if n := len(f.srv.EmbedRequests()); n != before {
 		t.Errorf("the 1 MB query reached the model")
+	}
+}
+
+// Models trained with task prefixes get them: nomic-embed-text its
+// search_query/search_document, embeddinggemma its own, on either wire;
+// a model of another family gets the text alone.
+func TestEmbedderSendsTheModelFamilysTaskPrefixes(t *testing.T) {
+	ctx := context.Background()
+	gemma := modeltest.EmbedModel
+	gemma.Name, gemma.Family = "embeddinggemma:300m", "gemma3"
+	bge := modeltest.EmbedModel
+	bge.Name, bge.Family = "bge-m3", "bert"
+	for _, c := range []struct {
+		model, query, doc string
+	}{
+		{"ollama/nomic-embed-text", "search_query: cab ride", "search_document: Taxifahrt vom 29.10.2018"},
+		{"openai/nomic-embed-text", "search_query: cab ride", "search_document: Taxifahrt vom 29.10.2018"},
+		{"ollama/embeddinggemma:300m", "task: search result | query: cab ride", "title: none | text: Taxifahrt vom 29.10.2018"},
+		{"ollama/bge-m3", "cab ride", "Taxifahrt vom 29.10.2018"},
+	} {
+		t.Run(c.model, func(t *testing.T) {
+			f := newEmbedFixture(t, "ollama", "Taxifahrt vom 29.10.2018")
+			f.srv.SetModels(modeltest.DefaultModel, modeltest.EmbedModel, gemma, bge)
+			f.emb.Model = c.model
+			if _, err := f.emb.EmbedMissing(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			res, err := f.emb.Search(ctx, f.db, agent.SearchRequest{Query: "cab ride", By: "meaning"})
+			if err != nil || len(res.Hits) != 1 {
+				t.Fatalf("search: %+v %v", res, err)
+			}
+			var sent []string
+			for _, r := range f.srv.EmbedRequests() {
+				sent = append(sent, r.Inputs...)
+			}
+			if len(sent) != 2 || sent[0] != c.doc || sent[1] != c.query {
+				t.Errorf("the model was sent %q, want the chunk as %q and the query as %q", sent, c.doc, c.query)
+			}
+		})
 	}
 }

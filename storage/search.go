@@ -202,6 +202,10 @@ func (db *DB) wordHits(ctx context.Context, match, filter string, filterArgs []a
 		 ORDER BY h.rank, c.id`, args...)
 }
 
+// maxGoneRounds is how many times a search by meaning searches again
+// after meeting vectors of deleted chunks (meaningHits).
+const maxGoneRounds = 4
+
 // meaningHits are the chunks whose vectors by model are nearest to vec,
 // best first, scored by their exact cosine similarity.
 func (db *DB) meaningHits(ctx context.Context, model string, vec []float32, filter string, filterArgs []any, limit int) ([]SearchHit, error) {
@@ -210,19 +214,9 @@ func (db *DB) meaningHits(ctx context.Context, model string, vec []float32, filt
 		return nil, Errorf(ErrInvalid, "the query's vector: %v", err)
 	}
 	q := blobVector(qb)
-	x, err := db.vectorIndex(ctx, model)
-	if err != nil {
-		return nil, err
-	}
-	if x.dim == 0 {
-		return nil, nil // nothing embedded with this model yet
-	}
-	if x.dim != len(q) {
-		return nil, Errorf(ErrConflict, "%s gave the query a vector of %d dimensions, but the chunks' have %d: the model changed under its name; search by words, or choose the model again under another name", model, len(q), x.dim)
-	}
-	var allowed []bool
+	var ok map[string]bool // the documents the filter keeps
 	if filter != "" {
-		ok := map[string]bool{}
+		ok = map[string]bool{}
 		err := queryEach(ctx, db.sql, func(s scanner) error {
 			var id string
 			err := s.Scan(&id)
@@ -232,41 +226,75 @@ func (db *DB) meaningHits(ctx context.Context, model string, vec []float32, filt
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		allowed = make([]bool, len(x.docIDs))
-		for i, id := range x.docIDs {
-			allowed[i] = ok[id]
+	}
+	var hits []SearchHit
+	// A search that meets vectors of chunks deleted since the index was
+	// loaded has them marked dead and searches again, so that it returns
+	// as many hits as asked for; each round marks at least the documents
+	// it met, and a few rounds are enough unless documents are being
+	// deleted all along.
+	for round := 0; ; round++ {
+		x, err := db.vectorIndex(ctx, model)
+		if err != nil {
+			return nil, err
 		}
-	}
-	// The int8 scan finds twice the candidates asked for; their float32
-	// vectors then order them exactly.
-	cands := x.nearest(q, 2*limit, allowed)
-	if len(cands) == 0 {
-		return nil, nil
-	}
-	ids := make([]any, 0, len(cands)+1)
-	ids = append(ids, model)
-	for _, c := range cands {
-		ids = append(ids, x.chunkIDs[c.pos])
-	}
-	hits, err := queryRows(ctx, db.sql, func(s scanner) (SearchHit, error) {
-		h := SearchHit{Matched: ByMeaning}
-		var blob []byte
-		err := s.Scan(&h.DocumentID, &h.DocumentName, &h.ChunkID, &h.Page, &h.Snippet, &blob)
-		if err == nil {
-			h.Score = cosine(q, blobVector(blob))
-			h.Snippet = leadSnippet(h.Snippet)
+		if x.dim == 0 {
+			return nil, nil // nothing embedded with this model yet
 		}
-		return h, err
-	}, `SELECT c.document_id, d.name, c.id, c.page, c.text, v.vec
-	      FROM chunk_vectors v
-	      JOIN chunks c ON c.id = v.chunk_id
-	      JOIN documents d ON d.id = c.document_id
-	     WHERE v.model = ? AND v.chunk_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(cands)), ",")+`)`, ids...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	if len(hits) < len(cands) {
-		db.markStale(model) // some chunks are gone: load the index again next time
+		if x.dim != len(q) {
+			return nil, Errorf(ErrConflict, "%s gave the query a vector of %d dimensions, but the chunks' have %d: the model changed under its name; search by words, or choose the model again under another name", model, len(q), x.dim)
+		}
+		var allowed []bool
+		if ok != nil {
+			allowed = make([]bool, len(x.docIDs))
+			for i, id := range x.docIDs {
+				allowed[i] = ok[id]
+			}
+		}
+		// The int8 scan finds twice the candidates asked for; their
+		// float32 vectors then order them exactly.
+		cands := x.nearest(q, 2*limit, allowed)
+		if len(cands) == 0 {
+			return nil, nil
+		}
+		ids := make([]any, 0, len(cands)+1)
+		ids = append(ids, model)
+		for _, c := range cands {
+			ids = append(ids, x.chunkIDs[c.pos])
+		}
+		hits, err = queryRows(ctx, db.sql, func(s scanner) (SearchHit, error) {
+			h := SearchHit{Matched: ByMeaning}
+			var blob []byte
+			err := s.Scan(&h.DocumentID, &h.DocumentName, &h.ChunkID, &h.Page, &h.Snippet, &blob)
+			if err == nil {
+				h.Score = cosine(q, blobVector(blob))
+				h.Snippet = leadSnippet(h.Snippet)
+			}
+			return h, err
+		}, `SELECT c.document_id, d.name, c.id, c.page, c.text, v.vec
+		      FROM chunk_vectors v
+		      JOIN chunks c ON c.id = v.chunk_id
+		      JOIN documents d ON d.id = c.document_id
+		     WHERE v.model = ? AND v.chunk_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(cands)), ",")+`)`, ids...)
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if len(hits) == len(cands) || round == maxGoneRounds {
+			break
+		}
+		found := make(map[int64]bool, len(hits))
+		for _, h := range hits {
+			found[h.ChunkID] = true
+		}
+		var gone []string
+		for _, c := range cands {
+			if doc := x.docIDs[x.docs[c.pos]]; !found[x.chunkIDs[c.pos]] && !slices.Contains(gone, doc) {
+				gone = append(gone, doc)
+			}
+		}
+		if err := db.dropGone(ctx, model, gone); err != nil {
+			return nil, err
+		}
 	}
 	// A chunk at a right angle to the query, or further, has nothing of
 	// its meaning: it is no hit, however few chunks there are.

@@ -3,6 +3,7 @@ package storage
 import (
 	"container/heap"
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"math/bits"
@@ -28,15 +29,27 @@ import (
 // vectors of 768 dimensions). docs/benchmarks.md has the figures: time
 // per query and the recall against an exact float32 scan.
 
-// vectorCache holds an index per embedding model, loaded on first use and
-// topped up with the vectors stored since (chunk_vectors.id only grows).
+// vectorCache holds the index of the embedding model searched last,
+// loaded on first use and then kept in step with the table without
+// loading it again: vectors stored since are appended (chunk_vectors.id
+// only grows), and vectors of chunks deleted since (a document deleted,
+// a page read again by OCR) are marked dead when a search meets them
+// (dropGone). Only one model's index is kept: the app searches with the
+// one embedding model of its settings, and an index of 100,000 vectors
+// is about 78 MB, which a model no longer used should not hold for the
+// process's life.
 type vectorCache struct {
-	mu      sync.Mutex
-	byModel map[string]*vectorIndex
+	mu    sync.Mutex
+	model string
+	index *vectorIndex
+	// loads counts the indexes loaded from the table from scratch, for
+	// the tests that check a deletion or a change of model costs none.
+	loads int
 }
 
-// vectorIndex is one model's vectors, quantised. Its slices only grow; a
-// search works on a copy of the struct, whose elements are never changed.
+// vectorIndex is one model's vectors, quantised. Its slices only grow,
+// or are replaced whole (dead, compact); a search works on a copy of the
+// struct, whose elements are never changed.
 type vectorIndex struct {
 	dim      int
 	lastID   int64   // the largest chunk_vectors.id loaded
@@ -48,9 +61,12 @@ type vectorIndex struct {
 	scales   []float32 // per vector: value = code * scale
 	words    int       // uint64s of signs per vector
 	signs    []uint64  // len(chunkIDs)*words: bit j set when value j > 0
-	// stale is set when a search met vectors of chunks since deleted, so
-	// that the next search loads the index again without them.
-	stale bool
+	// dead, when not nil, marks the vectors (by position) whose chunks
+	// have been deleted since they were loaded: searches skip them. It is
+	// copied before a change, as searches may hold the old one; ndead
+	// counts the marks.
+	dead  []bool
+	ndead int
 }
 
 func newVectorIndex() *vectorIndex { return &vectorIndex{docIndex: map[string]int32{}} }
@@ -60,6 +76,7 @@ func (x *vectorIndex) add(chunkID int64, doc string, v []float32) {
 	if x.dim == 0 {
 		x.dim = len(v)
 		x.words = (len(v) + 63) / 64
+		x.grow(cap(x.chunkIDs) - len(x.chunkIDs)) // the room grow left for them
 	}
 	d, ok := x.docIndex[doc]
 	if !ok {
@@ -72,33 +89,66 @@ func (x *vectorIndex) add(chunkID int64, doc string, v []float32) {
 	x.chunkIDs = append(x.chunkIDs, chunkID)
 	x.docs = append(x.docs, d)
 	x.scales = append(x.scales, scale)
+	if x.dead != nil {
+		x.dead = append(x.dead, false)
+	}
+}
+
+// grow makes room for n more vectors, once their size is known.
+func (x *vectorIndex) grow(n int) {
+	if n <= 0 {
+		return
+	}
+	x.chunkIDs = slices.Grow(x.chunkIDs, n)
+	x.docs = slices.Grow(x.docs, n)
+	x.scales = slices.Grow(x.scales, n)
+	if x.dim > 0 {
+		x.codes = slices.Grow(x.codes, n*x.dim)
+		x.signs = slices.Grow(x.signs, n*x.words)
+	}
 }
 
 // quantise appends v as int8 codes to codes and returns their scale: the
-// largest magnitude maps to 127.
+// largest magnitude maps to 127. It and appendSigns run on every vector
+// when an index is loaded, so both avoid branches on the values (random
+// signs defeat the branch predictor) and float64 conversions: they were
+// half the first search's time after opening the database.
 func quantise(v []float32, codes *[]int8) float32 {
-	var m float32
+	// The largest magnitude by its bits: non-negative floats order as
+	// their bits do, and an integer max has no NaN case to branch on.
+	var mb uint32
 	for _, f := range v {
-		m = max(m, float32(math.Abs(float64(f))))
+		mb = max(mb, math.Float32bits(f)&^signBit)
 	}
+	m := math.Float32frombits(mb)
 	if m == 0 {
 		m = 1
 	}
 	scale := m / 127
+	inv := 127 / m
+	out := slices.Grow(*codes, len(v))
 	for _, f := range v {
-		*codes = append(*codes, int8(math.Round(float64(f/scale))))
+		// Round half away from zero, as math.Round: add ±0.5, truncate.
+		r := f * inv
+		half := math.Float32frombits(0x3f000000 | math.Float32bits(r)&signBit)
+		out = append(out, int8(int32(r+half)))
 	}
+	*codes = out
 	return scale
 }
 
-// appendSigns appends v's signs, 64 to a word.
+const signBit = 1 << 31
+
+// appendSigns appends v's signs, 64 to a word: bit j set when v[j] > 0.
 func appendSigns(signs []uint64, v []float32) []uint64 {
 	for i := 0; i < len(v); i += 64 {
 		var w uint64
 		for j := i; j < min(i+64, len(v)); j++ {
-			if v[j] > 0 {
-				w |= 1 << (j - i)
-			}
+			b := math.Float32bits(v[j])
+			// 1 when the sign is + and the magnitude not 0 (-m is
+			// negative as an int32 for every m > 0).
+			pos := (^b >> 31) & (uint32(-int32(b&^signBit)) >> 31)
+			w |= uint64(pos) << (j - i)
 		}
 		signs = append(signs, w)
 	}
@@ -152,7 +202,7 @@ func (h *minHeap) Pop() any {
 // nearest returns the positions of the k vectors most similar to q (of
 // length 1), best first, by their int8 codes among the shortlist of the
 // best by signs; allowed, when not nil, says which documents may be
-// returned.
+// returned. Dead vectors are never returned.
 func (x *vectorIndex) nearest(q []float32, k int, allowed []bool) []candidate {
 	if k <= 0 || x.dim == 0 || len(q) != x.dim {
 		return nil
@@ -178,7 +228,7 @@ func (x *vectorIndex) nearest(q []float32, k int, allowed []bool) []candidate {
 	}
 	score := make([]float32, n)
 	for i := range n {
-		if allowed != nil && !allowed[x.docs[i]] {
+		if allowed != nil && !allowed[x.docs[i]] || x.dead != nil && x.dead[i] {
 			score[i] = float32(math.Inf(-1))
 			continue
 		}
@@ -271,53 +321,149 @@ func quickselect(a []float32, m int) float32 {
 	return a[want]
 }
 
-// vectorIndex returns model's index brought up to date with the table.
+// vectorIndex returns model's index brought up to date with the vectors
+// stored since it was loaded. The index of another model, searched
+// before, is dropped.
 func (db *DB) vectorIndex(ctx context.Context, model string) (vectorIndex, error) {
 	c := &db.vectors
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.byModel == nil {
-		c.byModel = map[string]*vectorIndex{}
-	}
-	x := c.byModel[model]
-	if x == nil || x.stale {
+	x := c.index
+	if x == nil || c.model != model {
+		// Drop the old model's index before loading the new one, so the
+		// two are never in memory at once.
+		c.index, c.model = nil, ""
 		x = newVectorIndex()
+		c.loads++
 	}
 	var last int64
 	if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM chunk_vectors`).Scan(&last); err != nil {
 		return vectorIndex{}, fmt.Errorf("vector index: %w", err)
 	}
 	if last > x.lastID {
+		// Room for the new vectors at once: growing 77 MB of codes by
+		// doubling cost a fifth of a load.
+		var n int
+		if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM chunk_vectors WHERE model = ? AND id > ? AND id <= ?`, model, x.lastID, last).Scan(&n); err != nil {
+			return vectorIndex{}, fmt.Errorf("vector index: %w", err)
+		}
+		x.grow(n)
+		var v []float32 // one buffer for every row: add copies what it keeps
+		// No ORDER BY: the vectors' order in the index does not matter,
+		// and sorting 300 MB of rows by id (the planner takes the model's
+		// index, in chunk order) made the first search after opening take
+		// seconds. The ids up to last only: a vector stored meanwhile is
+		// for the next search, which would otherwise add it twice.
 		err := queryEach(ctx, db.sql, func(s scanner) error {
-			var id, chunk int64
+			var chunk int64
 			var doc string
-			var blob []byte
-			if err := s.Scan(&id, &chunk, &doc, &blob); err != nil {
+			var blob sql.RawBytes // SQLite's own bytes, decoded at once: no copy
+			if err := s.Scan(&chunk, &doc, &blob); err != nil {
 				return err
 			}
-			v := blobVector(blob)
+			v = blobVectorInto(v, blob)
 			if x.dim != 0 && len(v) != x.dim {
 				return fmt.Errorf("chunk %d: a vector of %d dimensions among %d", chunk, len(v), x.dim)
 			}
 			x.add(chunk, doc, v)
 			return nil
-		}, `SELECT v.id, v.chunk_id, c.document_id, v.vec FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
-		     WHERE v.model = ? AND v.id > ? ORDER BY v.id`, model, x.lastID)
+		}, `SELECT v.chunk_id, c.document_id, v.vec FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
+		     WHERE v.model = ? AND v.id > ? AND v.id <= ?`, model, x.lastID, last)
 		if err != nil {
+			// Vectors appended before the error are kept, but lastID is
+			// not moved: drop the index so that the next search loads
+			// it whole rather than append them twice.
+			if c.index == x {
+				c.index, c.model = nil, ""
+			}
 			return vectorIndex{}, fmt.Errorf("vector index: %w", err)
 		}
 		x.lastID = last
 	}
-	c.byModel[model] = x
+	c.index, c.model = x, model
 	return *x, nil
 }
 
-// markStale has model's index loaded again by the next search.
-func (db *DB) markStale(model string) {
+// dropGone marks dead, in model's index, the vectors of the documents
+// given whose chunks are no longer in the table with a vector by model:
+// a search met some of them (their chunks deleted since the index was
+// loaded), and what deletes chunks deletes them by document or page, so
+// the document's others are likely gone too. A document deleted whole
+// has no chunk left and all its vectors go at once.
+func (db *DB) dropGone(ctx context.Context, model string, docs []string) error {
+	live := map[int64]bool{}
+	for _, doc := range docs {
+		err := queryEach(ctx, db.sql, func(s scanner) error {
+			var id int64
+			err := s.Scan(&id)
+			live[id] = true
+			return err
+		}, `SELECT v.chunk_id FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
+		     WHERE c.document_id = ? AND v.model = ?`, doc, model)
+		if err != nil {
+			return fmt.Errorf("vector index: %w", err)
+		}
+	}
 	c := &db.vectors
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if x := c.byModel[model]; x != nil {
-		x.stale = true
+	x := c.index
+	if x == nil || c.model != model {
+		return nil
 	}
+	var dead []bool
+	for _, doc := range docs {
+		d, ok := x.docIndex[doc]
+		if !ok {
+			continue
+		}
+		for i, di := range x.docs {
+			if di != d || live[x.chunkIDs[i]] || x.dead != nil && x.dead[i] {
+				continue
+			}
+			if dead == nil {
+				dead = make([]bool, len(x.chunkIDs))
+				copy(dead, x.dead)
+			}
+			dead[i] = true
+			x.ndead++
+		}
+	}
+	if dead != nil {
+		x.dead = dead
+	}
+	if x.ndead > 0 && x.ndead >= len(x.chunkIDs)/4 {
+		c.index = x.compact()
+	}
+	return nil
+}
+
+// compact is x without its dead vectors, in new slices: once a quarter
+// of an index is dead, the memory and the time its scans take are worth
+// a copy (still no load from the table).
+func (x *vectorIndex) compact() *vectorIndex {
+	n := len(x.chunkIDs) - x.ndead
+	y := &vectorIndex{
+		dim: x.dim, lastID: x.lastID, words: x.words, docIndex: map[string]int32{},
+		chunkIDs: make([]int64, 0, n), docs: make([]int32, 0, n), scales: make([]float32, 0, n),
+		codes: make([]int8, 0, n*x.dim), signs: make([]uint64, 0, n*x.words),
+	}
+	for i := range x.chunkIDs {
+		if x.dead != nil && x.dead[i] {
+			continue
+		}
+		doc := x.docIDs[x.docs[i]]
+		d, ok := y.docIndex[doc]
+		if !ok {
+			d = int32(len(y.docIDs))
+			y.docIDs = append(y.docIDs, doc)
+			y.docIndex[doc] = d
+		}
+		y.chunkIDs = append(y.chunkIDs, x.chunkIDs[i])
+		y.docs = append(y.docs, d)
+		y.scales = append(y.scales, x.scales[i])
+		y.codes = append(y.codes, x.codes[i*x.dim:(i+1)*x.dim]...)
+		y.signs = append(y.signs, x.signs[i*x.words:(i+1)*x.words]...)
+	}
+	return y
 }

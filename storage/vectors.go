@@ -144,8 +144,15 @@ func vectorBlob(v []float32) ([]byte, error) {
 	return b, nil
 }
 
-func blobVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
+func blobVector(b []byte) []float32 { return blobVectorInto(nil, b) }
+
+// blobVectorInto decodes b into v's memory when it has room.
+func blobVectorInto(v []float32, b []byte) []float32 {
+	if n := len(b) / 4; cap(v) >= n {
+		v = v[:n]
+	} else {
+		v = make([]float32, n)
+	}
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}

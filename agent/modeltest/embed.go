@@ -157,6 +157,24 @@ func Vector(text string, dims int) []float32 {
 	return v
 }
 
+// taskPrefixes are the instructions embedding models are trained to read
+// before a text (agent's embedPrefixes): a real model takes them as the
+// task, not as words of the text, so Vector does not see them.
+var taskPrefixes = []string{
+	"search_query: ", "search_document: ",
+	"task: search result | query: ", "title: none | text: ",
+	"Represent this sentence for searching relevant passages: ",
+}
+
+func withoutTaskPrefix(text string) string {
+	for _, p := range taskPrefixes {
+		if t, ok := strings.CutPrefix(text, p); ok {
+			return t
+		}
+	}
+	return text
+}
+
 func hasConcept(word string, stems []string) bool {
 	for _, s := range stems {
 		n := len([]rune(s))
@@ -237,7 +255,7 @@ func (s *Server) vectors(r *http.Request, req Request, m Model, f EmbedFault) ([
 	}
 	out := make([]string, len(req.Inputs))
 	for i, in := range req.Inputs {
-		v := Vector(in, dims)
+		v := Vector(withoutTaskPrefix(in), dims)
 		parts := make([]string, len(v))
 		for j, x := range v {
 			switch {

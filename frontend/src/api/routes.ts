@@ -26,6 +26,8 @@ import type {
   PromptRevision,
   ResponseFormat,
   SchemaRevision,
+  McpSettings,
+  McpSettingsBody,
   OcrSettings,
   OcrSettingsBody,
   ServerSettings,
@@ -193,6 +195,9 @@ export const api = {
   // OCR settings: the languages and the vision model (only the members sent change)
   getOcrSettings: () => request<OcrSettings>("/api/settings/ocr"),
   putOcrSettings: (body: OcrSettingsBody) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body }),
+  // MCP at /mcp: whether clients get only the read-only tools
+  getMcpSettings: () => request<McpSettings>("/api/settings/mcp"),
+  putMcpSettings: (body: McpSettingsBody) => request<McpSettings>("/api/settings/mcp", { method: "PUT", body }),
 };
 
 /** GET /api/setup: first-run state (Ollama found or not, models and their capabilities, the recommended model, next steps). */

@@ -48,7 +48,9 @@ func TestMigrationClassifiesPasswordFailuresStoredBefore(t *testing.T) {
 	// The database as 0012 left it: no error_code column, rows as an older
 	// version wrote them.
 	mustExec(t, db, `ALTER TABLE documents DROP COLUMN error_code`)
-	mustExec(t, db, `DELETE FROM migrations WHERE version = 13`)
+	// Later migrations are forgotten too, so that 0013 is the next one
+	// (their tables stay: only 0013 runs again).
+	mustExec(t, db, `DELETE FROM migrations WHERE version >= 13`)
 	for name, r := range rows {
 		mustExec(t, db, `UPDATE documents SET status = ?, error = ? WHERE id = ?`, r.status, r.error, ids[name])
 	}
@@ -59,7 +61,7 @@ func TestMigrationClassifiesPasswordFailuresStoredBefore(t *testing.T) {
 	if !strings.HasPrefix(ms[12].name, "0013_") {
 		t.Fatalf("migration 13 is %s", ms[12].name)
 	}
-	if err := db.applyMigrations(ctx, ms); err != nil {
+	if err := db.applyMigrations(ctx, ms[:13]); err != nil {
 		t.Fatalf("migrating: %v", err)
 	}
 	for name, r := range rows {

@@ -1,0 +1,692 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// This file keeps the before-state of journal entries and puts it back.
+// A state is read from the store's own tables, generically: a document
+// deleted is its row and every row that belongs to it (found through the
+// foreign keys, so a table a later migration adds is kept too), byte for
+// byte, and an undo writes those rows back with the same keys.
+
+// Scope kinds.
+const (
+	// scopeTree is one row (Table, column id = ID) with every row that
+	// belongs to it: the rows whose foreign keys reach it, to any depth,
+	// and the references to them that a delete would set to NULL.
+	scopeTree = "tree"
+	// scopeRows is the rows of Table whose column Where equals ID, whole,
+	// or only Columns of them (an edit of some columns of an existing row).
+	scopeRows = "rows"
+	// scopeSchemaVersion and scopePromptVersion are the latest version of
+	// a schema or prompt (ID): an undo adds a version equal to it rather
+	// than rewrite the history of versions.
+	scopeSchemaVersion = "schema_version"
+	scopePromptVersion = "prompt_version"
+)
+
+// scope is a part of the store whose state an entry keeps.
+type scope struct {
+	Kind    string   `json:"kind"`
+	Table   string   `json:"table,omitempty"`
+	ID      string   `json:"id"`
+	Where   string   `json:"where,omitempty"`
+	Columns []string `json:"columns,omitempty"`
+	// Refs (tree) are the rows outside the tree that referred to it with
+	// ON DELETE SET NULL, when the state was read.
+	Refs []nullRef `json:"refs,omitempty"`
+	// Version (schema and prompt versions) is the latest version then;
+	// nil when there was none.
+	Version *versionState `json:"version,omitempty"`
+}
+
+func treeScope(table, id string) scope { return scope{Kind: scopeTree, Table: table, ID: id} }
+func columnsScope(table, id string, cols ...string) scope {
+	return scope{Kind: scopeRows, Table: table, Where: "id", ID: id, Columns: cols}
+}
+func rowsScope(table, where, id string) scope {
+	return scope{Kind: scopeRows, Table: table, Where: where, ID: id}
+}
+func schemaVersionScope(id string) scope { return scope{Kind: scopeSchemaVersion, ID: id} }
+func promptVersionScope(id string) scope { return scope{Kind: scopePromptVersion, ID: id} }
+
+// nullRef is a column of a row that referred to a row in a tree.
+type nullRef struct {
+	Table  string   `json:"table"`
+	PK     []string `json:"pk"`
+	PKVals []any    `json:"pk_vals"`
+	Column string   `json:"column"`
+	Value  any      `json:"value"`
+}
+
+// versionState is the latest version of a schema or a prompt.
+type versionState struct {
+	Name           string   `json:"name"`
+	ResponseFormat string   `json:"response_format,omitempty"`
+	Content        string   `json:"content,omitempty"`
+	SchemaRevID    string   `json:"schema_revid,omitempty"`
+	Model          string   `json:"model,omitempty"`
+	TagIDs         []string `json:"tag_ids,omitempty"`
+}
+
+// tableRow is one row of a table, its columns in table order.
+type tableRow struct {
+	Table string
+	Cols  []string
+	Vals  []any
+}
+
+// tableInfo is a table's columns and primary key.
+type tableInfo struct {
+	cols, pk []string
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func tableMeta(ctx context.Context, q queryer, table string) (tableInfo, error) {
+	var ti tableInfo
+	pkAt := map[int]string{}
+	err := queryEach(ctx, q, func(s scanner) error {
+		var name string
+		var pk, hidden int
+		if err := s.Scan(&name, &pk, &hidden); err != nil {
+			return err
+		}
+		if hidden != 0 {
+			return nil // generated columns: SQLite computes them
+		}
+		ti.cols = append(ti.cols, name)
+		if pk > 0 {
+			pkAt[pk] = name
+		}
+		return nil
+	}, `SELECT name, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid`, table)
+	if err != nil {
+		return tableInfo{}, err
+	}
+	if len(ti.cols) == 0 {
+		return tableInfo{}, fmt.Errorf("table %s not found", table)
+	}
+	for i := 1; i <= len(pkAt); i++ {
+		ti.pk = append(ti.pk, pkAt[i])
+	}
+	if len(ti.pk) == 0 {
+		return tableInfo{}, fmt.Errorf("table %s has no primary key: its rows cannot be restored by key", table)
+	}
+	return ti, nil
+}
+
+// foreignKey is one foreign key of a child table to a parent table.
+type foreignKey struct {
+	child, parent string
+	from, to      []string
+	onDelete      string
+}
+
+// foreignKeys lists the store's foreign keys, but the journal's own.
+func foreignKeys(ctx context.Context, q queryer) ([]foreignKey, error) {
+	var out []foreignKey
+	type keyID struct {
+		table string
+		id    int
+	}
+	var last keyID
+	err := queryEach(ctx, q, func(s scanner) error {
+		var k keyID
+		var seq int
+		var parent, from, to, onDelete string
+		if err := s.Scan(&k.table, &k.id, &seq, &parent, &from, &to, &onDelete); err != nil {
+			return err
+		}
+		if len(out) == 0 || k != last {
+			out = append(out, foreignKey{child: k.table, parent: parent, onDelete: strings.ToUpper(onDelete)})
+			last = k
+		}
+		fk := &out[len(out)-1]
+		fk.from = append(fk.from, from)
+		fk.to = append(fk.to, to)
+		return nil
+	}, `SELECT m.name, f.id, f.seq, f."table", f."from", coalesce(f."to", ''), f.on_delete
+		FROM sqlite_schema m JOIN pragma_foreign_key_list(m.name) f
+		WHERE m.type = 'table' AND m.name NOT LIKE 'journal%' AND m.name NOT LIKE 'sqlite_%'
+		ORDER BY m.name, f.id, f.seq`)
+	if err != nil {
+		return nil, fmt.Errorf("read foreign keys: %w", err)
+	}
+	// A key without "to" columns refers to the parent's primary key.
+	for i := range out {
+		if out[i].to[0] == "" {
+			ti, err := tableMeta(ctx, q, out[i].parent)
+			if err != nil {
+				return nil, err
+			}
+			out[i].to = ti.pk
+		}
+	}
+	return out, nil
+}
+
+// stateReader reads rows, caching what it learns of tables.
+type stateReader struct {
+	ctx   context.Context
+	q     queryer
+	metas map[string]tableInfo
+	fks   []foreignKey
+}
+
+func newStateReader(ctx context.Context, q queryer) *stateReader {
+	return &stateReader{ctx: ctx, q: q, metas: map[string]tableInfo{}}
+}
+
+func (r *stateReader) meta(table string) (tableInfo, error) {
+	if ti, ok := r.metas[table]; ok {
+		return ti, nil
+	}
+	ti, err := tableMeta(r.ctx, r.q, table)
+	if err != nil {
+		return tableInfo{}, err
+	}
+	r.metas[table] = ti
+	return ti, nil
+}
+
+// selectRows reads the rows of table where the columns equal vals,
+// only cols of them (nil: all).
+func (r *stateReader) selectRows(table string, where []string, vals []any, cols []string) ([]tableRow, error) {
+	ti, err := r.meta(table)
+	if err != nil {
+		return nil, err
+	}
+	if cols == nil {
+		cols = ti.cols
+	} else {
+		cols = append(slices.Clone(ti.pk), cols...)
+	}
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = quoteIdent(c)
+	}
+	conds := make([]string, len(where))
+	for i, c := range where {
+		conds[i] = quoteIdent(c) + ` = ?`
+	}
+	q := `SELECT ` + strings.Join(quoted, ", ") + ` FROM ` + quoteIdent(table) + ` WHERE ` + strings.Join(conds, ` AND `) +
+		` ORDER BY ` + strings.Join(quoteAll(ti.pk), ", ")
+	var out []tableRow
+	err = queryEach(r.ctx, r.q, func(s scanner) error {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := s.Scan(ptrs...); err != nil {
+			return err
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = bytes.Clone(b) // the driver may reuse its buffer
+			}
+		}
+		out = append(out, tableRow{Table: table, Cols: cols, Vals: vals})
+		return nil
+	}, q, vals...)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", table, err)
+	}
+	return out, nil
+}
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = quoteIdent(n)
+	}
+	return out
+}
+
+// pkOf returns the primary key values of a whole or partial row.
+func (r *stateReader) pkOf(row tableRow) ([]any, error) {
+	ti, err := r.meta(row.Table)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]any, len(ti.pk))
+	for i, c := range ti.pk {
+		j := slices.Index(row.Cols, c)
+		if j < 0 {
+			return nil, fmt.Errorf("row of %s without its key column %s", row.Table, c)
+		}
+		vals[i] = row.Vals[j]
+	}
+	return vals, nil
+}
+
+func (r *stateReader) rowKey(row tableRow) (string, error) {
+	pk, err := r.pkOf(row)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(encodeValues(pk))
+	return row.Table + "\x00" + string(b), err
+}
+
+// read reads the state of a scope: its rows, and for a tree the references
+// to it; for a version scope, the latest version.
+func (r *stateReader) read(s scope) (scope, []tableRow, error) {
+	switch s.Kind {
+	case scopeRows:
+		rows, err := r.selectRows(s.Table, []string{s.Where}, []any{s.ID}, s.Columns)
+		return s, rows, err
+	case scopeTree:
+		return r.readTree(s)
+	case scopeSchemaVersion:
+		s.Version = nil
+		rev, err := latestSchema(r.ctx, r.q, s.ID)
+		if errors.Is(err, ErrNotFound) {
+			return s, nil, nil
+		}
+		if err != nil {
+			return s, nil, err
+		}
+		s.Version = &versionState{Name: rev.Name, ResponseFormat: string(rev.ResponseFormat)}
+		return s, nil, nil
+	case scopePromptVersion:
+		s.Version = nil
+		rev, err := latestPrompt(r.ctx, r.q, s.ID)
+		if errors.Is(err, ErrNotFound) {
+			return s, nil, nil
+		}
+		if err != nil {
+			return s, nil, err
+		}
+		s.Version = &versionState{Name: rev.Name, Content: rev.Content, SchemaRevID: rev.SchemaRevID,
+			Model: rev.Model, TagIDs: rev.TagIDs}
+		return s, nil, nil
+	}
+	return s, nil, fmt.Errorf("unknown journal scope %q", s.Kind)
+}
+
+func (r *stateReader) readTree(s scope) (scope, []tableRow, error) {
+	if r.fks == nil {
+		fks, err := foreignKeys(r.ctx, r.q)
+		if err != nil {
+			return s, nil, err
+		}
+		r.fks = fks
+	}
+	s.Refs = nil
+	seen := map[string]bool{}
+	var rows []tableRow
+	var visit func(table string, where []string, vals []any) error
+	visit = func(table string, where []string, vals []any) error {
+		found, err := r.selectRows(table, where, vals, nil)
+		if err != nil {
+			return err
+		}
+		for _, row := range found {
+			key, err := r.rowKey(row)
+			if err != nil {
+				return err
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			rows = append(rows, row)
+			for _, fk := range r.fks {
+				if fk.parent != table {
+					continue
+				}
+				vals := make([]any, len(fk.to))
+				for i, c := range fk.to {
+					j := slices.Index(row.Cols, c)
+					if j < 0 || row.Vals[j] == nil {
+						vals = nil
+						break
+					}
+					vals[i] = row.Vals[j]
+				}
+				if vals == nil {
+					continue
+				}
+				if fk.onDelete != "SET NULL" {
+					if err := visit(fk.child, fk.from, vals); err != nil {
+						return err
+					}
+					continue
+				}
+				if len(fk.from) != 1 {
+					continue // no such key in the store; a row keeps its own columns anyway
+				}
+				refs, err := r.selectRows(fk.child, fk.from, vals, []string{})
+				if err != nil {
+					return err
+				}
+				ti, err := r.meta(fk.child)
+				if err != nil {
+					return err
+				}
+				for _, ref := range refs {
+					pk, err := r.pkOf(ref)
+					if err != nil {
+						return err
+					}
+					s.Refs = append(s.Refs, nullRef{Table: fk.child, PK: ti.pk, PKVals: encodeValues(pk),
+						Column: fk.from[0], Value: encodeValue(vals[0])})
+				}
+			}
+		}
+		return nil
+	}
+	err := visit(s.Table, []string{"id"}, []any{s.ID})
+	return s, rows, err
+}
+
+// encodeValue makes a column value JSON that decodes back to the same
+// value and type: integers as numbers, text as strings, and blobs and
+// floats tagged, since STRICT tables tell them apart.
+func encodeValue(v any) any {
+	switch x := v.(type) {
+	case []byte:
+		return map[string]string{"b": base64.StdEncoding.EncodeToString(x)}
+	case float64:
+		return map[string]float64{"f": x}
+	case bool:
+		if x {
+			return 1
+		}
+		return 0
+	}
+	return v
+}
+
+func encodeValues(vals []any) []any {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		out[i] = encodeValue(v)
+	}
+	return out
+}
+
+// decodeValue reverses encodeValue on a value decoded with UseNumber.
+func decodeValue(v any) (any, error) {
+	switch x := v.(type) {
+	case json.Number:
+		return x.Int64()
+	case map[string]any:
+		if b, ok := x["b"].(string); ok {
+			return base64.StdEncoding.DecodeString(b)
+		}
+		if f, ok := x["f"].(json.Number); ok {
+			return f.Float64()
+		}
+		return nil, fmt.Errorf("unknown stored value %v", x)
+	}
+	return v, nil
+}
+
+func decodeValues(vals []any) ([]any, error) {
+	out := make([]any, len(vals))
+	for i, v := range vals {
+		d, err := decodeValue(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+type storedRow struct {
+	Cols []string `json:"c"`
+	Vals []any    `json:"v"`
+}
+
+// saveScope reads the state of s now and stores it as scope ord of the
+// entry; it returns the bytes stored.
+func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (int64, error) {
+	s, rows, err := newStateReader(ctx, t).read(s)
+	if err != nil {
+		return 0, err
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := t.ExecContext(ctx, `INSERT INTO journal_scopes (entry_id, ord, scope) VALUES (?, ?, ?)`, entry, ord, string(b)); err != nil {
+		return 0, err
+	}
+	size := int64(len(b))
+	for i, row := range rows {
+		data, err := json.Marshal(storedRow{Cols: row.Cols, Vals: encodeValues(row.Vals)})
+		if err != nil {
+			return 0, err
+		}
+		if _, err := t.ExecContext(ctx, `INSERT INTO journal_rows (entry_id, scope_ord, ord, tbl, data) VALUES (?, ?, ?, ?, ?)`,
+			entry, ord, i, row.Table, string(data)); err != nil {
+			return 0, err
+		}
+		size += int64(len(data))
+	}
+	return size, nil
+}
+
+// savedState is a scope of an entry with the rows it held.
+type savedState struct {
+	scope scope
+	rows  []tableRow
+}
+
+// loadScopes reads the before-state of an entry, scope by scope.
+func loadScopes(ctx context.Context, q queryer, entry int64) ([]savedState, error) {
+	var out []savedState
+	err := queryEach(ctx, q, func(s scanner) error {
+		var raw string
+		if err := s.Scan(&raw); err != nil {
+			return err
+		}
+		var sc scope
+		dec := json.NewDecoder(strings.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&sc); err != nil {
+			return fmt.Errorf("history entry %d: scope: %w", entry, err)
+		}
+		out = append(out, savedState{scope: sc})
+		return nil
+	}, `SELECT scope FROM journal_scopes WHERE entry_id = ? ORDER BY ord`, entry)
+	if err != nil {
+		return nil, err
+	}
+	err = queryEach(ctx, q, func(s scanner) error {
+		var ord int
+		var table, data string
+		if err := s.Scan(&ord, &table, &data); err != nil {
+			return err
+		}
+		var sr storedRow
+		dec := json.NewDecoder(strings.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(&sr); err != nil {
+			return fmt.Errorf("history entry %d: row of %s: %w", entry, table, err)
+		}
+		vals, err := decodeValues(sr.Vals)
+		if err != nil {
+			return fmt.Errorf("history entry %d: row of %s: %w", entry, table, err)
+		}
+		if ord < 0 || ord >= len(out) {
+			return fmt.Errorf("history entry %d: row of scope %d, which it does not have", entry, ord)
+		}
+		out[ord].rows = append(out[ord].rows, tableRow{Table: table, Cols: sr.Cols, Vals: vals})
+		return nil
+	}, `SELECT scope_ord, tbl, data FROM journal_rows WHERE entry_id = ? ORDER BY scope_ord, ord`, entry)
+	return out, err
+}
+
+// restore puts a saved state back: rows the scope holds now and did not
+// then are deleted, rows it held then are written back with their keys
+// (rows unchanged are left alone), references are set again, and a
+// version that differs is added as a new version.
+func restore(ctx context.Context, t *writeTx, saved savedState) error {
+	r := newStateReader(ctx, t)
+	s := saved.scope
+	switch s.Kind {
+	case scopeSchemaVersion:
+		return restoreSchemaVersion(ctx, t, s)
+	case scopePromptVersion:
+		return restorePromptVersion(ctx, t, s)
+	}
+	_, current, err := r.read(s)
+	if err != nil {
+		return err
+	}
+	partial := s.Kind == scopeRows && s.Columns != nil
+	before := map[string]bool{}
+	for _, row := range saved.rows {
+		k, err := r.rowKey(row)
+		if err != nil {
+			return err
+		}
+		before[k] = true
+	}
+	if !partial {
+		for _, row := range current {
+			k, err := r.rowKey(row)
+			if err != nil {
+				return err
+			}
+			if before[k] {
+				continue
+			}
+			if err := r.deleteRow(t, row); err != nil {
+				return err
+			}
+		}
+	}
+	for _, row := range saved.rows {
+		if err := r.writeRow(t, row, partial); err != nil {
+			return err
+		}
+	}
+	for _, ref := range s.Refs {
+		pk, err := decodeValues(ref.PKVals)
+		if err != nil {
+			return err
+		}
+		v, err := decodeValue(ref.Value)
+		if err != nil {
+			return err
+		}
+		conds := make([]string, len(ref.PK))
+		for i, c := range ref.PK {
+			conds[i] = quoteIdent(c) + ` = ?`
+		}
+		// Only where the reference is still cleared: one made since stays.
+		if _, err := t.ExecContext(ctx, `UPDATE `+quoteIdent(ref.Table)+` SET `+quoteIdent(ref.Column)+` = ? WHERE `+
+			strings.Join(conds, ` AND `)+` AND `+quoteIdent(ref.Column)+` IS NULL`, append([]any{v}, pk...)...); err != nil {
+			return fmt.Errorf("restore the link of %s.%s: %w", ref.Table, ref.Column, err)
+		}
+	}
+	return nil
+}
+
+func (r *stateReader) pkCond(row tableRow) (string, []any, error) {
+	ti, err := r.meta(row.Table)
+	if err != nil {
+		return "", nil, err
+	}
+	pk, err := r.pkOf(row)
+	if err != nil {
+		return "", nil, err
+	}
+	conds := make([]string, len(ti.pk))
+	for i, c := range ti.pk {
+		conds[i] = quoteIdent(c) + ` = ?`
+	}
+	return strings.Join(conds, ` AND `), pk, nil
+}
+
+func (r *stateReader) deleteRow(t *writeTx, row tableRow) error {
+	cond, pk, err := r.pkCond(row)
+	if err != nil {
+		return err
+	}
+	if _, err := t.ExecContext(r.ctx, `DELETE FROM `+quoteIdent(row.Table)+` WHERE `+cond, pk...); err != nil {
+		return fmt.Errorf("delete from %s: %w", row.Table, err)
+	}
+	return nil
+}
+
+// writeRow writes a saved row back: nothing when the row is there with the
+// same values, an update of its columns when it is there with others, an
+// insert when it is gone (a partial row is only ever updated).
+func (r *stateReader) writeRow(t *writeTx, row tableRow, partial bool) error {
+	cond, pk, err := r.pkCond(row)
+	if err != nil {
+		return err
+	}
+	ti, err := r.meta(row.Table)
+	if err != nil {
+		return err
+	}
+	cur := make([]any, len(row.Cols))
+	ptrs := make([]any, len(row.Cols))
+	for i := range cur {
+		ptrs[i] = &cur[i]
+	}
+	err = t.QueryRowContext(r.ctx, `SELECT `+strings.Join(quoteAll(row.Cols), ", ")+` FROM `+quoteIdent(row.Table)+
+		` WHERE `+cond, pk...).Scan(ptrs...)
+	exists := err == nil
+	if err != nil && !isNoRows(err) {
+		return fmt.Errorf("read %s: %w", row.Table, err)
+	}
+	if exists && sameValues(cur, row.Vals) {
+		return nil
+	}
+	var sets []string
+	var setVals []any
+	for i, c := range row.Cols {
+		if !slices.Contains(ti.pk, c) {
+			sets = append(sets, quoteIdent(c)+` = ?`)
+			setVals = append(setVals, row.Vals[i])
+		}
+	}
+	switch {
+	case exists && len(sets) > 0:
+		_, err = t.ExecContext(r.ctx, `UPDATE `+quoteIdent(row.Table)+` SET `+strings.Join(sets, ", ")+` WHERE `+cond,
+			append(setVals, pk...)...)
+	case exists:
+		return nil
+	case partial:
+		return nil // the row is gone; the entry that removed it is journaled after this one
+	default:
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(row.Cols)), ", ")
+		_, err = t.ExecContext(r.ctx, `INSERT INTO `+quoteIdent(row.Table)+` (`+strings.Join(quoteAll(row.Cols), ", ")+
+			`) VALUES (`+marks+`)`, row.Vals...)
+	}
+	if err != nil {
+		return fmt.Errorf("write back %s: %w", row.Table, err)
+	}
+	return nil
+}
+
+func sameValues(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		ea, _ := json.Marshal(encodeValue(a[i]))
+		eb, _ := json.Marshal(encodeValue(b[i]))
+		if !bytes.Equal(ea, eb) {
+			return false
+		}
+	}
+	return true
+}

@@ -128,6 +128,11 @@ type ApproveRequest struct {
 // a new turn whole; nothing is copied out and back in field by field.
 type turnState struct {
 	ThreadID string `json:"thread_id"`
+	// HistoryTurn is the turn's id in the journal: its changes are
+	// recorded with it, across pauses (TurnResult.HistoryTurnID).
+	HistoryTurn string `json:"history_turn,omitempty"`
+	// Changed is set once a read-write call of the turn succeeded.
+	Changed bool `json:"changed,omitempty"`
 	// Model is the provider-prefixed model id.
 	Model string `json:"model"`
 	// Round is the current round, counted across the whole turn.
@@ -410,6 +415,9 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 	if t.CallCounts == nil {
 		t.CallCounts = fresh.CallCounts
 	}
+	if t.HistoryTurn == "" { // paused by a Docent without the journal
+		t.HistoryTurn = fresh.HistoryTurn
+	}
 	if !t.stateless {
 		stored, err := a.DB.ThreadMessages(ctx, saved.ThreadID)
 		if err != nil {
@@ -502,8 +510,9 @@ func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string,
 	}
 	limits := a.Providers.Limits(ctx, model)
 	t := &turn{
-		turnState: turnState{Model: model, TextMode: !limits.Tools, CallIDs: callIDSet{}, CallCounts: map[string]int{}},
-		a:         a, sink: sink, doc: doc, prov: prov, name: name, docContext: dc, limits: limits,
+		turnState: turnState{Model: model, TextMode: !limits.Tools, CallIDs: callIDSet{}, CallCounts: map[string]int{},
+			HistoryTurn: storage.NewHistoryTurnID()},
+		a: a, sink: sink, doc: doc, prov: prov, name: name, docContext: dc, limits: limits,
 	}
 	// The tools see the turn's own working state and search count.
 	t.env = &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, DocumentID: doc.ID, State: &t.WorkingState, SearchCalls: &t.SearchCalls, Logger: a.logger()}
@@ -561,10 +570,14 @@ func (t *turn) persist(ctx context.Context, msgs ...storage.ThreadMessage) error
 }
 
 func (t *turn) result(text, thinking string) TurnResult {
-	return TurnResult{
+	r := TurnResult{
 		Text: text, Thinking: thinking, ThreadID: t.ThreadID, WorkingState: *t.env.State,
 		ExecutedRounds: t.ExecutedRounds, Usage: t.Usage,
 	}
+	if t.Changed {
+		r.HistoryTurnID = t.HistoryTurn
+	}
+	return r
 }
 
 // loop runs rounds from t.Round until the model answers, the turn pauses,
@@ -771,7 +784,21 @@ func (t *turn) callTool(ctx context.Context, name string, args json.RawMessage) 
 		}
 		t.CallCounts[name]++
 	}
-	return CallTool(ctx, t.env, name, args)
+	res := CallTool(storage.WithActor(ctx, t.actor()), t.env, name, args)
+	if tool, ok := ToolByName(name); ok && tool.Access == ReadWrite && res.Success {
+		t.Changed = true
+	}
+	return res
+}
+
+// actor is who the turn's changes are journaled as: the agent in its
+// thread and turn, or an auto-create run (a turn with a Scope is one),
+// known by its thread.
+func (t *turn) actor() storage.Actor {
+	if t.env.Scope != nil {
+		return storage.Actor{Edge: storage.EdgeAutoCreate, Name: "auto-create", RunID: t.ThreadID, TurnID: t.HistoryTurn}
+	}
+	return storage.Actor{Edge: storage.EdgeAgent, Name: cmp.Or(t.ThreadID, "stateless chat"), TurnID: t.HistoryTurn}
 }
 
 // threadTitle is a new thread's title: the first message on one line, cut

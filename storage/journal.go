@@ -341,3 +341,7 @@ func tagKeys(ids *[]string) []string {
 	}
 	return out
 }
+
+// NewHistoryTurnID makes the id a chat turn's changes are journaled with
+// (Actor.TurnID).
+func NewHistoryTurnID() string { return newID(prefixTurn) }

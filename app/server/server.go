@@ -150,7 +150,7 @@ func New(cfg Config) *Server {
 	s.ocr.VisionSetting = s.ocrVision // the Settings page's vision model (ocr_settings.go)
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
-		s.mux.HandleFunc(rt.pattern, rt.handle)
+		s.mux.HandleFunc(rt.pattern, asPerson(rt.handle)) // history.go
 	}
 	s.mux.HandleFunc("/api/", s.handleUnknownAPI)
 	s.mux.HandleFunc("/", s.handleUI)
@@ -234,6 +234,15 @@ func (s *Server) routeTable() []route {
 		{"POST /api/schemas/{schema_id}/rerun", s.rerunSchema},
 		{"POST /api/auto-create/accept", s.acceptAutoCreateMany},
 		{"PUT /api/documents/{id}/kind", s.setDocumentKind},
+
+		// The history of changes and undo (history.go).
+		{"GET /api/history", s.listHistory},
+		{"DELETE /api/history", s.emptyHistory},
+		{"POST /api/history/{entry_id}/undo", s.undoHistoryEntry},
+		{"POST /api/history/turns/{turn_id}/undo", s.undoHistoryTurn},
+		{"POST /api/history/runs/{run_id}/undo", s.undoHistoryRun},
+		{"GET /api/history/settings", s.getHistorySettings},
+		{"PUT /api/history/settings", s.putHistorySettings},
 	}
 }
 

@@ -47,6 +47,9 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[settings.View](),
 		reflect.TypeFor[settingsTest](),
 		reflect.TypeFor[settings.Status](),
+		reflect.TypeFor[historyList](),
+		reflect.TypeFor[storage.UndoResult](),
+		reflect.TypeFor[historySettings](),
 	}
 }
 
@@ -69,6 +72,8 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[autoCreateBody](),
 		reflect.TypeFor[ocrSettingsBody](),
 		reflect.TypeFor[settings.Patch](),
+		reflect.TypeFor[undoBody](),
+		reflect.TypeFor[historySettingsBody](),
 	}
 }
 

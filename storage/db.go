@@ -92,6 +92,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqldb.Close()
 		return nil, err
 	}
+	// The history keeps what undo needs only for its retention: every
+	// opening drops what has aged out since (journal.go).
+	if _, err := db.PruneJournal(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
 	return db, nil
 }
 

@@ -411,3 +411,31 @@ func TestJournalRetention(t *testing.T) {
 	}
 	checkIntegrity(t, db)
 }
+
+// Opening the store drops the kept state of entries older than the
+// retention.
+func TestOpenPrunesTheHistory(t *testing.T) {
+	path := t.TempDir() + "/docent.db"
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := mustCreateDocument(t, db, NewDocument{Name: "gone.txt", Pages: []string{"x"}})
+	if err := db.DeleteDocument(ctx, doc.ID); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, `UPDATE journal SET at = '2000-01-01T00:00:00.000Z'`)
+	db.Close()
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := count(t, db, "journal", "pruned = 1"); n != 2 {
+		t.Fatalf("%d entries pruned on opening, want 2", n)
+	}
+	if n := count(t, db, "journal_rows", ""); n != 0 {
+		t.Fatalf("%d kept rows left", n)
+	}
+}

@@ -8,6 +8,9 @@ import type {
   DataQuery,
   DocumentPatch,
   HealthResponse,
+  HistoryList,
+  HistorySettings,
+  UndoResult,
   RerunReport,
   SchemaBody,
   SearchResult,
@@ -188,7 +191,29 @@ export const api = {
   // OCR settings: the languages and the vision model (only the members sent change)
   getOcrSettings: () => request<OcrSettings>("/api/settings/ocr"),
   putOcrSettings: (body: OcrSettingsBody) => request<OcrSettings>("/api/settings/ocr", { method: "PUT", body }),
+
+  // the history of changes, and undo (newest first; filters as GET /api/history takes them)
+  listHistory: (query: HistoryQuery = {}) => request<HistoryList>("/api/history", { query: { ...query } }),
+  undoEntry: (id: number, cascade = false) => request<UndoResult>(`/api/history/${id}/undo`, { method: "POST", body: { cascade } }),
+  undoTurn: (turnId: string, cascade = false) =>
+    request<UndoResult>(`/api/history/turns/${enc(turnId)}/undo`, { method: "POST", body: { cascade } }),
+  undoRun: (runId: string, cascade = false) =>
+    request<UndoResult>(`/api/history/runs/${enc(runId)}/undo`, { method: "POST", body: { cascade } }),
+  getHistorySettings: () => request<HistorySettings>("/api/history/settings"),
+  putHistorySettings: (retention_days: number) =>
+    request<HistorySettings>("/api/history/settings", { method: "PUT", body: { retention_days } }),
+  emptyHistory: () => request<HistorySettings>("/api/history", { method: "DELETE" }),
 };
+
+/** The filters of GET /api/history. */
+export interface HistoryQuery {
+  document?: string;
+  edge?: string;
+  actor?: string;
+  turn?: string;
+  run?: string;
+  limit?: number;
+}
 
 /** GET /api/setup: first-run state (Ollama found or not, models and their capabilities, the recommended model, next steps). */
 export const getSetup = (signal?: AbortSignal) => request<import("./types").SetupStatus>("/api/setup", { signal });

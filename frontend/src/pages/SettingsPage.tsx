@@ -7,6 +7,7 @@ import { useSettings, type ApprovalMode } from "../lib/settings";
 import { useTitle } from "../lib/useTitle";
 import { OcrLanguages } from "../setup/OcrLanguages";
 import { VisionModel } from "../setup/VisionModel";
+import { HistorySettings } from "../setup/HistorySettings";
 import { SetupPanel } from "../setup/SetupPanel";
 import { refreshSetup, useSetupStatus } from "../setup/useSetup";
 import { errorInput, type ErrorInput } from "../lib/errors";
@@ -280,6 +281,7 @@ export default function SettingsPage() {
       </section>
       <OcrLanguages />
       <VisionModel />
+      <HistorySettings />
     </div>
   );
 }

@@ -15,7 +15,10 @@ import (
 // A state is read from the store's own tables, generically: a document
 // deleted is its row and every row that belongs to it (found through the
 // foreign keys, so a table a later migration adds is kept too), byte for
-// byte, and an undo writes those rows back with the same keys.
+// byte, and an undo writes those rows back with the same keys. Rows go
+// one at a time and blobs are copied by SQLite itself (journal_blobs), so
+// keeping or restoring a large document holds one row in memory, not the
+// document.
 
 // Scope kinds.
 const (
@@ -84,20 +87,26 @@ type tableRow struct {
 	Vals  []any
 }
 
-// tableInfo is a table's columns and primary key.
+// tableInfo is a table's columns, primary key and blob columns.
 type tableInfo struct {
 	cols, pk []string
+	blob     map[string]bool
 }
+
+// blobRef stands for a blob column's value in a row read for the journal:
+// the bytes stay in SQLite (copied to journal_blobs, or read back one row
+// at a time).
+type blobRef struct{}
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func tableMeta(ctx context.Context, q queryer, table string) (tableInfo, error) {
-	var ti tableInfo
+	ti := tableInfo{blob: map[string]bool{}}
 	pkAt := map[int]string{}
 	err := queryEach(ctx, q, func(s scanner) error {
-		var name string
+		var name, typ string
 		var pk, hidden int
-		if err := s.Scan(&name, &pk, &hidden); err != nil {
+		if err := s.Scan(&name, &typ, &pk, &hidden); err != nil {
 			return err
 		}
 		if hidden != 0 {
@@ -107,8 +116,11 @@ func tableMeta(ctx context.Context, q queryer, table string) (tableInfo, error) 
 		if pk > 0 {
 			pkAt[pk] = name
 		}
+		if strings.EqualFold(typ, "BLOB") {
+			ti.blob[name] = true
+		}
 		return nil
-	}, `SELECT name, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid`, table)
+	}, `SELECT name, type, pk, hidden FROM pragma_table_xinfo(?) ORDER BY cid`, table)
 	if err != nil {
 		return tableInfo{}, err
 	}
@@ -213,6 +225,9 @@ func (r *stateReader) selectRows(table string, where []string, vals []any, cols 
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
 		quoted[i] = quoteIdent(c)
+		if ti.blob[c] {
+			quoted[i] = `(` + quoteIdent(c) + ` IS NOT NULL)`
+		}
 	}
 	conds := make([]string, len(where))
 	for i, c := range where {
@@ -230,9 +245,13 @@ func (r *stateReader) selectRows(table string, where []string, vals []any, cols 
 		if err := s.Scan(ptrs...); err != nil {
 			return err
 		}
-		for i, v := range vals {
-			if b, ok := v.([]byte); ok {
-				vals[i] = bytes.Clone(b) // the driver may reuse its buffer
+		for i, c := range cols {
+			if ti.blob[c] {
+				present, _ := vals[i].(int64)
+				vals[i] = nil
+				if present != 0 {
+					vals[i] = blobRef{}
+				}
 			}
 		}
 		out = append(out, tableRow{Table: table, Cols: cols, Vals: vals})
@@ -278,8 +297,9 @@ func (r *stateReader) rowKey(row tableRow) (string, error) {
 	return row.Table + "\x00" + string(b), err
 }
 
-// read reads the state of a scope: its rows, and for a tree the references
-// to it; for a version scope, the latest version.
+// read reads the state of a scope: its rows (a tree's as keys only, the
+// columns that find its rows, which fullRow reads whole), and for a tree
+// the references to it; for a version scope, the latest version.
 func (r *stateReader) read(s scope) (scope, []tableRow, error) {
 	switch s.Kind {
 	case scopeRows:
@@ -314,6 +334,42 @@ func (r *stateReader) read(s scope) (scope, []tableRow, error) {
 	return s, nil, fmt.Errorf("unknown journal scope %q", s.Kind)
 }
 
+// keyColumns are the columns of table a tree walk needs beyond its
+// primary key: those other tables' foreign keys refer to.
+func (r *stateReader) keyColumns(table string) []string {
+	cols := []string{}
+	for _, fk := range r.fks {
+		if fk.parent == table {
+			for _, c := range fk.to {
+				if !slices.Contains(cols, c) {
+					cols = append(cols, c)
+				}
+			}
+		}
+	}
+	return cols
+}
+
+// fullRow reads the whole row a key row names (blobs as blobRef).
+func (r *stateReader) fullRow(key tableRow) (tableRow, error) {
+	ti, err := r.meta(key.Table)
+	if err != nil {
+		return tableRow{}, err
+	}
+	pk, err := r.pkOf(key)
+	if err != nil {
+		return tableRow{}, err
+	}
+	rows, err := r.selectRows(key.Table, ti.pk, pk, nil)
+	if err != nil {
+		return tableRow{}, err
+	}
+	if len(rows) != 1 {
+		return tableRow{}, fmt.Errorf("read %s: the row is gone", key.Table)
+	}
+	return rows[0], nil
+}
+
 func (r *stateReader) readTree(s scope) (scope, []tableRow, error) {
 	if r.fks == nil {
 		fks, err := foreignKeys(r.ctx, r.q)
@@ -327,7 +383,7 @@ func (r *stateReader) readTree(s scope) (scope, []tableRow, error) {
 	var rows []tableRow
 	var visit func(table string, where []string, vals []any) error
 	visit = func(table string, where []string, vals []any) error {
-		found, err := r.selectRows(table, where, vals, nil)
+		found, err := r.selectRows(table, where, vals, r.keyColumns(table))
 		if err != nil {
 			return err
 		}
@@ -395,6 +451,8 @@ func (r *stateReader) readTree(s scope) (scope, []tableRow, error) {
 // floats tagged, since STRICT tables tell them apart.
 func encodeValue(v any) any {
 	switch x := v.(type) {
+	case blobRef:
+		return map[string]int{"ref": 1}
 	case []byte:
 		return map[string]string{"b": base64.StdEncoding.EncodeToString(x)}
 	case float64:
@@ -428,6 +486,9 @@ func decodeValue(v any) (any, error) {
 		if f, ok := x["f"].(json.Number); ok {
 			return f.Float64()
 		}
+		if _, ok := x["ref"]; ok {
+			return blobRef{}, nil
+		}
 		return nil, fmt.Errorf("unknown stored value %v", x)
 	}
 	return v, nil
@@ -451,9 +512,10 @@ type storedRow struct {
 }
 
 // saveScope reads the state of s now and stores it as scope ord of the
-// entry; it returns the bytes stored.
+// entry, a row at a time; it returns the bytes stored.
 func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (int64, error) {
-	s, rows, err := newStateReader(ctx, t).read(s)
+	r := newStateReader(ctx, t)
+	s, rows, err := r.read(s)
 	if err != nil {
 		return 0, err
 	}
@@ -466,6 +528,11 @@ func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (
 	}
 	size := int64(len(b))
 	for i, row := range rows {
+		if s.Kind == scopeTree {
+			if row, err = r.fullRow(row); err != nil {
+				return 0, err
+			}
+		}
 		data, err := json.Marshal(storedRow{Cols: row.Cols, Vals: encodeValues(row.Vals)})
 		if err != nil {
 			return 0, err
@@ -475,22 +542,57 @@ func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (
 			return 0, err
 		}
 		size += int64(len(data))
+		n, err := r.copyBlobs(t, row, entry, ord, i)
+		if err != nil {
+			return 0, err
+		}
+		size += n
 	}
 	return size, nil
 }
 
-// savedState is a scope of an entry with the rows it held.
-type savedState struct {
-	scope scope
-	rows  []tableRow
+// copyBlobs copies the blobs of a row into journal_blobs, inside SQLite,
+// and returns how many bytes they hold.
+func (r *stateReader) copyBlobs(t *writeTx, row tableRow, entry int64, scopeOrd, ord int) (int64, error) {
+	var size int64
+	for i, c := range row.Cols {
+		if _, ok := row.Vals[i].(blobRef); !ok {
+			continue
+		}
+		cond, pk, err := r.pkCond(row)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := t.ExecContext(r.ctx, `INSERT INTO journal_blobs (entry_id, scope_ord, ord, col, bytes)
+			SELECT ?, ?, ?, ?, `+quoteIdent(c)+` FROM `+quoteIdent(row.Table)+` WHERE `+cond,
+			append([]any{entry, scopeOrd, ord, c}, pk...)...); err != nil {
+			return 0, fmt.Errorf("keep %s.%s: %w", row.Table, c, err)
+		}
+		var n int64
+		if err := t.QueryRowContext(r.ctx, `SELECT length(bytes) FROM journal_blobs WHERE entry_id = ? AND scope_ord = ? AND ord = ? AND col = ?`,
+			entry, scopeOrd, ord, c).Scan(&n); err != nil {
+			return 0, err
+		}
+		size += n
+	}
+	return size, nil
 }
 
-// loadScopes reads the before-state of an entry, scope by scope.
+// savedState is a scope of an entry; its rows stay in journal_rows until
+// they are restored, a batch at a time.
+type savedState struct {
+	scope scope
+	entry int64
+	ord   int
+}
+
+// loadScopes reads the scopes of an entry's before-state.
 func loadScopes(ctx context.Context, q queryer, entry int64) ([]savedState, error) {
 	var out []savedState
 	err := queryEach(ctx, q, func(s scanner) error {
 		var raw string
-		if err := s.Scan(&raw); err != nil {
+		var ord int
+		if err := s.Scan(&ord, &raw); err != nil {
 			return err
 		}
 		var sc scope
@@ -499,35 +601,52 @@ func loadScopes(ctx context.Context, q queryer, entry int64) ([]savedState, erro
 		if err := dec.Decode(&sc); err != nil {
 			return fmt.Errorf("history entry %d: scope: %w", entry, err)
 		}
-		out = append(out, savedState{scope: sc})
+		out = append(out, savedState{scope: sc, entry: entry, ord: ord})
 		return nil
-	}, `SELECT scope FROM journal_scopes WHERE entry_id = ? ORDER BY ord`, entry)
-	if err != nil {
-		return nil, err
-	}
-	err = queryEach(ctx, q, func(s scanner) error {
-		var ord int
-		var table, data string
-		if err := s.Scan(&ord, &table, &data); err != nil {
+	}, `SELECT ord, scope FROM journal_scopes WHERE entry_id = ? ORDER BY ord`, entry)
+	return out, err
+}
+
+// savedBatch is how many kept rows a restore reads at once.
+const savedBatch = 64
+
+// eachSaved calls fn with the kept rows of a scope in order, reading them
+// a batch at a time (blobs stay blobRef: restore reads them row by row).
+func eachSaved(ctx context.Context, q queryer, saved savedState, fn func(ord int, row tableRow) error) error {
+	for next := 0; ; {
+		type kept struct {
+			ord         int
+			table, data string
+		}
+		batch, err := queryRows(ctx, q, func(s scanner) (kept, error) {
+			var k kept
+			err := s.Scan(&k.ord, &k.table, &k.data)
+			return k, err
+		}, `SELECT ord, tbl, data FROM journal_rows WHERE entry_id = ? AND scope_ord = ? AND ord >= ? ORDER BY ord LIMIT ?`,
+			saved.entry, saved.ord, next, savedBatch)
+		if err != nil {
 			return err
 		}
-		var sr storedRow
-		dec := json.NewDecoder(strings.NewReader(data))
-		dec.UseNumber()
-		if err := dec.Decode(&sr); err != nil {
-			return fmt.Errorf("history entry %d: row of %s: %w", entry, table, err)
+		for _, k := range batch {
+			var sr storedRow
+			dec := json.NewDecoder(strings.NewReader(k.data))
+			dec.UseNumber()
+			if err := dec.Decode(&sr); err != nil {
+				return fmt.Errorf("history entry %d: row of %s: %w", saved.entry, k.table, err)
+			}
+			vals, err := decodeValues(sr.Vals)
+			if err != nil {
+				return fmt.Errorf("history entry %d: row of %s: %w", saved.entry, k.table, err)
+			}
+			if err := fn(k.ord, tableRow{Table: k.table, Cols: sr.Cols, Vals: vals}); err != nil {
+				return err
+			}
+			next = k.ord + 1
 		}
-		vals, err := decodeValues(sr.Vals)
-		if err != nil {
-			return fmt.Errorf("history entry %d: row of %s: %w", entry, table, err)
+		if len(batch) < savedBatch {
+			return nil
 		}
-		if ord < 0 || ord >= len(out) {
-			return fmt.Errorf("history entry %d: row of scope %d, which it does not have", entry, ord)
-		}
-		out[ord].rows = append(out[ord].rows, tableRow{Table: table, Cols: sr.Cols, Vals: vals})
-		return nil
-	}, `SELECT scope_ord, tbl, data FROM journal_rows WHERE entry_id = ? ORDER BY scope_ord, ord`, entry)
-	return out, err
+	}
 }
 
 // restore puts a saved state back: rows the scope holds now and did not
@@ -548,32 +667,38 @@ func restore(ctx context.Context, t *writeTx, saved savedState) error {
 		return err
 	}
 	partial := s.Kind == scopeRows && s.Columns != nil
-	before := map[string]bool{}
-	for _, row := range saved.rows {
-		k, err := r.rowKey(row)
+	if !partial {
+		before := map[string]bool{}
+		err := eachSaved(ctx, t, saved, func(_ int, row tableRow) error {
+			k, err := r.rowKey(row)
+			before[k] = true
+			return err
+		})
 		if err != nil {
 			return err
 		}
-		before[k] = true
-	}
-	if !partial {
-		for _, row := range current {
-			k, err := r.rowKey(row)
+		// Children first: a row another row must not outlive (ON DELETE
+		// RESTRICT) goes after it.
+		for i := len(current) - 1; i >= 0; i-- {
+			k, err := r.rowKey(current[i])
 			if err != nil {
 				return err
 			}
-			if before[k] {
-				continue
-			}
-			if err := r.deleteRow(t, row); err != nil {
-				return err
+			if !before[k] {
+				if err := r.deleteRow(t, current[i]); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	for _, row := range saved.rows {
-		if err := r.writeRow(t, row, partial); err != nil {
+	err = eachSaved(ctx, t, saved, func(ord int, row tableRow) error {
+		if err := r.loadBlobs(saved, ord, row); err != nil {
 			return err
 		}
+		return r.writeRow(t, row, partial)
+	})
+	if err != nil {
+		return err
 	}
 	for _, ref := range s.Refs {
 		pk, err := decodeValues(ref.PKVals)
@@ -593,6 +718,22 @@ func restore(ctx context.Context, t *writeTx, saved savedState) error {
 			strings.Join(conds, ` AND `)+` AND `+quoteIdent(ref.Column)+` IS NULL`, append([]any{v}, pk...)...); err != nil {
 			return fmt.Errorf("restore the link of %s.%s: %w", ref.Table, ref.Column, err)
 		}
+	}
+	return nil
+}
+
+// loadBlobs reads the kept bytes of a row's blobs in place of their refs.
+func (r *stateReader) loadBlobs(saved savedState, ord int, row tableRow) error {
+	for i, c := range row.Cols {
+		if _, ok := row.Vals[i].(blobRef); !ok {
+			continue
+		}
+		var b []byte
+		if err := r.q.QueryRowContext(r.ctx, `SELECT bytes FROM journal_blobs WHERE entry_id = ? AND scope_ord = ? AND ord = ? AND col = ?`,
+			saved.entry, saved.ord, ord, c).Scan(&b); err != nil {
+			return fmt.Errorf("history entry %d: the kept %s of %s: %w", saved.entry, c, row.Table, err)
+		}
+		row.Vals[i] = b
 	}
 	return nil
 }
@@ -682,6 +823,12 @@ func sameValues(a, b []any) bool {
 		return false
 	}
 	for i := range a {
+		if x, ok := a[i].([]byte); ok {
+			if y, ok := b[i].([]byte); !ok || !bytes.Equal(x, y) {
+				return false
+			}
+			continue
+		}
 		ea, _ := json.Marshal(encodeValue(a[i]))
 		eb, _ := json.Marshal(encodeValue(b[i]))
 		if !bytes.Equal(ea, eb) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -437,5 +438,39 @@ func TestOpenPrunesTheHistory(t *testing.T) {
 	}
 	if n := count(t, db, "journal_rows", ""); n != 0 {
 		t.Fatalf("%d kept rows left", n)
+	}
+}
+
+// Keeping a deleted document's file for undo copies its bytes inside
+// SQLite: the delete allocates a small part of the file's size, however
+// large the file.
+func TestDeleteKeepsTheFileWithoutHoldingIt(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	const size = 16 << 20
+	data := make([]byte, size)
+	rand.Read(data)
+	doc := mustCreateDocument(t, db, NewDocument{Name: "big.bin", Data: data, MediaType: "application/octet-stream", Pages: []string{"x"}})
+	data = nil
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := db.DeleteDocument(ctx, doc.ID); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > size/8 {
+		t.Fatalf("deleting a %d MiB document allocated %.1f MiB", size>>20, float64(got)/(1<<20))
+	}
+	del := journalFor(t, db, JournalFilter{})[0]
+	if del.Size < size {
+		t.Fatalf("the entry keeps %d bytes, less than the file", del.Size)
+	}
+	if _, err := db.Undo(ctx, del.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	back, err := db.DocumentFile(ctx, doc.ID)
+	if err != nil || len(back) != size {
+		t.Fatalf("file after undo: %d bytes, %v", len(back), err)
 	}
 }

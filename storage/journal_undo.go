@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -265,31 +266,39 @@ func checkReimported(ctx context.Context, q queryer, saved []savedState) error {
 		if s.scope.Kind != scopeTree || s.scope.Table != "documents" {
 			continue
 		}
-		for _, row := range s.rows {
-			if row.Table != "documents" {
-				continue
-			}
-			var sha, name string
-			for i, c := range row.Cols {
-				switch c {
-				case "sha256":
-					sha, _ = row.Vals[i].(string)
-				case "name":
-					name, _ = row.Vals[i].(string)
-				}
-			}
-			var otherID, otherName string
-			err := q.QueryRowContext(ctx, `SELECT id, name FROM documents WHERE sha256 = ? AND id <> ?`, sha, s.scope.ID).
-				Scan(&otherID, &otherName)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			return Errorf(ErrConflict, "document %q cannot come back: the same file was imported again since as %q (%s); delete that copy first",
-				name, otherName, otherID)
+		var data string
+		err := q.QueryRowContext(ctx, `SELECT data FROM journal_rows WHERE entry_id = ? AND scope_ord = ? AND tbl = 'documents'`,
+			s.entry, s.ord).Scan(&data)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // the document did not exist then
 		}
+		if err != nil {
+			return err
+		}
+		var row storedRow
+		if err := json.Unmarshal([]byte(data), &row); err != nil {
+			return fmt.Errorf("history entry %d: the document's row: %w", s.entry, err)
+		}
+		var sha, name string
+		for i, c := range row.Cols {
+			switch c {
+			case "sha256":
+				sha, _ = row.Vals[i].(string)
+			case "name":
+				name, _ = row.Vals[i].(string)
+			}
+		}
+		var otherID, otherName string
+		err = q.QueryRowContext(ctx, `SELECT id, name FROM documents WHERE sha256 = ? AND id <> ?`, sha, s.scope.ID).
+			Scan(&otherID, &otherName)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return Errorf(ErrConflict, "document %q cannot come back: the same file was imported again since as %q (%s); delete that copy first",
+			name, otherName, otherID)
 	}
 	return nil
 }

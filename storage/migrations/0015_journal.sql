@@ -57,7 +57,19 @@ CREATE TABLE journal_rows (
     scope_ord INTEGER NOT NULL,
     ord       INTEGER NOT NULL,
     tbl       TEXT NOT NULL,
+    -- data is the row as JSON, {"c": columns, "v": values}; a blob's value
+    -- is {"ref": 1}, its bytes in journal_blobs (copied there by SQLite,
+    -- so a deleted document's file is never held in memory whole).
     data      TEXT NOT NULL,
     PRIMARY KEY (entry_id, scope_ord, ord),
     FOREIGN KEY (entry_id, scope_ord) REFERENCES journal_scopes (entry_id, ord) ON DELETE CASCADE
+) STRICT;
+CREATE TABLE journal_blobs (
+    entry_id  INTEGER NOT NULL,
+    scope_ord INTEGER NOT NULL,
+    ord       INTEGER NOT NULL,
+    col       TEXT NOT NULL,
+    bytes     BLOB NOT NULL,
+    PRIMARY KEY (entry_id, scope_ord, ord, col),
+    FOREIGN KEY (entry_id, scope_ord, ord) REFERENCES journal_rows (entry_id, scope_ord, ord) ON DELETE CASCADE
 ) STRICT;

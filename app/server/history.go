@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -49,6 +51,26 @@ func asPerson(h http.HandlerFunc) http.HandlerFunc {
 			r = r.WithContext(storage.WithActor(r.Context(), storage.Actor{Edge: storage.EdgeUI, Name: storage.ActorPerson}))
 		}
 		h(w, r)
+	}
+}
+
+// historyPruneInterval is how often a running server drops the history's
+// saved state that has outlived the retention (opening the store does it
+// too): a server can run for weeks.
+const historyPruneInterval = time.Hour
+
+func (s *Server) pruneHistory(ctx context.Context) {
+	tick := time.NewTicker(historyPruneInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if _, err := s.cfg.DB.PruneJournal(ctx); err != nil && ctx.Err() == nil {
+				s.cfg.Logger.WarnContext(ctx, "history: drop what outlived the retention", "err", err)
+			}
+		}
 	}
 }
 

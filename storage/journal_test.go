@@ -474,3 +474,26 @@ func TestDeleteKeepsTheFileWithoutHoldingIt(t *testing.T) {
 		t.Fatalf("file after undo: %d bytes, %v", len(back), err)
 	}
 }
+
+// Each edge's actor is recorded as given; a write with none is the
+// system's. The filters select by edge and by actor.
+func TestJournalRecordsTheActor(t *testing.T) {
+	db := mustOpen(t)
+	mcp := WithActor(context.Background(), Actor{Edge: EdgeMCP, Name: "Claude Desktop"})
+	if _, err := db.CreateTag(mcp, NewTag{Name: "from mcp"}); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateTag(t, db, "from nowhere")
+	es := journalFor(t, db, JournalFilter{})
+	if len(es) != 2 || es[0].Edge != "system" || es[0].Actor != "" || es[1].Edge != "mcp" || es[1].Actor != "Claude Desktop" {
+		t.Fatalf("entries %+v", es)
+	}
+	if got := journalFor(t, db, JournalFilter{Edge: "mcp"}); len(got) != 1 || got[0].Summary != `created tag "from mcp"` {
+		t.Fatalf("edge filter: %+v", got)
+	}
+	if got := journalFor(t, db, JournalFilter{Actor: "Claude Desktop"}); len(got) != 1 {
+		t.Fatalf("actor filter: %+v", got)
+	}
+	_, err := db.ListJournal(context.Background(), JournalFilter{Edge: "fax"})
+	wantCode(t, err, ErrInvalid, `unknown edge "fax" (want agent, auto_create, ui, cli, mcp or system)`)
+}

@@ -746,7 +746,7 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r = t.callTool(ctx, c.Name, args)
+			r = t.callTool(ctx, c.ID, c.Name, args)
 			data.Arguments = wireArguments(args)
 			if decide != nil && !slices.Equal(args, c.Arguments) {
 				data.Edited = true
@@ -777,14 +777,16 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 }
 
 // callTool runs one call, unless the tool has used up its CallLimits.
-func (t *turn) callTool(ctx context.Context, name string, args json.RawMessage) ToolResult {
+func (t *turn) callTool(ctx context.Context, callID, name string, args json.RawMessage) ToolResult {
 	if limit, ok := t.CallLimits[name]; ok {
 		if t.CallCounts[name] >= limit {
 			return ToolResult{Error: fmt.Sprintf("%s may run at most %d times in this turn; finish with what you have", name, limit)}
 		}
 		t.CallCounts[name]++
 	}
-	res := CallTool(storage.WithActor(ctx, t.actor()), t.env, name, args)
+	a := t.actor()
+	a.CallID = callID
+	res := CallTool(storage.WithActor(ctx, a), t.env, name, args)
 	if tool, ok := ToolByName(name); ok && tool.Access == ReadWrite && res.Success {
 		t.Changed = true
 	}

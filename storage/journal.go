@@ -46,6 +46,9 @@ type Actor struct {
 	// (its thread); undo takes back a turn's or a run's entries as one.
 	TurnID string
 	RunID  string
+	// CallID is the tool call of the turn or run: undo takes back one
+	// approved call's changes too.
+	CallID string
 }
 
 // ActorPerson is the actor name of changes a person makes in the UI.
@@ -69,7 +72,7 @@ func ActorFrom(ctx context.Context) (Actor, bool) {
 func actorOf(ctx context.Context) Actor {
 	a, ok := ActorFrom(ctx)
 	if !ok || a.Edge == "" {
-		return Actor{Edge: EdgeSystem, Name: a.Name, TurnID: a.TurnID, RunID: a.RunID}
+		return Actor{Edge: EdgeSystem, Name: a.Name, TurnID: a.TurnID, RunID: a.RunID, CallID: a.CallID}
 	}
 	return a
 }
@@ -82,6 +85,7 @@ type JournalEntry struct {
 	Actor      string    `json:"actor"`
 	TurnID     string    `json:"turn_id,omitempty"`
 	RunID      string    `json:"run_id,omitempty"`
+	CallID     string    `json:"call_id,omitempty"`
 	Op         string    `json:"op"`
 	ObjectKind string    `json:"object_kind"`
 	ObjectID   string    `json:"object_id"`
@@ -136,9 +140,9 @@ func (t *writeTx) journal(ctx context.Context, c change) (int64, error) {
 	if c.undoes != 0 {
 		undoes = c.undoes
 	}
-	res, err := t.ExecContext(ctx, `INSERT INTO journal (at, edge, actor, turn_id, run_id, op, object_kind, object_id,
-		document_id, summary, undoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.nowText(), string(a.Edge), a.Name, a.TurnID, a.RunID, c.op, c.kind, c.id, c.documentID,
+	res, err := t.ExecContext(ctx, `INSERT INTO journal (at, edge, actor, turn_id, run_id, call_id, op, object_kind, object_id,
+		document_id, summary, undoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.nowText(), string(a.Edge), a.Name, a.TurnID, a.RunID, a.CallID, c.op, c.kind, c.id, c.documentID,
 		CapMessage(c.summary), undoes)
 	if err != nil {
 		return 0, fmt.Errorf("journal %s: %w", c.op, err)
@@ -178,19 +182,21 @@ type JournalFilter struct {
 	Actor  string
 	TurnID string
 	RunID  string
+	// CallID, with TurnID, selects one tool call's changes.
+	CallID string
 	// Limit is the page size, 100 when 0; Before lists entries older than
 	// this id (the next page).
 	Limit  int
 	Before int64
 }
 
-const journalColumns = `j.id, j.at, j.edge, j.actor, j.turn_id, j.run_id, j.op, j.object_kind, j.object_id,
+const journalColumns = `j.id, j.at, j.edge, j.actor, j.turn_id, j.run_id, j.call_id, j.op, j.object_kind, j.object_id,
 	j.document_id, j.summary, coalesce(j.undoes, 0), coalesce(j.undone_by, 0), j.size, j.pruned`
 
 func scanJournalEntry(s scanner) (JournalEntry, error) {
 	var e JournalEntry
 	var at string
-	err := s.Scan(&e.ID, &at, &e.Edge, &e.Actor, &e.TurnID, &e.RunID, &e.Op, &e.ObjectKind, &e.ObjectID,
+	err := s.Scan(&e.ID, &at, &e.Edge, &e.Actor, &e.TurnID, &e.RunID, &e.CallID, &e.Op, &e.ObjectKind, &e.ObjectID,
 		&e.DocumentID, &e.Summary, &e.Undoes, &e.UndoneBy, &e.Size, &e.Pruned)
 	if err != nil {
 		return JournalEntry{}, err
@@ -225,6 +231,9 @@ func (db *DB) ListJournal(ctx context.Context, f JournalFilter) ([]JournalEntry,
 	}
 	if f.RunID != "" {
 		add(`j.run_id = ?`, f.RunID)
+	}
+	if f.CallID != "" {
+		add(`j.call_id = ?`, f.CallID)
 	}
 	if f.Before > 0 {
 		add(`j.id < ?`, f.Before)

@@ -45,29 +45,41 @@ func (db *DB) Undo(ctx context.Context, entryID int64, cascade bool) (UndoResult
 // UndoTurn undoes every change a chat turn made, newest first, in one
 // transaction: all or none.
 func (db *DB) UndoTurn(ctx context.Context, turnID string, cascade bool) (UndoResult, error) {
-	return db.undoGroup(ctx, "turn", "turn_id", turnID, cascade)
+	return db.undoGroup(ctx, "turn", "turn_id = ?", []any{turnID}, cascade)
+}
+
+// UndoCall undoes the changes of one tool call of a chat turn, newest
+// first, in one transaction: an approved card's Undo.
+func (db *DB) UndoCall(ctx context.Context, turnID, callID string, cascade bool) (UndoResult, error) {
+	if strings.TrimSpace(callID) == "" {
+		return UndoResult{}, Errorf(ErrInvalid, "no call given to undo")
+	}
+	return db.undoGroup(ctx, "call "+callID+" of turn", "turn_id = ? AND call_id = ?", []any{turnID, callID}, cascade)
 }
 
 // UndoRun undoes every change an auto-create run made, newest first, in
 // one transaction: all or none.
 func (db *DB) UndoRun(ctx context.Context, runID string, cascade bool) (UndoResult, error) {
-	return db.undoGroup(ctx, "run", "run_id", runID, cascade)
+	return db.undoGroup(ctx, "run", "run_id = ?", []any{runID}, cascade)
 }
 
-func (db *DB) undoGroup(ctx context.Context, what, column, id string, cascade bool) (UndoResult, error) {
+// undoGroup undoes the entries where cond holds (on the journal's own
+// columns, with args), newest first.
+func (db *DB) undoGroup(ctx context.Context, what, cond string, args []any, cascade bool) (UndoResult, error) {
+	id, _ := args[0].(string)
 	if strings.TrimSpace(id) == "" {
-		return UndoResult{}, Errorf(ErrInvalid, "no %s given to undo", what)
+		return UndoResult{}, Errorf(ErrInvalid, "no %s given to undo", strings.Fields(what)[0])
 	}
 	var res UndoResult
 	err := db.update(ctx, "undo "+what, func(t *writeTx) error {
-		ids, err := queryRows(ctx, t, scanValue[int64], `SELECT id FROM journal WHERE `+column+` = ?
-			AND undone_by IS NULL AND undoes IS NULL ORDER BY id DESC`, id)
+		ids, err := queryRows(ctx, t, scanValue[int64], `SELECT id FROM journal WHERE `+cond+`
+			AND undone_by IS NULL AND undoes IS NULL ORDER BY id DESC`, args...)
 		if err != nil {
 			return err
 		}
 		if len(ids) == 0 {
 			var n int
-			if err := t.QueryRowContext(ctx, `SELECT count(*) FROM journal WHERE `+column+` = ?`, id).Scan(&n); err != nil {
+			if err := t.QueryRowContext(ctx, `SELECT count(*) FROM journal WHERE `+cond, args...).Scan(&n); err != nil {
 				return err
 			}
 			if n > 0 {

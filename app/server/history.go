@@ -26,6 +26,9 @@ type undoBody struct {
 	// (newest first); without it such an undo is refused (409) saying
 	// which.
 	Cascade bool `json:"cascade,omitempty"`
+	// CallID, on a turn's undo, undoes only that tool call's changes (an
+	// approved card's Undo).
+	CallID string `json:"call_id,omitempty"`
 }
 
 // historySettings answers GET and PUT /api/history/settings.
@@ -77,7 +80,7 @@ func (s *Server) pruneHistory(ctx context.Context) {
 func (s *Server) listHistory(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	f := storage.JournalFilter{DocumentID: q.Get("document"), Edge: q.Get("edge"), Actor: q.Get("actor"),
-		TurnID: q.Get("turn"), RunID: q.Get("run")}
+		TurnID: q.Get("turn"), RunID: q.Get("run"), CallID: q.Get("call")}
 	for name, dst := range map[string]*int{"limit": &f.Limit} {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.Atoi(v)
@@ -110,28 +113,32 @@ func (s *Server) undoHistoryEntry(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fault.Errorf(fault.NotFound, "history entry %q not found", r.PathValue("entry_id")))
 		return
 	}
-	s.undo(w, r, func(cascade bool) (storage.UndoResult, error) { return s.cfg.DB.Undo(r.Context(), id, cascade) })
+	s.undo(w, r, func(b undoBody) (storage.UndoResult, error) { return s.cfg.DB.Undo(r.Context(), id, b.Cascade) })
 }
 
 func (s *Server) undoHistoryTurn(w http.ResponseWriter, r *http.Request) {
-	s.undo(w, r, func(cascade bool) (storage.UndoResult, error) {
-		return s.cfg.DB.UndoTurn(r.Context(), strings.TrimSpace(r.PathValue("turn_id")), cascade)
+	s.undo(w, r, func(b undoBody) (storage.UndoResult, error) {
+		turn := strings.TrimSpace(r.PathValue("turn_id"))
+		if b.CallID != "" {
+			return s.cfg.DB.UndoCall(r.Context(), turn, b.CallID, b.Cascade)
+		}
+		return s.cfg.DB.UndoTurn(r.Context(), turn, b.Cascade)
 	})
 }
 
 func (s *Server) undoHistoryRun(w http.ResponseWriter, r *http.Request) {
-	s.undo(w, r, func(cascade bool) (storage.UndoResult, error) {
-		return s.cfg.DB.UndoRun(r.Context(), strings.TrimSpace(r.PathValue("run_id")), cascade)
+	s.undo(w, r, func(b undoBody) (storage.UndoResult, error) {
+		return s.cfg.DB.UndoRun(r.Context(), strings.TrimSpace(r.PathValue("run_id")), b.Cascade)
 	})
 }
 
-func (s *Server) undo(w http.ResponseWriter, r *http.Request, do func(cascade bool) (storage.UndoResult, error)) {
+func (s *Server) undo(w http.ResponseWriter, r *http.Request, do func(undoBody) (storage.UndoResult, error)) {
 	var body undoBody
 	if err := s.decodeJSON(w, r, &body, true); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := do(body.Cascade)
+	res, err := do(body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

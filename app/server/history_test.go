@@ -286,3 +286,35 @@ func TestHistorySettings(t *testing.T) {
 	}
 	f.wantError("GET", "/api/history?edge=fax", nil, http.StatusBadRequest, "invalid")
 }
+
+// An approved card's Undo takes back that call's changes alone.
+func TestUndoOneCallOfATurn(t *testing.T) {
+	f := newFixture(t)
+	f.model.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{
+			{ID: "t1", Name: "create_tag", Arguments: `{"name":"paid"}`},
+			{ID: "t2", Name: "create_tag", Arguments: `{"name":"urgent"}`},
+		}},
+		modeltest.Reply{Text: "Two tags."},
+	)
+	var done agent.TurnResult
+	f.call("POST", "/api/documents/"+f.doc.ID+"/chat", map[string]any{"message": "make two tags", "auto_approve": true}, http.StatusOK, &done)
+	es := f.history("?turn=" + done.HistoryTurnID + "&call=t2")
+	if len(es) != 1 || es[0].CallID != "t2" || es[0].Summary != `created tag "urgent"` {
+		t.Fatalf("the call's entries: %+v", es)
+	}
+	var res storage.UndoResult
+	f.call("POST", "/api/history/turns/"+done.HistoryTurnID+"/undo", map[string]any{"call_id": "t2"}, http.StatusOK, &res)
+	if len(res.Undone) != 1 || res.Undone[0].CallID != "t2" {
+		t.Fatalf("undid %+v", res.Undone)
+	}
+	var tags struct{ Tags []storage.Tag }
+	f.call("GET", "/api/tags", nil, http.StatusOK, &tags)
+	if len(tags.Tags) != 1 || tags.Tags[0].Name != "paid" {
+		t.Fatalf("tags after undoing the second call: %+v", tags.Tags)
+	}
+	msg := f.wantError("POST", "/api/history/turns/"+done.HistoryTurnID+"/undo", map[string]any{"call_id": "t2"}, http.StatusConflict, "conflict")
+	if msg != "every change of call t2 of turn "+done.HistoryTurnID+" is undone already" {
+		t.Errorf("second undo of the call: %q", msg)
+	}
+}

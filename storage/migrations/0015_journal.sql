@@ -11,6 +11,8 @@ CREATE TABLE journal (
     -- (ui), the CLI command, the MCP client's name.
     actor       TEXT NOT NULL DEFAULT '',
     turn_id     TEXT NOT NULL DEFAULT '',
+    -- call_id is the tool call of the turn or run that made the change.
+    call_id     TEXT NOT NULL DEFAULT '',
     run_id      TEXT NOT NULL DEFAULT '',
     op          TEXT NOT NULL,
     object_kind TEXT NOT NULL,

@@ -135,6 +135,38 @@ function TurnUndo({ m }: { m: AssistantMessageView }) {
   );
 }
 
+/** An approved card's Undo: that call's changes alone. */
+function CallUndo({ turnId, callId }: { turnId: string; callId: string }) {
+  const [state, setState] = useState<{ busy?: boolean; done?: boolean; error?: unknown }>({});
+  if (state.done) {
+    return (
+      <span className="call-undo muted small-text" role="status" data-testid="call-undone">
+        Undone.
+      </span>
+    );
+  }
+  return (
+    <span className="call-undo">
+      <button
+        type="button"
+        className="btn small link"
+        disabled={state.busy}
+        onClick={() => {
+          setState({ busy: true });
+          api.undoTurn(turnId, false, callId).then(
+            () => setState({ done: true }),
+            (error: unknown) => setState({ error }),
+          );
+        }}
+        data-testid="call-undo-button"
+      >
+        Undo
+      </button>
+      {state.error ? <ErrorBox title="Not undone" error={state.error} /> : null}
+    </span>
+  );
+}
+
 function AssistantMessage({
   m,
   pending,
@@ -172,7 +204,12 @@ function AssistantMessage({
           {r.toolCalls.length > 0 && (
             <div className="tool-cards">
               {r.toolCalls.map((c) => (
-                <ToolCard key={c.id} call={c} approval={p && p.needsApproval.includes(c.id) ? approvalFor(c.id, p) : undefined} />
+                <div key={c.id} className="tool-card-with-undo">
+                  <ToolCard call={c} approval={p && p.needsApproval.includes(c.id) ? approvalFor(c.id, p) : undefined} />
+                  {m.historyTurnId && m.status === "done" && c.decision?.approved && c.result?.success && (
+                    <CallUndo turnId={m.historyTurnId} callId={c.id} />
+                  )}
+                </div>
               ))}
             </div>
           )}

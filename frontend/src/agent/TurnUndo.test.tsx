@@ -39,6 +39,8 @@ describe("turn undo", () => {
     expect(html).toContain("Deleted: deleted old.txt.");
     expect(html).toContain('data-testid="turn-undo-button"');
     expect(html).toContain("#/history?actor=turn_01J");
+    // The approved card has its own Undo.
+    expect(html).toContain('data-testid="call-undo-button"');
   });
 
   it("offers Undo quietly for other changes, and nothing for a turn that changed nothing", () => {
@@ -46,6 +48,7 @@ describe("turn undo", () => {
     const html = render(stateWith([tagged], "turn_01K"));
     expect(html).toContain('role="status"');
     expect(html).toContain("This turn changed your data.");
+    expect(html).not.toContain("call-undo-button"); // ran without an approval: no card Undo
     expect(render(stateWith([tagged]))).not.toContain("turn-undo");
   });
 });

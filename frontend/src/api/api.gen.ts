@@ -577,6 +577,11 @@ export interface UndoBody {
    * which.
    */
   cascade?: boolean;
+  /**
+   * CallID, on a turn's undo, undoes only that tool call's changes (an
+   * approved card's Undo).
+   */
+  call_id?: string;
 }
 
 /** historySettingsBody is the body of PUT /api/history/settings. */
@@ -1148,6 +1153,7 @@ export interface JournalEntry {
   actor: string;
   turn_id?: string;
   run_id?: string;
+  call_id?: string;
   op: string;
   object_kind: string;
   object_id: string;

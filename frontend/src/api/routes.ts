@@ -195,8 +195,9 @@ export const api = {
   // the history of changes, and undo (newest first; filters as GET /api/history takes them)
   listHistory: (query: HistoryQuery = {}) => request<HistoryList>("/api/history", { query: { ...query } }),
   undoEntry: (id: number, cascade = false) => request<UndoResult>(`/api/history/${id}/undo`, { method: "POST", body: { cascade } }),
-  undoTurn: (turnId: string, cascade = false) =>
-    request<UndoResult>(`/api/history/turns/${enc(turnId)}/undo`, { method: "POST", body: { cascade } }),
+  /** Every change of a chat turn, or with callId that tool call's alone (an approved card's Undo). */
+  undoTurn: (turnId: string, cascade = false, callId?: string) =>
+    request<UndoResult>(`/api/history/turns/${enc(turnId)}/undo`, { method: "POST", body: { cascade, call_id: callId } }),
   undoRun: (runId: string, cascade = false) =>
     request<UndoResult>(`/api/history/runs/${enc(runId)}/undo`, { method: "POST", body: { cascade } }),
   getHistorySettings: () => request<HistorySettings>("/api/history/settings"),
@@ -212,6 +213,8 @@ export interface HistoryQuery {
   actor?: string;
   turn?: string;
   run?: string;
+  /** With turn: one tool call's changes. */
+  call?: string;
   limit?: number;
 }
 

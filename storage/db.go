@@ -29,6 +29,9 @@ type DB struct {
 	sql  *sql.DB
 	path string
 
+	// tables caches the tables' shapes for the journal (journal_state.go).
+	tables tableCache
+
 	// Now tells the time for the rows written. It defaults to time.Now;
 	// tests set it to get fixed timestamps. Its value is taken once per
 	// transaction, converted to UTC and truncated to the stored precision.
@@ -152,7 +155,8 @@ func (db *DB) Ping(ctx context.Context) error {
 // writeTx is a write transaction with the time every row it writes uses.
 type writeTx struct {
 	*sql.Tx
-	now time.Time
+	now    time.Time
+	tables *tableCache
 }
 
 // nowText is the transaction's time as stored.
@@ -166,7 +170,7 @@ func (db *DB) update(ctx context.Context, op string, fn func(*writeTx) error) er
 	if err != nil {
 		return translate(op, err)
 	}
-	t := &writeTx{Tx: sqltx, now: db.now()}
+	t := &writeTx{Tx: sqltx, now: db.now(), tables: &db.tables}
 	if err := fn(t); err != nil {
 		_ = sqltx.Rollback()
 		return translate(op, err)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // This file keeps the before-state of journal entries and puts it back.
@@ -186,28 +187,63 @@ func foreignKeys(ctx context.Context, q queryer) ([]foreignKey, error) {
 	return out, nil
 }
 
-// stateReader reads rows, caching what it learns of tables.
+// tableCache keeps what the journal learns of the store's tables (their
+// columns, keys and foreign keys) for the life of the DB: they change only
+// with a migration, which clears it. Asking SQLite for them on every
+// change tripled the cost of importing and deleting a small document.
+type tableCache struct {
+	mu    sync.Mutex
+	metas map[string]tableInfo
+	fks   []foreignKey // nil until read
+}
+
+func (c *tableCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.metas, c.fks = nil, nil
+}
+
+// stateReader reads rows of a write transaction.
 type stateReader struct {
 	ctx   context.Context
 	q     queryer
-	metas map[string]tableInfo
+	cache *tableCache
 	fks   []foreignKey
 }
 
-func newStateReader(ctx context.Context, q queryer) *stateReader {
-	return &stateReader{ctx: ctx, q: q, metas: map[string]tableInfo{}}
+func newStateReader(ctx context.Context, t *writeTx) *stateReader {
+	return &stateReader{ctx: ctx, q: t, cache: t.tables}
 }
 
 func (r *stateReader) meta(table string) (tableInfo, error) {
-	if ti, ok := r.metas[table]; ok {
+	r.cache.mu.Lock()
+	defer r.cache.mu.Unlock()
+	if ti, ok := r.cache.metas[table]; ok {
 		return ti, nil
 	}
 	ti, err := tableMeta(r.ctx, r.q, table)
 	if err != nil {
 		return tableInfo{}, err
 	}
-	r.metas[table] = ti
+	if r.cache.metas == nil {
+		r.cache.metas = map[string]tableInfo{}
+	}
+	r.cache.metas[table] = ti
 	return ti, nil
+}
+
+// foreignKeys returns the store's foreign keys, from the cache.
+func (r *stateReader) foreignKeys() ([]foreignKey, error) {
+	r.cache.mu.Lock()
+	defer r.cache.mu.Unlock()
+	if r.cache.fks == nil {
+		fks, err := foreignKeys(r.ctx, r.q)
+		if err != nil {
+			return nil, err
+		}
+		r.cache.fks = fks
+	}
+	return r.cache.fks, nil
 }
 
 // selectRows reads the rows of table where the columns equal vals,
@@ -372,7 +408,7 @@ func (r *stateReader) fullRow(key tableRow) (tableRow, error) {
 
 func (r *stateReader) readTree(s scope) (scope, []tableRow, error) {
 	if r.fks == nil {
-		fks, err := foreignKeys(r.ctx, r.q)
+		fks, err := r.foreignKeys()
 		if err != nil {
 			return s, nil, err
 		}

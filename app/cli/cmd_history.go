@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -60,7 +61,9 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.IO.Err, "no changes in the history")
 		return nil
 	}
-	t := newTable(env.IO.Out, "ENTRY", "WHEN", "EDGE", "WHO", "TURN/RUN", "CHANGE")
+	// An auto-create run's entries show the run (docent undo --run), a
+	// chat's the turn (docent undo --turn).
+	t := newTable(env.IO.Out, "ENTRY", "WHEN", "EDGE", "WHO", "RUN/TURN", "CHANGE")
 	for _, e := range es {
 		change := textfmt.Shorten(e.Summary, 80)
 		switch {
@@ -69,18 +72,9 @@ func runHistory(ctx context.Context, env *Env, args []string) error {
 		case e.Pruned:
 			change += " [no longer undoable]"
 		}
-		t.row(strconv.FormatInt(e.ID, 10), formatTime(e.At), e.Edge, e.Actor, cmpOr(e.TurnID, e.RunID, "-"), change)
+		t.row(strconv.FormatInt(e.ID, 10), formatTime(e.At), e.Edge, e.Actor, cmp.Or(e.RunID, e.TurnID, "-"), change)
 	}
 	return t.flush()
-}
-
-func cmpOr(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func runUndo(ctx context.Context, env *Env, args []string) error {

@@ -497,3 +497,34 @@ func TestJournalRecordsTheActor(t *testing.T) {
 	_, err := db.ListJournal(context.Background(), JournalFilter{Edge: "fax"})
 	wantCode(t, err, ErrInvalid, `unknown edge "fax" (want agent, auto_create, ui, cli, mcp or system)`)
 }
+
+// A document read again (a PDF that failed for want of a password, say)
+// is undone back to what the failed read left: status, error, pages and
+// their index, words.
+func TestUndoReadAgain(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	doc := mustCreateDocument(t, db, NewDocument{Name: "locked.pdf", Status: StatusFailed, Error: "encrypted: password required",
+		ErrorCode: ErrorCodePasswordRequired})
+	before := dumpDocument(t, db, doc.ID)
+	if _, err := db.ReplaceDocumentContent(ctx, doc.ID, DocumentContent{Pages: []string{"Secret invoice 99", "Total 5"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetPageWords(ctx, doc.ID, map[int]PageWords{1: {Width: 10, Height: 10, Words: []Word{{W: 1, H: 1, Text: "Secret"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	read := journalFor(t, db, JournalFilter{})[0]
+	if read.Summary != `read document "locked.pdf" again (failed, 0 pages → ready, 2 pages)` {
+		t.Fatalf("summary %q", read.Summary)
+	}
+	if _, err := db.Undo(ctx, read.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if after := dumpDocument(t, db, doc.ID); after != before {
+		t.Fatalf("after undo:\n%s\nwant:\n%s", after, before)
+	}
+	checkIntegrity(t, db)
+	if hits, _ := db.Search(ctx, "secret", 5); len(hits) != 0 {
+		t.Fatalf("the undone text is still found: %+v", hits)
+	}
+}

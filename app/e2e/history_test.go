@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,5 +87,37 @@ func TestBrowserHistoryUndoesATurn(t *testing.T) {
 	if len(ids) > 0 || !strings.Contains(text, `undid: created tag "paid"`) {
 		t.Errorf("the history after the undo (raw ids %q):\n%s", ids, text)
 	}
-	shots.shot(ctx, fmt.Sprintf("history-undone-%s", "light"))
+	shots.shot(ctx, "history-undone")
+
+	// In the chat: an approved delete is announced with Undo for the turn,
+	// and its card has an Undo of its own, which takes the call back.
+	var tag struct {
+		ID string `json:"id"`
+	}
+	apiSend(t, srv, "POST", "/api/tags", map[string]any{"name": "archive"}, &tag)
+	model.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "x1", Name: "delete_tag", Arguments: `{"tag_id":"` + tag.ID + `"}`}}},
+		modeltest.Reply{Text: "Deleted the tag."},
+	)
+	do(t, ctx, srv, "open the document's agent", chromedp.Navigate(srv.URL+"#/documents/"+docID), chromedp.WaitVisible(tid("tab-agent")),
+		chromedp.Click(tid("tab-agent")), chromedp.WaitVisible(tid("chat-input")))
+	do(t, ctx, srv, "ask for the delete",
+		chromedp.SendKeys(tid("chat-input"), "Delete the archive tag"),
+		chromedp.Click(tid("send-button")),
+		chromedp.WaitVisible(card("x1", "approve-button")))
+	clickStill(t, ctx, srv, "approve the delete", string(card("x1", "approve-button")))
+	waitText(t, ctx, srv, "the delete is announced", tid("turn-undo"), "Done: Delete tag “archive”.")
+	if tags := apiGet[struct {
+		Tags []struct{ Name string } `json:"tags"`
+	}](t, srv, "/api/tags"); len(tags.Tags) != 0 {
+		t.Fatalf("tags after the approved delete: %+v", tags.Tags)
+	}
+	shots.shot(ctx, "approved-delete-undo")
+	clickStill(t, ctx, srv, "undo the card", `[data-testid="call-undo-button"]`)
+	do(t, ctx, srv, "the card's call is undone", chromedp.WaitVisible(tid("call-undone")))
+	if tags := apiGet[struct {
+		Tags []struct{ Name string } `json:"tags"`
+	}](t, srv, "/api/tags"); len(tags.Tags) != 1 || tags.Tags[0].Name != "archive" {
+		t.Fatalf("tags after the card's Undo: %+v", tags.Tags)
+	}
 }

@@ -120,9 +120,7 @@ function TurnUndo({ m }: { m: AssistantMessageView }) {
       ) : (
         <>
           <span>
-            {deleted.length
-              ? `Deleted: ${deleted.map((c) => c.result?.preview || c.name).join("; ")}.`
-              : "This turn changed your data."}{" "}
+            {deleted.length ? `Done: ${deleted.map((c) => c.summary?.title || c.name).join("; ")}.` : "This turn changed your data."}{" "}
             <a href={href("history") + `?actor=${encodeURIComponent(m.historyTurnId!)}`}>See the changes</a>
           </span>
           <button type="button" className="btn small" disabled={state.busy} onClick={undo} data-testid="turn-undo-button">

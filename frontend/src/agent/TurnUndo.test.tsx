@@ -29,14 +29,17 @@ describe("turn undo", () => {
     arguments: {},
     needsApproval: true,
     decision: { approved: true },
-    result: { success: true, preview: "deleted old.txt" },
+    summary: { title: "Delete document “old.txt”" } as ToolCallView["summary"],
+    result: { success: true, preview: "deleted old.txt (doc_01J)" },
   };
 
   it("announces an approved delete with Undo for the turn", () => {
     const html = render(stateWith([deleted], "turn_01J"));
     expect(html).toContain('data-testid="turn-undo"');
     expect(html).toContain('role="alert"');
-    expect(html).toContain("Deleted: deleted old.txt.");
+    const bar = html.slice(html.indexOf('data-testid="turn-undo"'));
+    expect(bar).toContain("Done: Delete document “old.txt”.");
+    expect(bar).not.toContain("doc_01J"); // named as the card names it, not by the preview's id
     expect(html).toContain('data-testid="turn-undo-button"');
     expect(html).toContain("#/history?actor=turn_01J");
     // The approved card has its own Undo.

@@ -452,6 +452,11 @@ type TurnResult struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// Usage is `usage`: the tokens of the turn's model calls.
 	Usage Usage `json:"usage"`
+	// HistoryTurnID is `history_turn_id?`: present when the turn's tool
+	// calls changed something, the turn's id in the history (all its
+	// changes, before and after pauses), to list or undo them as one
+	// (GET /api/history?turn=…, POST /api/history/turns/{id}/undo).
+	HistoryTurnID string `json:"history_turn_id,omitempty"`
 }
 
 // Paused reports whether the turn paused for approval.

@@ -195,7 +195,7 @@ func ProviderTools() []provider.Tool {
 }
 
 // registry is every tool; tools_*.go define them.
-var registry = slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), helpTools())
+var registry = slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), historyTools(), helpTools())
 
 func init() {
 	// Catalogue order, as docs/tools.md lists them: read-only first.
@@ -209,7 +209,7 @@ func init() {
 var catalogueOrder = []string{
 	"get_ocr_text", "get_document", "list_documents", "get_extraction_result",
 	"get_schema", "list_schemas", "validate_schema", "validate_against_schema",
-	"get_prompt", "list_prompts", "get_tag", "list_tags", "help_schemas", "help_prompts",
+	"get_prompt", "list_prompts", "get_tag", "list_tags", "get_history", "help_schemas", "help_prompts",
 	"list_models", "search_docs", "open_citation",
 	"run_extraction", "update_extraction_field", "update_document", "delete_document",
 	"create_schema", "update_schema", "delete_schema",

@@ -22,7 +22,7 @@ var catalogue = []struct {
 	{"get_ocr_text", ReadOnly}, {"get_document", ReadOnly}, {"list_documents", ReadOnly},
 	{"get_extraction_result", ReadOnly}, {"get_schema", ReadOnly}, {"list_schemas", ReadOnly},
 	{"validate_schema", ReadOnly}, {"validate_against_schema", ReadOnly}, {"get_prompt", ReadOnly},
-	{"list_prompts", ReadOnly}, {"get_tag", ReadOnly}, {"list_tags", ReadOnly},
+	{"list_prompts", ReadOnly}, {"get_tag", ReadOnly}, {"list_tags", ReadOnly}, {"get_history", ReadOnly},
 	{"help_schemas", ReadOnly}, {"help_prompts", ReadOnly}, {"list_models", ReadOnly},
 	{"search_docs", ReadOnly}, {"open_citation", ReadOnly},
 	{"run_extraction", ReadWrite}, {"update_extraction_field", ReadWrite},

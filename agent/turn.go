@@ -131,6 +131,11 @@ type ApproveRequest struct {
 // a new turn whole; nothing is copied out and back in field by field.
 type turnState struct {
 	ThreadID string `json:"thread_id"`
+	// HistoryTurn is the turn's id in the journal: its changes are
+	// recorded with it, across pauses (TurnResult.HistoryTurnID).
+	HistoryTurn string `json:"history_turn,omitempty"`
+	// Changed is set once a read-write call of the turn succeeded.
+	Changed bool `json:"changed,omitempty"`
 	// Model is the provider-prefixed model id.
 	Model string `json:"model"`
 	// Round is the current round, counted across the whole turn.
@@ -413,6 +418,9 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 	if t.CallCounts == nil {
 		t.CallCounts = fresh.CallCounts
 	}
+	if t.HistoryTurn == "" { // paused by a Docent without the journal
+		t.HistoryTurn = fresh.HistoryTurn
+	}
 	if !t.stateless {
 		stored, err := a.DB.ThreadMessages(ctx, saved.ThreadID)
 		if err != nil {
@@ -505,8 +513,9 @@ func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string,
 	}
 	limits := a.Providers.Limits(ctx, model)
 	t := &turn{
-		turnState: turnState{Model: model, TextMode: !limits.Tools, CallIDs: callIDSet{}, CallCounts: map[string]int{}},
-		a:         a, sink: sink, doc: doc, prov: prov, name: name, docContext: dc, limits: limits,
+		turnState: turnState{Model: model, TextMode: !limits.Tools, CallIDs: callIDSet{}, CallCounts: map[string]int{},
+			HistoryTurn: storage.NewHistoryTurnID()},
+		a: a, sink: sink, doc: doc, prov: prov, name: name, docContext: dc, limits: limits,
 	}
 	// The tools see the turn's own working state and search count.
 	t.env = &ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, Embedder: a.Embedder, DocumentID: doc.ID, State: &t.WorkingState, SearchCalls: &t.SearchCalls, Logger: a.logger()}
@@ -564,10 +573,14 @@ func (t *turn) persist(ctx context.Context, msgs ...storage.ThreadMessage) error
 }
 
 func (t *turn) result(text, thinking string) TurnResult {
-	return TurnResult{
+	r := TurnResult{
 		Text: text, Thinking: thinking, ThreadID: t.ThreadID, WorkingState: *t.env.State,
 		ExecutedRounds: t.ExecutedRounds, Usage: t.Usage,
 	}
+	if t.Changed {
+		r.HistoryTurnID = t.HistoryTurn
+	}
+	return r
 }
 
 // loop runs rounds from t.Round until the model answers, the turn pauses,
@@ -736,7 +749,7 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r = t.callTool(ctx, c.Name, args)
+			r = t.callTool(ctx, c.ID, c.Name, args)
 			data.Arguments = wireArguments(args)
 			if decide != nil && !slices.Equal(args, c.Arguments) {
 				data.Edited = true
@@ -767,14 +780,30 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 }
 
 // callTool runs one call, unless the tool has used up its CallLimits.
-func (t *turn) callTool(ctx context.Context, name string, args json.RawMessage) ToolResult {
+func (t *turn) callTool(ctx context.Context, callID, name string, args json.RawMessage) ToolResult {
 	if limit, ok := t.CallLimits[name]; ok {
 		if t.CallCounts[name] >= limit {
 			return ToolResult{Error: fmt.Sprintf("%s may run at most %d times in this turn; finish with what you have", name, limit)}
 		}
 		t.CallCounts[name]++
 	}
-	return CallTool(ctx, t.env, name, args)
+	a := t.actor()
+	a.CallID = callID
+	res := CallTool(storage.WithActor(ctx, a), t.env, name, args)
+	if tool, ok := ToolByName(name); ok && tool.Access == ReadWrite && res.Success {
+		t.Changed = true
+	}
+	return res
+}
+
+// actor is who the turn's changes are journaled as: the agent in its
+// thread and turn, or an auto-create run (a turn with a Scope is one),
+// known by its thread.
+func (t *turn) actor() storage.Actor {
+	if t.env.Scope != nil {
+		return storage.Actor{Edge: storage.EdgeAutoCreate, Name: "auto-create", RunID: t.ThreadID, TurnID: t.HistoryTurn}
+	}
+	return storage.Actor{Edge: storage.EdgeAgent, Name: cmp.Or(t.ThreadID, "stateless chat"), TurnID: t.HistoryTurn}
 }
 
 // threadTitle is a new thread's title: the first message on one line, cut

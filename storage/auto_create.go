@@ -317,6 +317,20 @@ func (db *DB) endRun(ctx context.Context, op string, c AutoCreateClaim, refused 
 // it. Only a proposed document can be accepted.
 func (db *DB) AcceptAutoCreate(ctx context.Context, documentID string) (Document, error) {
 	return db.decideProposal(ctx, documentID, "accept", func(tx *writeTx, d Document) error {
+		c := change{op: "accept proposal", kind: "document", id: d.ID, documentID: d.ID,
+			summary: fmt.Sprintf("accepted the auto-create proposal for %q", d.Name), writes: []string{rowKey(d.ID)},
+			scopes: []scope{columnsScope("documents", d.ID, "auto_create_status", "auto_create_updated_at")}}
+		if d.AutoCreatePromptID != "" {
+			if p, err := latestPrompt(ctx, tx, d.AutoCreatePromptID); err == nil && p.SchemaID != "" {
+				c.writes = append(c.writes, kindKey(p.SchemaID))
+				c.scopes = append(c.scopes, columnsScope("schemas", p.SchemaID, "kind_prompt_id"))
+			} else if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		if _, err := tx.journal(ctx, c); err != nil {
+			return err
+		}
 		if d.AutoCreatePromptID != "" {
 			madeByRun := d.AutoCreateThreadID != "" && ulidOf(d.AutoCreatePromptID) > ulidOf(d.AutoCreateThreadID)
 			if err := chooseKindPrompt(ctx, tx, d.AutoCreatePromptID, !madeByRun); err != nil {
@@ -339,6 +353,26 @@ func (db *DB) AcceptAutoCreate(ctx context.Context, documentID string) (Document
 // status becomes rejected.
 func (db *DB) RejectAutoCreate(ctx context.Context, documentID string) (Document, error) {
 	return db.decideProposal(ctx, documentID, "reject", func(tx *writeTx, d Document) error {
+		// What the run made may be deleted: its trees are kept whole.
+		c := change{op: "reject proposal", kind: "document", id: d.ID, documentID: d.ID,
+			summary: fmt.Sprintf("rejected the auto-create proposal for %q", d.Name), writes: []string{rowKey(d.ID)}}
+		if d.AutoCreateSchemaID != "" {
+			c.writes = append(c.writes, schemaKey(d.AutoCreateSchemaID))
+			c.scopes = append(c.scopes, treeScope("schemas", d.AutoCreateSchemaID))
+		}
+		if d.AutoCreatePromptID != "" {
+			c.writes = append(c.writes, promptKey(d.AutoCreatePromptID))
+			c.scopes = append(c.scopes, treeScope("prompts", d.AutoCreatePromptID))
+		}
+		if d.AutoCreateExtractionID != "" {
+			c.writes = append(c.writes, extractionKey(d.ID, d.AutoCreateExtractionID))
+			c.scopes = append(c.scopes, treeScope("extractions", d.AutoCreateExtractionID))
+		}
+		c.scopes = append(c.scopes, columnsScope("documents", d.ID, "schema_id", "auto_create_status", "auto_create_error",
+			"auto_create_schema_id", "auto_create_prompt_id", "auto_create_extraction_id", "auto_create_updated_at"))
+		if _, err := tx.journal(ctx, c); err != nil {
+			return err
+		}
 		// The proposal's kind goes with it (a schema the run made is gone
 		// with the cleanup anyway; a reused one stays, but not as this
 		// document's kind).

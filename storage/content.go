@@ -67,7 +67,19 @@ func (db *DB) ReplaceDocumentContent(ctx context.Context, id string, content Doc
 	}
 	var doc Document
 	err = db.update(ctx, "replace document content", func(tx *writeTx) error {
-		if _, err := getDocument(ctx, tx, id); err != nil {
+		cur, err := getDocument(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		// Restored back to front: the document's columns, then its pages
+		// (a page deleted takes its words along), then what hangs on them.
+		if _, err := tx.journal(ctx, change{op: "read document again", kind: "document", id: id, documentID: id,
+			summary: fmt.Sprintf("read document %q again (%s, %s → %s, %s)", cur.Name, cur.Status, plural(cur.Pages, "page"),
+				status, plural(len(content.Pages), "page")),
+			writes: []string{rowKey(id)},
+			scopes: []scope{rowsScope("page_words", "document_id", id), rowsScope("ocr_kept_pages", "document_id", id),
+				rowsScope("chunks", "document_id", id), rowsScope("pages", "document_id", id),
+				columnsScope("documents", id, "status", "error", "error_code", "pages", "updated_at")}}); err != nil {
 			return err
 		}
 		// Chunks first: deleting them fires the triggers that clean the index.
@@ -83,7 +95,7 @@ func (db *DB) ReplaceDocumentContent(ctx context.Context, id string, content Doc
 		if err := markOCRPages(ctx, tx, id, content.OCRPages); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, error_code = ?, pages = ?, updated_at = ? WHERE id = ?`,
+		_, err = tx.ExecContext(ctx, `UPDATE documents SET status = ?, error = ?, error_code = ?, pages = ?, updated_at = ? WHERE id = ?`,
 			status, CapMessage(content.Error), content.ErrorCode, len(content.Pages), tx.nowText(), id)
 		if err != nil {
 			return err

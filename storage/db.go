@@ -29,6 +29,9 @@ type DB struct {
 	sql  *sql.DB
 	path string
 
+	// tables caches the tables' shapes for the journal (journal_state.go).
+	tables tableCache
+
 	// Now tells the time for the rows written. It defaults to time.Now;
 	// tests set it to get fixed timestamps. Its value is taken once per
 	// transaction, converted to UTC and truncated to the stored precision.
@@ -96,6 +99,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqldb.Close()
 		return nil, err
 	}
+	// The history keeps what undo needs only for its retention: every
+	// opening drops what has aged out since (journal.go).
+	if _, err := db.PruneJournal(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
@@ -150,7 +159,8 @@ func (db *DB) Ping(ctx context.Context) error {
 // writeTx is a write transaction with the time every row it writes uses.
 type writeTx struct {
 	*sql.Tx
-	now time.Time
+	now    time.Time
+	tables *tableCache
 }
 
 // nowText is the transaction's time as stored.
@@ -164,7 +174,7 @@ func (db *DB) update(ctx context.Context, op string, fn func(*writeTx) error) er
 	if err != nil {
 		return translate(op, err)
 	}
-	t := &writeTx{Tx: sqltx, now: db.now()}
+	t := &writeTx{Tx: sqltx, now: db.now(), tables: &db.tables}
 	if err := fn(t); err != nil {
 		_ = sqltx.Rollback()
 		return translate(op, err)

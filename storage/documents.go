@@ -270,6 +270,11 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 			return err
 		}
 		id := newID(prefixDocument)
+		if _, err := tx.journal(ctx, change{op: "import document", kind: "document", id: id, documentID: id,
+			summary: fmt.Sprintf("imported document %q", name), writes: []string{documentKey(id)},
+			scopes: []scope{treeScope("documents", id)}}); err != nil {
+			return err
+		}
 		now := tx.nowText()
 		_, err = tx.ExecContext(ctx, `INSERT INTO documents
 			(id, name, media_type, size, sha256, pages, status, error, error_code, metadata, created_at, updated_at)
@@ -430,8 +435,21 @@ func (db *DB) UpdateDocument(ctx context.Context, id string, p DocumentPatch) (D
 	}
 	var doc Document
 	err := db.update(ctx, "update document", func(tx *writeTx) error {
-		if _, err := getDocument(ctx, tx, id); err != nil {
+		cur, err := getDocument(ctx, tx, id)
+		if err != nil {
 			return err
+		}
+		if len(sets) > 0 || p.TagIDs != nil {
+			summary, err := documentPatchSummary(ctx, tx, cur, p)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.journal(ctx, change{op: "update document", kind: "document", id: id, documentID: id,
+				summary: summary, writes: []string{rowKey(id)}, reads: tagKeys(p.TagIDs),
+				scopes: []scope{columnsScope("documents", id, "name", "metadata", "updated_at"),
+					rowsScope("document_tags", "document_id", id)}}); err != nil {
+				return err
+			}
 		}
 		if p.TagIDs != nil {
 			tagIDs := uniqueStrings(*p.TagIDs)
@@ -451,7 +469,6 @@ func (db *DB) UpdateDocument(ctx context.Context, id string, p DocumentPatch) (D
 				return err
 			}
 		}
-		var err error
 		doc, err = getDocument(ctx, tx, id)
 		return err
 	})
@@ -462,16 +479,24 @@ func (db *DB) UpdateDocument(ctx context.Context, id string, p DocumentPatch) (D
 // file, pages, chunks and index entries, tags links, extractions, threads
 // and their messages, and paused turns (all by ON DELETE CASCADE).
 func (db *DB) DeleteDocument(ctx context.Context, id string) error {
-	res, err := db.sql.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
-	if err != nil {
-		return translate("delete document", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("delete document: %w", err)
-	} else if n == 0 {
-		return Errorf(ErrNotFound, "document %s not found", id)
-	}
-	return nil
+	return db.update(ctx, "delete document", func(tx *writeTx) error {
+		d, err := getDocument(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		var extractions int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM extractions WHERE document_id = ?`, id).Scan(&extractions); err != nil {
+			return err
+		}
+		if _, err := tx.journal(ctx, change{op: "delete document", kind: "document", id: id, documentID: id,
+			summary: fmt.Sprintf("deleted document %q (%s, %s)", d.Name, plural(d.Pages, "page"), plural(extractions, "extraction")),
+			writes:  []string{documentKey(id)},
+			scopes:  []scope{treeScope("documents", id)}}); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM documents WHERE id = ?`, id)
+		return err
+	})
 }
 
 func checkStatus(status string) (string, error) {

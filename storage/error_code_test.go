@@ -48,6 +48,8 @@ func TestMigrationClassifiesPasswordFailuresStoredBefore(t *testing.T) {
 	// The database as 0012 left it: no error_code column, rows as an older
 	// version wrote them.
 	mustExec(t, db, `ALTER TABLE documents DROP COLUMN error_code`)
+	// Later migrations are forgotten too, so that 0013 is the next one
+	// (their tables stay: only 0013 runs again).
 	mustExec(t, db, `DELETE FROM migrations WHERE version >= 13`)
 	for name, r := range rows {
 		mustExec(t, db, `UPDATE documents SET status = ?, error = ? WHERE id = ?`, r.status, r.error, ids[name])

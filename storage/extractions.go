@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -161,18 +162,33 @@ func (db *DB) CreateExtraction(ctx context.Context, ne NewExtraction) (Extractio
 	}
 	var ext Extraction
 	err = db.update(ctx, "create extraction", func(tx *writeTx) error {
-		if _, err := getDocument(ctx, tx, ne.DocumentID); err != nil {
+		d, err := getDocument(ctx, tx, ne.DocumentID)
+		if err != nil {
 			return err
 		}
+		id, now := newID(prefixExtraction), tx.nowText()
+		c := change{op: "extract", kind: "extraction", id: id, documentID: d.ID,
+			summary: fmt.Sprintf("extracted document %q", d.Name), writes: []string{extractionKey(d.ID, id)},
+			scopes: []scope{treeScope("extractions", id)}}
 		if promptRevID != nil {
-			if _, err := getPromptRevision(ctx, tx, promptRevID.(string)); errors.Is(err, ErrNotFound) {
+			rev, err := getPromptRevision(ctx, tx, promptRevID.(string))
+			if errors.Is(err, ErrNotFound) {
 				return Errorf(ErrInvalid, "unknown prompt revision %s", promptRevID)
 			} else if err != nil {
 				return err
 			}
+			// An extraction relies on the prompt and schema versions it
+			// ran with: undoing those is refused while it stands.
+			c.summary = fmt.Sprintf("extracted document %q with prompt %q (version %d)", d.Name, rev.Name, rev.Version)
+			c.reads = []string{promptKey(rev.PromptID)}
+			if rev.SchemaID != "" {
+				c.reads = append(c.reads, schemaKey(rev.SchemaID))
+			}
 		}
-		id, now := newID(prefixExtraction), tx.nowText()
-		_, err := tx.ExecContext(ctx, `INSERT INTO extractions
+		if _, err := tx.journal(ctx, c); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO extractions
 			(id, document_id, prompt_revid, model, raw_output, original_value, value, edited,
 			 validation_status, validation_errors, evidence, prompt_tokens, completion_tokens,
 			 prompt_truncated, note, created_at, updated_at)
@@ -269,6 +285,17 @@ func (db *DB) PatchExtractionField(ctx context.Context, extractionID, path strin
 		}
 		evidence, err := markEdited(cur.Evidence, path)
 		if err != nil {
+			return err
+		}
+		docName, err := nameOf(ctx, tx, "documents", cur.DocumentID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.journal(ctx, change{op: "edit field", kind: "extraction", id: extractionID, documentID: cur.DocumentID,
+			summary: fmt.Sprintf("set %s of document %q to %s (was %s)", fieldLabel(path), docName, clip(string(v)), clip(valueAt(cur.Value, path))),
+			writes:  []string{extractionKey(cur.DocumentID, extractionID)},
+			scopes: []scope{columnsScope("extractions", extractionID, "value", "edited", "evidence",
+				"validation_status", "validation_errors", "updated_at")}}); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE extractions SET value = ?, edited = 1, evidence = ?,

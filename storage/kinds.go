@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -60,21 +61,29 @@ func (db *DB) Kinds(ctx context.Context) ([]Kind, error) {
 func (db *DB) SetDocumentKind(ctx context.Context, documentID, schemaRef string) (Document, error) {
 	var doc Document
 	err := db.update(ctx, "set document kind", func(tx *writeTx) error {
-		if _, err := getDocument(ctx, tx, documentID); err != nil {
+		d, err := getDocument(ctx, tx, documentID)
+		if err != nil {
 			return err
 		}
 		var schemaID any // NULL clears the kind
+		c := change{op: "set kind", kind: "document", id: documentID, documentID: documentID,
+			writes: []string{rowKey(documentID)}, scopes: []scope{columnsScope("documents", documentID, "schema_id", "updated_at")}}
+		c.summary = fmt.Sprintf("took document %q out of its kind", d.Name)
 		if ref := strings.TrimSpace(schemaRef); ref != "" {
 			rev, err := findSchema(ctx, tx, ref)
 			if err != nil {
 				return err
 			}
 			schemaID = rev.SchemaID
+			c.summary = fmt.Sprintf("put document %q in kind %q", d.Name, rev.Name)
+			c.reads = []string{schemaKey(rev.SchemaID)}
+		}
+		if _, err := tx.journal(ctx, c); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE documents SET schema_id = ?, updated_at = ? WHERE id = ?`, schemaID, tx.nowText(), documentID); err != nil {
 			return err
 		}
-		var err error
 		doc, err = getDocument(ctx, tx, documentID)
 		return err
 	})

@@ -102,6 +102,7 @@ func (db *DB) applyMigrations(ctx context.Context, ms []migration) error {
 		if err != nil {
 			return err
 		}
+		db.tables.clear() // the migration may have changed them
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -232,6 +233,20 @@ func (db *DB) CreatePrompt(ctx context.Context, np NewPrompt) (PromptRevision, e
 			return err
 		}
 		id, now := newID(prefixPrompt), tx.nowText()
+		c := change{op: "create prompt", kind: "prompt", id: id, summary: fmt.Sprintf("created prompt %q", name),
+			writes: []string{promptKey(id)}, reads: tagKeys(&f.tagIDs), scopes: []scope{treeScope("prompts", id)}}
+		if np.ForKind && schemaID != "" {
+			// The prompt may become its schema's kind prompt.
+			rev, err := getSchemaRevision(ctx, tx, f.schemaRevID)
+			if err != nil {
+				return err
+			}
+			c.writes = append(c.writes, kindKey(rev.SchemaID))
+			c.scopes = append(c.scopes, columnsScope("schemas", rev.SchemaID, "kind_prompt_id"))
+		}
+		if _, err := tx.journal(ctx, c); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO prompts (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)`,
 			id, name, now, now); err != nil {
 			return err
@@ -313,6 +328,23 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 		if samePrompt(latest, f) {
 			rev, noChanges = latest, true
 			return nil
+		}
+		c := change{op: "update prompt", kind: "prompt", id: promptID,
+			summary: fmt.Sprintf("updated prompt %q to version %d", latest.Name, latest.Version+1),
+			writes:  []string{promptKey(promptID)}, reads: tagKeys(&f.tagIDs), scopes: []scope{promptVersionScope(promptID)}}
+		if f.name != latest.Name {
+			c.summary = fmt.Sprintf("renamed prompt %q to %q (version %d)", latest.Name, f.name, latest.Version+1)
+		}
+		if p.ForKind && f.schemaRevID != "" {
+			rev, err := getSchemaRevision(ctx, tx, f.schemaRevID)
+			if err != nil {
+				return err
+			}
+			c.writes = append(c.writes, kindKey(rev.SchemaID))
+			c.scopes = append(c.scopes, columnsScope("schemas", rev.SchemaID, "kind_prompt_id"))
+		}
+		if _, err := tx.journal(ctx, c); err != nil {
+			return err
 		}
 		if f.name != latest.Name {
 			if other, err := promptByName(ctx, tx, f.name); err == nil && other.PromptID != promptID {
@@ -436,6 +468,15 @@ func (db *DB) ListPromptRevisions(ctx context.Context, promptID string) ([]Promp
 // Extractions made with it are kept, without their prompt revision.
 func (db *DB) DeletePrompt(ctx context.Context, promptID string) error {
 	return db.update(ctx, "delete prompt", func(tx *writeTx) error {
+		latest, err := latestPrompt(ctx, tx, promptID)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.journal(ctx, change{op: "delete prompt", kind: "prompt", id: promptID,
+			summary: fmt.Sprintf("deleted prompt %q (%s)", latest.Name, plural(latest.Version, "version")),
+			writes:  []string{promptKey(promptID)}, scopes: []scope{treeScope("prompts", promptID)}}); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM prompts WHERE id = ?`, promptID)
 		if err != nil {
 			return err

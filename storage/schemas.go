@@ -137,6 +137,10 @@ func (db *DB) CreateSchema(ctx context.Context, name string, responseFormat json
 			return err
 		}
 		id, now := newID(prefixSchema), tx.nowText()
+		if _, err := tx.journal(ctx, change{op: "create schema", kind: "schema", id: id, summary: fmt.Sprintf("created schema %q", name),
+			writes: []string{schemaKey(id)}, scopes: []scope{treeScope("schemas", id)}}); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO schemas (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)`,
 			id, name, now, now); err != nil {
 			return err
@@ -192,6 +196,14 @@ func (db *DB) UpdateSchema(ctx context.Context, schemaID string, name *string, r
 		if other, err := schemaByName(ctx, tx, newName); err == nil && other.SchemaID != schemaID {
 			return Errorf(ErrConflict, "schema %q exists (schema_id %s): choose another name", other.Name, other.SchemaID).On("name")
 		} else if err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		summary := fmt.Sprintf("updated schema %q to version %d", latest.Name, latest.Version+1)
+		if newName != latest.Name {
+			summary = fmt.Sprintf("renamed schema %q to %q (version %d)", latest.Name, newName, latest.Version+1)
+		}
+		if _, err := tx.journal(ctx, change{op: "update schema", kind: "schema", id: schemaID, summary: summary,
+			writes: []string{schemaKey(schemaID)}, scopes: []scope{schemaVersionScope(schemaID)}}); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE schemas SET name = ?, updated_at = ? WHERE id = ?`,
@@ -330,6 +342,11 @@ func (db *DB) DeleteSchema(ctx context.Context, schemaID string) error {
 			}
 			return Errorf(ErrConflict, "schema %q is used by %s%s: link those prompts to another schema or delete them first",
 				latest.Name, strings.Join(names, ", "), more)
+		}
+		if _, err := tx.journal(ctx, change{op: "delete schema", kind: "schema", id: schemaID,
+			summary: fmt.Sprintf("deleted schema %q (%s)", latest.Name, plural(latest.Version, "version")),
+			writes:  []string{schemaKey(schemaID)}, scopes: []scope{treeScope("schemas", schemaID)}}); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM schemas WHERE id = ?`, schemaID)
 		return err

@@ -116,6 +116,10 @@ func createTag(ctx context.Context, tx *writeTx, nt NewTag) (Tag, error) {
 		return Tag{}, err
 	}
 	id := newID(prefixTag)
+	if _, err := tx.journal(ctx, change{op: "create tag", kind: "tag", id: id, summary: fmt.Sprintf("created tag %q", nt.Name),
+		writes: []string{tagKey(id)}, scopes: []scope{treeScope("tags", id)}}); err != nil {
+		return Tag{}, err
+	}
 	now := tx.nowText()
 	_, err := tx.ExecContext(ctx, `INSERT INTO tags (`+tagColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
 		id, nt.Name, nt.Color, nt.Description, now, now)
@@ -197,7 +201,8 @@ func (db *DB) UpdateTag(ctx context.Context, id string, p TagPatch) (Tag, error)
 	}
 	var tag Tag
 	err := db.update(ctx, "update tag", func(tx *writeTx) error {
-		if _, err := getTag(ctx, tx, id); err != nil {
+		cur, err := getTag(ctx, tx, id)
+		if err != nil {
 			return err
 		}
 		if p.Name != nil {
@@ -209,12 +214,20 @@ func (db *DB) UpdateTag(ctx context.Context, id string, p TagPatch) (Tag, error)
 			}
 		}
 		if len(sets) > 0 {
+			summary := fmt.Sprintf("changed tag %q", cur.Name)
+			if p.Name != nil && strings.TrimSpace(*p.Name) != cur.Name {
+				summary = fmt.Sprintf("renamed tag %q to %q", cur.Name, strings.TrimSpace(*p.Name))
+			}
+			if _, err := tx.journal(ctx, change{op: "update tag", kind: "tag", id: id, summary: summary,
+				writes: []string{tagKey(id)},
+				scopes: []scope{columnsScope("tags", id, "name", "color", "description", "updated_at")}}); err != nil {
+				return err
+			}
 			q := `UPDATE tags SET ` + strings.Join(append(sets, "updated_at = ?"), ", ") + ` WHERE id = ?`
 			if _, err := tx.ExecContext(ctx, q, append(args, tx.nowText(), id)...); err != nil {
 				return err
 			}
 		}
-		var err error
 		tag, err = getTag(ctx, tx, id)
 		return err
 	})
@@ -244,6 +257,10 @@ func (db *DB) DeleteTag(ctx context.Context, id string) error {
 			}
 			return Errorf(ErrConflict, "tag %q is in use by %s%s: remove the tag there first",
 				tag.Name, strings.Join(users, ", "), more)
+		}
+		if _, err := tx.journal(ctx, change{op: "delete tag", kind: "tag", id: id, summary: fmt.Sprintf("deleted tag %q", tag.Name),
+			writes: []string{tagKey(id)}, scopes: []scope{treeScope("tags", id)}}); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM tags WHERE id = ?`, id)
 		return err

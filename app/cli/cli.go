@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/app"
+	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/envvar"
 	"github.com/docent/docent/storage/fault"
 )
@@ -89,6 +90,8 @@ func commands() []command {
 		{"threads", "threads DOC [THREAD] [--json]", "list a document's conversations, or show one", runThreads},
 		{"auto-create", "auto-create [--model MODEL] [--concurrency N] [--timeout DURATION] [--stale-after DURATION] [--schema SCHEMA | --shared] [--tag NAME]... [--json] (PATH... | --all)", "let the agent propose a schema, prompt and extraction for each document (PATHs are imported first; --all: every document not yet proposed or accepted)", runAutoCreate},
 		{"eval", "eval --prompt PROMPT (--truth DIR | --corrections) [--model MODEL] [--baseline EVALUATION] [--json]", "measure a prompt against known values: JSON files named after the documents (NAME.json, NAME.expected.json), or the values corrected by hand; reports per field exact, wrong, missing, extra and how many were found in the document (nothing is stored but the report)", runEval},
+		{"history", "history [--document DOC] [--limit N] [--json]", "list the changes made to documents, schemas, prompts, tags, kinds and extractions, newest first: when, through which edge (agent, auto_create, ui, cli, mcp), by whom, and what", runHistory},
+		{"undo", "undo (ENTRY | --turn TURN | --run RUN) [--cascade] [--json]", "take back a change of the history, or every change of a chat turn or an auto-create run (newest first, all or nothing); --cascade also takes back the later changes that depend on it", runUndo},
 		{"export", "export (--schema SCHEMA [--prompt PROMPT] | --prompt PROMPT) [--tag NAME]... [--format csv|json|jsonl|xlsx] [--out FILE] [--explode PATH] [--raw] [--evidence]", "export a table of extracted data: with --schema, a row per document whose latest extraction used the schema; with --prompt alone, the prompt's latest extraction of each document (CSV cells that begin like a formula get a leading ' unless --raw; --evidence adds each value's page and the values not found in the document)", runExport},
 		{"mcp", "mcp [--read-only]", "serve Docent's tools, documents and prompts to an MCP client (Claude Desktop, Claude Code, Cursor) on stdin and stdout; --read-only: only the tools that change nothing", runMCP},
 	}
@@ -175,6 +178,8 @@ func run(ctx context.Context, env *Env, args []string) error {
 		}
 		for _, c := range commands() {
 			if c.name == name {
+				// The command's changes are journaled as its own.
+				ctx := storage.WithActor(ctx, storage.Actor{Edge: storage.EdgeCLI, Name: "docent " + name})
 				return c.run(ctx, env, top.Args()[1:])
 			}
 		}

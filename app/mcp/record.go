@@ -11,17 +11,12 @@ import (
 )
 
 // recordWrite is the one place every write through MCP passes, after it
-// succeeded: what changed (the tool, its arguments, its one-line preview,
-// what it created), when, through which edge and which client. For now it
-// is logged; the undo journal will keep it, with the thread-less history
-// the app shows, once it exists.
+// succeeded. The store has journaled it already, in the write's own
+// transaction, as the client's through the mcp edge (the handler's
+// storage.WithActor): the History page, `docent history` and undo show
+// it. The log line says the same for people who read logs.
 func (o Options) recordWrite(ctx context.Context, req *sdk.CallToolRequest, t agent.Tool, args json.RawMessage, res agent.ToolResult) {
-	client := ""
-	if req.Session != nil {
-		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-			client = p.ClientInfo.Name
-		}
-	}
+	client := clientName(req)
 	created := make([]string, len(res.Created))
 	for i, r := range res.Created {
 		created[i] = r.Kind + " " + r.ID
@@ -36,4 +31,15 @@ func (o Options) recordWrite(ctx context.Context, req *sdk.CallToolRequest, t ag
 func logArgs(args json.RawMessage) string {
 	s, _ := textfmt.Cut(string(args), 2000)
 	return s
+}
+
+// clientName is how the history names an MCP client: the name it gave
+// when it connected ("claude-ai", "cursor"), or "MCP client".
+func clientName(req *sdk.CallToolRequest) string {
+	if req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+			return p.ClientInfo.Name
+		}
+	}
+	return "MCP client"
 }

@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -157,6 +158,8 @@ func (o Options) handler(t agent.Tool) sdk.ToolHandler {
 			}
 			env.DocumentID, args = id, rest
 		}
+		// What the call changes is journaled as this client's, through MCP.
+		ctx = storage.WithActor(ctx, storage.Actor{Edge: storage.EdgeMCP, Name: clientName(req)})
 		stop := startProgress(ctx, req, t, env, args)
 		res := agent.CallTool(ctx, env, t.Name, args)
 		stop()

@@ -236,4 +236,20 @@ func TestToolCallsOnADocument(t *testing.T) {
 	if upd.Name != "renamed.txt" || !strings.HasPrefix(text(res), "updated document renamed.txt") {
 		t.Errorf("update_document = %+v, text %q", upd, text(res))
 	}
+
+	// The write is in the history as the client's, through MCP, and undo
+	// takes it back.
+	entries, err := f.db.ListJournal(context.Background(), storage.JournalFilter{DocumentID: f.doc.ID, Edge: string(storage.EdgeMCP)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Actor != "docent-test" {
+		t.Fatalf("history of the MCP write: %+v, want one entry by docent-test", entries)
+	}
+	if _, err := f.db.Undo(context.Background(), entries[0].ID, false); err != nil {
+		t.Fatalf("undo the MCP write: %v", err)
+	}
+	if d, err := f.db.GetDocument(context.Background(), f.doc.ID); err != nil || d.Name != "acme.txt" {
+		t.Errorf("after undo: name %q (%v), want acme.txt", d.Name, err)
+	}
 }

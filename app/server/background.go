@@ -39,6 +39,7 @@ func (s *Server) Start(ctx context.Context) {
 		// The sweep is work on the store alone: it needs no provider.
 		(&agent.Agent{DB: s.cfg.DB, Logger: s.cfg.Logger}).SweepTurns(ctx, agent.DefaultSweepInterval)
 	})
+	b.wg.Go(func() { s.pruneHistory(ctx) }) // history.go
 }
 
 // Close stops the background work and waits for it to end: an auto-create

@@ -153,7 +153,7 @@ func New(cfg Config) *Server {
 	s.mcp = s.newMCP()
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {
-		s.mux.HandleFunc(rt.pattern, rt.handle)
+		s.mux.HandleFunc(rt.pattern, asPerson(rt.handle)) // history.go
 	}
 	s.mux.HandleFunc("/api/", s.handleUnknownAPI)
 	s.mux.HandleFunc("/", s.handleUI)
@@ -246,6 +246,14 @@ func (s *Server) routeTable() []route {
 		{"POST /mcp", s.handleMCP},
 		{"GET /mcp", s.handleMCP},
 		{"DELETE /mcp", s.handleMCP},
+		// The history of changes and undo (history.go).
+		{"GET /api/history", s.listHistory},
+		{"DELETE /api/history", s.emptyHistory},
+		{"POST /api/history/{entry_id}/undo", s.undoHistoryEntry},
+		{"POST /api/history/turns/{turn_id}/undo", s.undoHistoryTurn},
+		{"POST /api/history/runs/{run_id}/undo", s.undoHistoryRun},
+		{"GET /api/history/settings", s.getHistorySettings},
+		{"PUT /api/history/settings", s.putHistorySettings},
 	}
 }
 

@@ -49,6 +49,9 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[settings.View](),
 		reflect.TypeFor[settingsTest](),
 		reflect.TypeFor[settings.Status](),
+		reflect.TypeFor[historyList](),
+		reflect.TypeFor[storage.UndoResult](),
+		reflect.TypeFor[historySettings](),
 	}
 }
 
@@ -72,6 +75,8 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[ocrSettingsBody](),
 		reflect.TypeFor[mcpSettingsBody](),
 		reflect.TypeFor[settings.Patch](),
+		reflect.TypeFor[undoBody](),
+		reflect.TypeFor[historySettingsBody](),
 	}
 }
 

@@ -12,12 +12,14 @@ const SchemasPage = lazy(() => import("./pages/SchemasPage"));
 const PromptsPage = lazy(() => import("./pages/PromptsPage"));
 const TagsPage = lazy(() => import("./pages/TagsPage"));
 const SettingsPage = lazy(() => import("./pages/SettingsPage"));
+const HistoryPage = lazy(() => import("./pages/HistoryPage"));
 
 const sections = [
   ["documents", "Documents"],
   ["schemas", "Schemas"],
   ["prompts", "Prompts"],
   ["tags", "Tags"],
+  ["history", "History"],
   ["settings", "Settings"],
 ] as const;
 
@@ -119,6 +121,8 @@ function Page() {
       return <PromptsPage revid={second} />;
     case "tags":
       return <TagsPage id={second} />;
+    case "history":
+      return <HistoryPage />;
     case "settings":
       return <SettingsPage />;
     default:

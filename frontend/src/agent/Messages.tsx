@@ -1,8 +1,10 @@
 import { useState } from "react";
-import { RichText } from "../components/common";
+import { api } from "../api/routes";
+import { ErrorBox, RichText } from "../components/common";
 import { Markdown } from "../components/Markdown";
 import { describeError } from "../lib/errors";
 import { formatCount, formatDecimal } from "../lib/format";
+import { href } from "../lib/router";
 import { ThinkingBlock } from "./Thinking";
 import { ToolCard, type ApprovalControls } from "./ToolCard";
 import type { AssistantMessageView, ConversationState, PendingApproval, UserMessageView } from "./reducer";
@@ -95,6 +97,74 @@ function TurnError({ error, onRetry }: { error: { message: string; code?: string
   );
 }
 
+/**
+ * Undo for a turn that changed something: every change of the turn, newest
+ * first, in one step (POST /api/history/turns/{id}/undo). After a delete it
+ * is announced, so that a deletion just approved can be taken back at once.
+ */
+function TurnUndo({ m }: { m: AssistantMessageView }) {
+  const [state, setState] = useState<{ busy?: boolean; done?: string; error?: unknown }>({});
+  const calls = m.rounds.flatMap((r) => r.toolCalls).filter((c) => c.result?.success);
+  const deleted = calls.filter((c) => c.name.startsWith("delete_"));
+  const undo = () => {
+    setState({ busy: true });
+    api.undoTurn(m.historyTurnId!).then(
+      (r) => setState({ done: r.undone.length === 1 ? "Undone." : `Undone: ${r.undone.length} changes.` }),
+      (error: unknown) => setState({ error }),
+    );
+  };
+  return (
+    <div className={`turn-undo${deleted.length ? " destructive" : ""}`} role={deleted.length ? "alert" : "status"} data-testid="turn-undo">
+      {state.done ? (
+        <span data-testid="turn-undone">{state.done}</span>
+      ) : (
+        <>
+          <span>
+            {deleted.length ? `Done: ${deleted.map((c) => c.summary?.title || c.name).join("; ")}.` : "This turn changed your data."}{" "}
+            <a href={href("history") + `?actor=${encodeURIComponent(m.historyTurnId!)}`}>See the changes</a>
+          </span>
+          <button type="button" className="btn small" disabled={state.busy} onClick={undo} data-testid="turn-undo-button">
+            Undo
+          </button>
+        </>
+      )}
+      {state.error ? <ErrorBox title="Not undone" error={state.error} /> : null}
+    </div>
+  );
+}
+
+/** An approved card's Undo: that call's changes alone. */
+function CallUndo({ turnId, callId }: { turnId: string; callId: string }) {
+  const [state, setState] = useState<{ busy?: boolean; done?: boolean; error?: unknown }>({});
+  if (state.done) {
+    return (
+      <span className="call-undo muted small-text" role="status" data-testid="call-undone">
+        Undone.
+      </span>
+    );
+  }
+  return (
+    <span className="call-undo">
+      <button
+        type="button"
+        className="btn small link"
+        disabled={state.busy}
+        onClick={() => {
+          setState({ busy: true });
+          api.undoTurn(turnId, false, callId).then(
+            () => setState({ done: true }),
+            (error: unknown) => setState({ error }),
+          );
+        }}
+        data-testid="call-undo-button"
+      >
+        Undo
+      </button>
+      {state.error ? <ErrorBox title="Not undone" error={state.error} /> : null}
+    </span>
+  );
+}
+
 function AssistantMessage({
   m,
   pending,
@@ -132,7 +202,12 @@ function AssistantMessage({
           {r.toolCalls.length > 0 && (
             <div className="tool-cards">
               {r.toolCalls.map((c) => (
-                <ToolCard key={c.id} call={c} approval={p && p.needsApproval.includes(c.id) ? approvalFor(c.id, p) : undefined} />
+                <div key={c.id} className="tool-card-with-undo">
+                  <ToolCard call={c} approval={p && p.needsApproval.includes(c.id) ? approvalFor(c.id, p) : undefined} />
+                  {m.historyTurnId && m.status === "done" && c.decision?.approved && c.result?.success && (
+                    <CallUndo turnId={m.historyTurnId} callId={c.id} />
+                  )}
+                </div>
               ))}
             </div>
           )}
@@ -159,6 +234,7 @@ function AssistantMessage({
           The answer was cut off: {m.outputTruncated}
         </div>
       )}
+      {m.historyTurnId && m.status === "done" && <TurnUndo m={m} />}
       {(m.usage.prompt_tokens > 0 || m.usage.completion_tokens > 0) && m.status !== "streaming" && (
         <div className="usage muted" data-testid="turn-usage">
           {formatCount(m.usage.prompt_tokens)} prompt + {formatCount(m.usage.completion_tokens)} completion tokens

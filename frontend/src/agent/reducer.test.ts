@@ -94,6 +94,13 @@ describe("reducer: a plain turn", () => {
     expect(canSend(s)).toBe(true);
   });
 
+  it("keeps the turn's history id when its calls changed something, for Undo", () => {
+    const changed = run(sent(), ev({ type: "done", result: result({ text: "Deleted.", history_turn_id: "turn_01J" }) }));
+    expect(assistant(changed).historyTurnId).toBe("turn_01J");
+    const unchanged = run(sent(), ev({ type: "done", result: result({ text: "Hi" }) }));
+    expect(assistant(unchanged).historyTurnId).toBeUndefined();
+  });
+
   it("lets the done text win over coalesced chunks that lost a piece", () => {
     let s = sent();
     s = run(

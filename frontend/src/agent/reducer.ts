@@ -99,6 +99,9 @@ export interface AssistantMessageView {
   outputTruncated?: string;
   /** The final answer, from done's result.text. */
   text: string;
+  /** The turn's id in the history when its calls changed something
+   * (done's result.history_turn_id): its changes can be undone as one. */
+  historyTurnId?: string;
 }
 
 export type MessageView = UserMessageView | AssistantMessageView;
@@ -428,6 +431,7 @@ function applyDone(s: ConversationState, result: TurnResult, now: number): Conve
   }
   if (!sawUsage && result.usage) m = { ...m, usage: { ...result.usage } };
   m = { ...m, status: paused ? "paused" : "done" };
+  if (result.history_turn_id) m = { ...m, historyTurnId: result.history_turn_id };
 
   let pending: PendingApproval | null = null;
   if (paused) {

@@ -430,6 +430,37 @@ export interface SetupStatus {
   embed_suggestion?: EmbedSuggestion;
 }
 
+/** historyList answers GET /api/history. */
+export interface HistoryList {
+  entries: JournalEntry[];
+}
+
+/** UndoResult says what an undo did. */
+export interface UndoResult {
+  /**
+   * Undone are the entries taken back, as they are now (UndoneBy set),
+   * in the order they were undone: newest first.
+   */
+  undone: JournalEntry[];
+  /**
+   * Entries are the undo's own journal entries, one per entry undone;
+   * undoing one of them again redoes the change.
+   */
+  entries: JournalEntry[];
+}
+
+/** historySettings answers GET and PUT /api/history/settings. */
+export interface HistorySettings {
+  /**
+   * RetentionDays is how long an entry's saved state (a deleted
+   * document's bytes among it) is kept for undo.
+   */
+  retention_days: number;
+  /** Entries and Bytes are what the history holds now. */
+  entries: number;
+  bytes: number;
+}
+
 /** documentPatch is the body of PATCH /api/documents/{id}. */
 export interface DocumentPatch {
   name?: string;
@@ -606,6 +637,26 @@ export interface SettingsPatch {
   openai_api_key?: string;
   default_model?: string;
   embed_model?: string;
+}
+
+/** undoBody is the optional body of the undo routes. */
+export interface UndoBody {
+  /**
+   * Cascade also undoes the later changes that depend on what is undone
+   * (newest first); without it such an undo is refused (409) saying
+   * which.
+   */
+  cascade?: boolean;
+  /**
+   * CallID, on a turn's undo, undoes only that tool call's changes (an
+   * approved card's Undo).
+   */
+  call_id?: string;
+}
+
+/** historySettingsBody is the body of PUT /api/history/settings. */
+export interface HistorySettingsBody {
+  retention_days?: number;
 }
 
 /** The desktop window's runtime event when an import starts: an ImportEvent without a report. */
@@ -1186,6 +1237,35 @@ export interface EmbedSuggestion {
   command?: string;
   /** Text says it for a person. */
   text: string;
+}
+
+/** JournalEntry is one change in the journal. */
+export interface JournalEntry {
+  id: number;
+  at: string;
+  edge: "agent" | "auto_create" | "ui" | "cli" | "mcp" | "system";
+  actor: string;
+  turn_id?: string;
+  run_id?: string;
+  call_id?: string;
+  op: string;
+  object_kind: string;
+  object_id: string;
+  document_id?: string;
+  /** Summary says what changed with names, not ids. */
+  summary: string;
+  /**
+   * Undoes is the entry this one undid; UndoneBy the entry that undid
+   * this one.
+   */
+  undoes?: number;
+  undone_by?: number;
+  /**
+   * Size is the bytes of before-state the entry keeps; Pruned says the
+   * retention dropped them, so the entry can no longer be undone.
+   */
+  size: number;
+  pruned?: boolean;
 }
 
 /**

@@ -340,6 +340,13 @@ export interface TurnResult {
   tool_calls?: ToolCall[];
   /** Usage is `usage`: the tokens of the turn's model calls. */
   usage: Usage;
+  /**
+   * HistoryTurnID is `history_turn_id?`: present when the turn's tool
+   * calls changed something, the turn's id in the history (all its
+   * changes, before and after pauses), to list or undo them as one
+   * (GET /api/history?turn=…, POST /api/history/turns/{id}/undo).
+   */
+  history_turn_id?: string;
 }
 
 /**

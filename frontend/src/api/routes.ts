@@ -8,6 +8,9 @@ import type {
   DataQuery,
   DocumentPatch,
   HealthResponse,
+  HistoryList,
+  HistorySettings,
+  UndoResult,
   RerunReport,
   SchemaBody,
   SearchResult,
@@ -198,7 +201,32 @@ export const api = {
   // MCP at /mcp: whether clients get only the read-only tools
   getMcpSettings: () => request<McpSettings>("/api/settings/mcp"),
   putMcpSettings: (body: McpSettingsBody) => request<McpSettings>("/api/settings/mcp", { method: "PUT", body }),
+
+  // the history of changes, and undo (newest first; filters as GET /api/history takes them)
+  listHistory: (query: HistoryQuery = {}) => request<HistoryList>("/api/history", { query: { ...query } }),
+  undoEntry: (id: number, cascade = false) => request<UndoResult>(`/api/history/${id}/undo`, { method: "POST", body: { cascade } }),
+  /** Every change of a chat turn, or with callId that tool call's alone (an approved card's Undo). */
+  undoTurn: (turnId: string, cascade = false, callId?: string) =>
+    request<UndoResult>(`/api/history/turns/${enc(turnId)}/undo`, { method: "POST", body: { cascade, call_id: callId } }),
+  undoRun: (runId: string, cascade = false) =>
+    request<UndoResult>(`/api/history/runs/${enc(runId)}/undo`, { method: "POST", body: { cascade } }),
+  getHistorySettings: () => request<HistorySettings>("/api/history/settings"),
+  putHistorySettings: (retention_days: number) =>
+    request<HistorySettings>("/api/history/settings", { method: "PUT", body: { retention_days } }),
+  emptyHistory: () => request<HistorySettings>("/api/history", { method: "DELETE" }),
 };
+
+/** The filters of GET /api/history. */
+export interface HistoryQuery {
+  document?: string;
+  edge?: string;
+  actor?: string;
+  turn?: string;
+  run?: string;
+  /** With turn: one tool call's changes. */
+  call?: string;
+  limit?: number;
+}
 
 /** GET /api/setup: first-run state (Ollama found or not, models and their capabilities, the recommended model, next steps). */
 export const getSetup = (signal?: AbortSignal) => request<import("./types").SetupStatus>("/api/setup", { signal });

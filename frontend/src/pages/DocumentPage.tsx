@@ -334,6 +334,9 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
           }}
         />
         <TagChips ids={d.tag_ids} tags={tags.data} />
+        <a className="btn small link" href={`${href("history")}?document=${encodeURIComponent(d.id)}`} data-testid="doc-history">
+          History
+        </a>
       </div>
       {d.error && d.status === "needs_ocr" && <div className={`doc-error status-${d.status}`}>{d.error}</div>}
       <OcrStatus doc={d} onChanged={doc.reload} />

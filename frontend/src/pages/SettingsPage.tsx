@@ -8,6 +8,7 @@ import { useTitle } from "../lib/useTitle";
 import { OcrLanguages } from "../setup/OcrLanguages";
 import { VisionModel } from "../setup/VisionModel";
 import { McpAccess } from "../setup/McpAccess";
+import { HistorySettings } from "../setup/HistorySettings";
 import { SetupPanel } from "../setup/SetupPanel";
 import { refreshSetup, useSetupStatus } from "../setup/useSetup";
 import { errorInput, type ErrorInput } from "../lib/errors";
@@ -304,6 +305,7 @@ export default function SettingsPage() {
       <OcrLanguages />
       <VisionModel />
       <McpAccess />
+      <HistorySettings />
     </div>
   );
 }

@@ -38,3 +38,29 @@ export function useAsync<T>(fn: () => Promise<T>, deps: unknown[]): AsyncState<T
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { data, error, loading, reload, setData };
 }
+
+/**
+ * Saving what s shows (a Settings card): save(request) marks the card busy,
+ * shows the answer in s and calls onSaved, or keeps the error for the card
+ * to show; the card shows what was saved before until then.
+ */
+export function useSave<T>(s: AsyncState<T>, onSaved?: () => void) {
+  const [err, setErr] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const save = (request: Promise<T>) => {
+    setBusy(true);
+    setErr(null);
+    request.then(
+      (x) => {
+        s.setData(x);
+        onSaved?.();
+        setBusy(false);
+      },
+      (e: unknown) => {
+        setErr(e);
+        setBusy(false);
+      },
+    );
+  };
+  return { busy, err, save };
+}

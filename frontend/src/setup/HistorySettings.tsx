@@ -7,30 +7,14 @@ import { api } from "../api/routes";
 import { ErrorBox } from "../components/common";
 import { formatBytes, formatCount } from "../lib/format";
 import { href } from "../lib/router";
-import { useAsync } from "../lib/useAsync";
+import { useAsync, useSave } from "../lib/useAsync";
 
 export function HistorySettings() {
   const s = useAsync(api.getHistorySettings, []);
   const [typed, setTyped] = useState<string | null>(null);
-  const [err, setErr] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, err, save: act } = useSave(s, () => setTyped(null));
   if (!s.data) return s.error ? <ErrorBox error={s.error} onRetry={s.reload} /> : null;
   const d = s.data;
-  const act = (p: Promise<typeof d>) => {
-    setBusy(true);
-    setErr(null);
-    p.then(
-      (x) => {
-        s.setData(x);
-        setTyped(null);
-        setBusy(false);
-      },
-      (e: unknown) => {
-        setErr(e);
-        setBusy(false);
-      },
-    );
-  };
   const value = typed ?? String(d.retention_days);
   return (
     <section className="card" data-testid="history-settings">
@@ -69,7 +53,7 @@ export function HistorySettings() {
           Empty the history
         </button>
       </form>
-      {err ? <ErrorBox error={err} /> : null}
+      {err !== null && <ErrorBox title="Not saved" error={err} />}
     </section>
   );
 }

@@ -4,10 +4,9 @@
 // `docent mcp --read-only` is the command line's own switch; this one is
 // the server's.
 
-import { useState } from "react";
 import { api } from "../api/routes";
 import { ErrorBox } from "../components/common";
-import { useAsync } from "../lib/useAsync";
+import { useAsync, useSave } from "../lib/useAsync";
 import type { McpSettings } from "../api/types";
 
 /** The address MCP clients connect to, on the server this page came from. */
@@ -37,27 +36,13 @@ export function McpAccessView({ settings, url, busy, onReadOnly }: { settings: M
 
 export function McpAccess() {
   const s = useAsync(api.getMcpSettings, []);
-  const [err, setErr] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, err, save } = useSave(s);
   if (!s.data) return s.error ? <ErrorBox error={s.error} onRetry={s.reload} /> : null;
-  const setReadOnly = (on: boolean) => {
-    setBusy(true);
-    setErr(null);
-    api.putMcpSettings({ read_only: on }).then(
-      (x) => {
-        s.setData(x);
-        setBusy(false);
-      },
-      (e: unknown) => {
-        setErr(e);
-        setBusy(false);
-      },
-    );
-  };
+  const setReadOnly = (on: boolean) => save(api.putMcpSettings({ read_only: on }));
   return (
     <>
       <McpAccessView settings={s.data} url={mcpURL(window.location.origin)} busy={busy} onReadOnly={setReadOnly} />
-      {err != null && <ErrorBox error={err} />}
+      {err !== null && <ErrorBox title="Not saved" error={err} />}
     </>
   );
 }

@@ -5,31 +5,16 @@
 import { useState } from "react";
 import { api } from "../api/routes";
 import { ErrorBox } from "../components/common";
-import { useAsync } from "../lib/useAsync";
+import { useAsync, useSave } from "../lib/useAsync";
 
 export function OcrLanguages() {
   const s = useAsync(api.getOcrSettings, []);
   const [typed, setTyped] = useState<string | null>(null);
-  const [err, setErr] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, err, save: saving } = useSave(s, () => setTyped(null));
   if (!s.data) return s.error ? <ErrorBox error={s.error} onRetry={s.reload} /> : null;
   const d = s.data;
   const value = typed ?? d.saved;
-  const save = (lang: string) => {
-    setBusy(true);
-    setErr(null);
-    api.putOcrSettings({ lang }).then(
-      (x) => {
-        s.setData(x);
-        setTyped(null);
-        setBusy(false);
-      },
-      (e: unknown) => {
-        setErr(e);
-        setBusy(false);
-      },
-    );
-  };
+  const save = (lang: string) => saving(api.putOcrSettings({ lang }));
   return (
     <section className="card" data-testid="ocr-settings">
       <h2>Text recognition (OCR)</h2>

@@ -3,10 +3,9 @@
 // of docent --serve and of the desktop app, and in `docent ocr` without
 // --vision (GET/PUT /api/settings/ocr: vision_model, vision_all).
 
-import { useState } from "react";
 import { api } from "../api/routes";
 import { ErrorBox } from "../components/common";
-import { useAsync } from "../lib/useAsync";
+import { useAsync, useSave } from "../lib/useAsync";
 import type { ModelInfo, OcrSettingsBody } from "../api/types";
 
 /** One model of the picker: its id and what it says of seeing. */
@@ -36,25 +35,11 @@ export function visionChoices(models: ModelInfo[], saved: string): VisionChoice[
 export function VisionModel() {
   const s = useAsync(api.getOcrSettings, []);
   const models = useAsync(() => api.models(), []);
-  const [err, setErr] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, err, save: saving } = useSave(s);
   if (!s.data) return s.error ? <ErrorBox error={s.error} onRetry={s.reload} /> : null;
   const d = s.data;
   const choices = visionChoices(models.data?.models ?? [], d.vision_model);
-  const save = (body: OcrSettingsBody) => {
-    setBusy(true);
-    setErr(null);
-    api.putOcrSettings(body).then(
-      (x) => {
-        s.setData(x);
-        setBusy(false);
-      },
-      (e: unknown) => {
-        setErr(e);
-        setBusy(false);
-      },
-    );
-  };
+  const save = (body: OcrSettingsBody) => saving(api.putOcrSettings(body));
   return (
     <section className="card" data-testid="vision-settings">
       <h2>Vision model for OCR</h2>

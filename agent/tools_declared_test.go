@@ -20,7 +20,7 @@ func declaredArgs(f *toolFixture) map[string]map[string]any {
 		"validate_against_schema": {"schema_revid": f.schema.SchemaRevID, "data": map[string]any{}},
 		"get_prompt":              {"prompt_revid": f.prompt.PromptRevID}, "list_prompts": {},
 		"get_tag": {"tag_id": f.tag.ID}, "list_tags": {}, "help_schemas": {}, "help_prompts": {},
-		"list_models": {}, "search_docs": {"query": "invoice"},
+		"list_models": {}, "search_docs": {"query": "invoice"}, "get_history": {},
 		"open_citation":           {"document_id": f.doc.ID, "chunk_id": 1},
 		"run_extraction":          {"prompt_revid": f.prompt.PromptRevID},
 		"update_extraction_field": {"path": "total", "value": 1},

@@ -12,6 +12,8 @@ import (
 func historyTools() []Tool {
 	return []Tool{{
 		Name:        "get_history",
+		Title:       "Read a document's history of changes",
+		OnDocument:  true,
 		Description: "List the changes made to the current document (by you, other chats, auto-create, the person, the CLI), newest first: when, who, what, and whether it was undone.",
 		Parameters: params(nil, map[string]string{
 			"limit": `{"type":"integer","minimum":1,"maximum":100,"description":"How many changes. Default 20."}`,

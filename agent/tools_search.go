@@ -13,6 +13,7 @@ func searchTools() []Tool {
 	return []Tool{
 		{
 			Name:        "search_docs",
+			Title:       "Search documents by words and meaning",
 			Description: fmt.Sprintf("Search every document's text, by words and, when an embedding model is set, by meaning (any language: \"car hire\" finds \"Autovermietung\"): hits with document id and name, page, chunk id, a snippet (matched words between « and ») and matched: words, meaning or both. By words, all must occur; word* matches prefixes. search_docs and open_citation together may be called %d times per turn.", MaxSearchCalls),
 			Parameters: params([]string{"query"}, map[string]string{
 				"query": `{"type":"string","minLength":1,"maxLength":2000,"description":"Words or a question to look for."}`,
@@ -25,6 +26,7 @@ func searchTools() []Tool {
 		},
 		{
 			Name:        "open_citation",
+			Title:       "Open a search hit's passage",
 			Description: "Read the text of one search hit (a chunk), capped at 1,500 characters.",
 			Parameters: params([]string{"document_id", "chunk_id"}, map[string]string{
 				"document_id": `{"type":"string","minLength":1,"description":"The hit's document_id."}`,

@@ -224,9 +224,21 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
 	defer stop()
 
+	// The page images of a document PP-OCR reads are made in children of
+	// PP-OCR's kind (reader children are pooled by memory limit) that
+	// keep its models loaded. Made in the 1 GiB children, the two kinds
+	// took turns in the reader slots, and an idle PP-OCR child, stopped
+	// whenever the other kind needed its slot, loaded the models again
+	// for nearly every page: 43 loads for 40 receipts read two at a time.
+	// A memory limit the caller set is kept.
+	pagesLim := opts.Limits
+	if pp != nil && pagesLim.MemoryBytes == 0 {
+		pagesLim = ppocrLimits(opts.Limits.Timeout)
+	}
+
 	for start := 0; start < len(todo); start += batchPages {
 		batch := todo[start:min(start+batchPages, len(todo))]
-		images, err := visionPageImages(ctx, data, pdf, batch, dir, dpi, visionPixels, opts.Limits)
+		images, err := visionPageImages(ctx, data, pdf, batch, dir, dpi, visionPixels, pagesLim)
 		if err != nil {
 			return doc, nil, fmt.Errorf("making the image of pages %d-%d: %w", batch[0], batch[len(batch)-1], err)
 		}

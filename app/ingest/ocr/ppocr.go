@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/docent/docent/app/ingest/ocr/ppocr"
@@ -48,6 +49,20 @@ const opPPOCR = "ocr.ppocr"
 // never takes from what a PDF reader child may use.
 const PPOCRMemoryBytes = 1536 << 20
 
+// PPOCRRetain is how much a PP-OCR reader child may hold after a page
+// and still read the next (pdftext.Limits.Retain): with the models loaded
+// a child stays at 200-270 MB resident and has used 150-600 MB of address
+// space, past the pool's rule for other children (256 MB, a quarter of
+// the limit), which retired it after nearly every page, so that the next
+// loaded the models again. 512 MB leaves a child at least 1 GiB of its
+// limit for the next page.
+const PPOCRRetain = 512 << 20
+
+// ppocrLimits are the limits of a request to a PP-OCR reader child.
+func ppocrLimits(timeout time.Duration) pdftext.Limits {
+	return pdftext.Limits{Timeout: timeout, MemoryBytes: PPOCRMemoryBytes, Retain: PPOCRRetain}
+}
+
 // ppocrLangs are the OCR languages PP-OCR's dictionary spells.
 var ppocrLangs = map[string]bool{"eng": true}
 
@@ -78,7 +93,14 @@ type ppocrReply struct {
 	Text    string            `json:"text,omitempty"`
 	Words   storage.PageWords `json:"words"`
 	Lines   int               `json:"lines,omitempty"`
+	// Loaded: the child loaded the runtime and models for this request
+	// (its first, or the first after a load that failed).
+	Loaded bool `json:"loaded,omitempty"`
 }
+
+// ppocrLoads counts the replies of PP-OCR children that loaded the
+// models: pages per load is what keeping a child alive saves.
+var ppocrLoads atomic.Int64
 
 // childPPOCR is the engine a reader child loaded, kept while it lives.
 // A load that failed is tried again at the next request: the runtime may
@@ -88,18 +110,19 @@ var childPPOCR struct {
 	e *ppocr.Engine
 }
 
-func loadPPOCR() (*ppocr.Engine, error) {
+// loadPPOCR is the child's engine, and whether this call loaded it.
+func loadPPOCR() (*ppocr.Engine, bool, error) {
 	childPPOCR.Lock()
 	defer childPPOCR.Unlock()
 	if childPPOCR.e != nil {
-		return childPPOCR.e, nil
+		return childPPOCR.e, false, nil
 	}
 	e, err := ppocr.Open()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	childPPOCR.e = e
-	return e, nil
+	return e, true, nil
 }
 
 // readPPOCR runs in a reader child: it decodes the page of the image file
@@ -107,12 +130,12 @@ func loadPPOCR() (*ppocr.Engine, error) {
 // upright by its EXIF orientation) and reads it, in colour and at its own
 // size: detection scales it itself (ppocr.MaxSide).
 func readPPOCR(ctx context.Context, data []byte, req ppocrRequest) (ppocrReply, error) {
-	e, err := loadPPOCR()
+	e, loaded, err := loadPPOCR()
 	if err != nil {
 		return ppocrReply{}, err
 	}
 	if req.Probe {
-		return ppocrReply{Runtime: e.Runtime()}, nil
+		return ppocrReply{Runtime: e.Runtime(), Loaded: loaded}, nil
 	}
 	f, err := openImage(data)
 	if err != nil {
@@ -132,7 +155,7 @@ func readPPOCR(ctx context.Context, data []byte, req ppocrRequest) (ppocrReply, 
 	if err != nil {
 		return ppocrReply{}, err
 	}
-	return ppocrReply{Runtime: e.Runtime(), Text: page.Text, Words: page.Words, Lines: page.Lines}, nil
+	return ppocrReply{Runtime: e.Runtime(), Text: page.Text, Words: page.Words, Lines: page.Lines, Loaded: loaded}, nil
 }
 
 // ppocrEngine is PP-OCR as a reader child loaded it.
@@ -165,7 +188,7 @@ func findPPOCR(ctx context.Context, logger *slog.Logger) (*ppocrEngine, error) {
 	}
 	var rep ppocrReply
 	err := pdftext.RunIsolated(ctx, "PP-OCR reader", opPPOCR, ppocrRequest{Probe: true}, bytes.NewReader(nil), 0,
-		pdftext.Limits{MemoryBytes: PPOCRMemoryBytes}, &rep)
+		ppocrLimits(0), &rep)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -173,6 +196,9 @@ func findPPOCR(ctx context.Context, logger *slog.Logger) (*ppocrEngine, error) {
 		logger = slog.Default()
 	}
 	ppocrCache, ppocrErr, ppocrAt = nil, nil, time.Now()
+	if rep.Loaded {
+		ppocrLoads.Add(1)
+	}
 	if err != nil {
 		ppocrErr = fault.Errorf(fault.Unavailable, "PP-OCR is off, Tesseract reads photos: %v", err)
 		if msg := err.Error(); msg != ppocrLogged {
@@ -225,7 +251,10 @@ func (p *ppocrEngine) Read(ctx context.Context, data []byte, page int, timeout t
 	}
 	var rep ppocrReply
 	err := pdftext.RunIsolated(ctx, "PP-OCR reader", opPPOCR, ppocrRequest{Page: page}, bytes.NewReader(data), int64(len(data)),
-		pdftext.Limits{Timeout: timeout, MemoryBytes: PPOCRMemoryBytes}, &rep)
+		ppocrLimits(timeout), &rep)
+	if rep.Loaded {
+		ppocrLoads.Add(1)
+	}
 	return rep, err
 }
 

@@ -73,6 +73,7 @@ func Load(path, wantSHA256 string) (*Runtime, error) {
 
 // loadVersion dlopens the library at path and asks it for C API version v.
 func loadVersion(path string, v uint32) (*Runtime, error) {
+	oneMallocArena()
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
 		// dlopen's own text says why: a glibc older than it needs

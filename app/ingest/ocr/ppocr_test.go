@@ -163,6 +163,11 @@ func TestPPOCRFailureFallsBackToTesseract(t *testing.T) {
 	if !strings.Contains(got.Error, "PP-OCR could not read page 1") {
 		t.Errorf("document message %q", got.Error)
 	}
+	// Tesseract read the page enlarged twice, as it reads photos, though
+	// PP-OCR's page image was made at the file's own size.
+	if w, err := db.PageWords(context.Background(), doc.ID, 1); err != nil || w.Width != 6 || w.Height != 400 {
+		t.Errorf("the words of the page Tesseract read: %d×%d (%v), want 6×400", w.Width, w.Height, err)
+	}
 
 	noise := image.NewRGBA(image.Rect(0, 0, 400, 300))
 	r := rand.New(rand.NewPCG(1, 2))

@@ -49,9 +49,11 @@ func readReceiptsAsImportDoes(t testing.TB, db *storage.DB, ids []string) int64 
 	return ocr.PPOCRLoads() - before
 }
 
-// TestPPOCRChildKeepsTheModels: receipt photos read one after another, as
-// an import of many reads them, are read by PP-OCR children that keep the
-// models loaded: at most one load per reader slot, not one per page.
+// TestPPOCRChildKeepsTheModels: receipt photos read two at a time, as an
+// import of many reads them, are read by PP-OCR children that keep the
+// models loaded: eight receipts took nine loads, now one per reader slot.
+// A child that has grown past PPOCRRetain is still retired (on all 40
+// receipts, after 4 to 13 pages), so the bound here is two pages a load.
 func TestPPOCRChildKeepsTheModels(t *testing.T) {
 	needTesseract(t)
 	needPPOCR(t)
@@ -65,7 +67,7 @@ func TestPPOCRChildKeepsTheModels(t *testing.T) {
 	}
 	loads := readReceiptsAsImportDoes(t, openDB(t), ids)
 	t.Logf("%d receipts, %d reader slots: %d model loads (%.1f pages per load)", len(ids), pdftext.MaxReaders(), loads, float64(len(ids))/float64(max(loads, 1)))
-	if loads > int64(pdftext.MaxReaders()) {
-		t.Errorf("%d model loads for %d receipts, want at most one per reader slot (%d)", loads, len(ids), pdftext.MaxReaders())
+	if 2*loads > int64(len(ids)) {
+		t.Errorf("%d model loads for %d receipts, want at least two receipts a load", loads, len(ids))
 	}
 }

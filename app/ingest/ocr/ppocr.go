@@ -209,16 +209,16 @@ func findPPOCR(ctx context.Context, logger *slog.Logger) (*ppocrEngine, error) {
 		ppocrLoads.Add(1)
 	}
 	if err != nil {
-		ppocrErr = fault.Errorf(fault.Unavailable, "PP-OCR is off, Tesseract reads photos: %v", err)
+		ppocrErr = fault.Errorf(fault.Unavailable, "PP-OCR is off, Tesseract reads every page: %v", err)
 		if msg := err.Error(); msg != ppocrLogged {
-			logger.Warn("PP-OCR is off: Tesseract reads photos", "reason", msg)
+			logger.Warn("PP-OCR is off: Tesseract reads every page", "reason", msg)
 			ppocrLogged = msg
 		}
 		return nil, ppocrErr
 	}
 	ppocrCache = &ppocrEngine{Runtime: rep.Runtime}
 	if ppocrLogged != "on" {
-		logger.Info("PP-OCR reads photos", "engine", ppocrCache.Name())
+		logger.Info("PP-OCR reads pages in English", "engine", ppocrCache.Name())
 		ppocrLogged = "on"
 	}
 	return ppocrCache, nil

@@ -42,7 +42,7 @@ func TestOCRLanguagesSetting(t *testing.T) {
 // TestOCRSettingsSayWhichEngineReads: GET and PUT /api/settings/ocr say
 // which engine reads photos and which PDF pages, and whether PP-OCR is
 // installed and why it reads no pages or leaves some to Tesseract: with
-// English, PP-OCR (when installed) reads photos; with German among the
+// English, PP-OCR (when installed) reads both; with German among the
 // languages, Tesseract does, and the note names the language.
 func TestOCRSettingsSayWhichEngineReads(t *testing.T) {
 	if _, err := exec.LookPath("tesseract"); err != nil {
@@ -63,16 +63,15 @@ func TestOCRSettingsSayWhichEngineReads(t *testing.T) {
 	var got settings
 	f.call(http.MethodGet, "/api/settings/ocr", nil, http.StatusOK, &got)
 	t.Logf("eng: %+v", got)
-	if !strings.HasPrefix(got.PDFEngine, got.Engine) || got.Engine == "" {
-		t.Errorf("PDF pages read by %q, want %s", got.PDFEngine, got.Engine)
-	}
 	switch {
+	case got.Engine == "":
+		t.Fatalf("no engine: %+v", got)
 	case got.PPOCR == "":
-		if got.PPOCRNote == "" || !strings.HasPrefix(got.PhotoEngine, got.Engine) {
-			t.Errorf("PP-OCR off: %+v, want Tesseract reading photos and a note saying why", got)
+		if got.PPOCRNote == "" || !strings.HasPrefix(got.PhotoEngine, got.Engine) || !strings.HasPrefix(got.PDFEngine, got.Engine) {
+			t.Errorf("PP-OCR off: %+v, want Tesseract reading every page and a note saying why", got)
 		}
-	case got.PhotoEngine != got.PPOCR || !strings.HasPrefix(got.PPOCR, "ppocr "):
-		t.Errorf("PP-OCR installed: %+v, want it reading photos in English", got)
+	case got.PhotoEngine != got.PPOCR || got.PDFEngine != got.PPOCR || !strings.HasPrefix(got.PPOCR, "ppocr ") || got.PPOCRNote != "":
+		t.Errorf("PP-OCR installed: %+v, want it reading photos and PDF pages in English", got)
 	}
 	f.call(http.MethodPut, "/api/settings/ocr", map[string]string{"lang": "deu+eng"}, http.StatusOK, &got)
 	t.Logf("deu+eng: %+v", got)

@@ -29,8 +29,10 @@ type ocrReport struct {
 	Engine string `json:"engine"`
 	Lang   string `json:"lang"`
 	// PhotoEngine, if set, read the pages of image files in Engine's
-	// place: PP-OCR, when it is installed and the languages are English.
+	// place, and PDFEngine the PDF pages: PP-OCR, when it is installed
+	// and the languages are English.
 	PhotoEngine string `json:"photo_engine,omitempty"`
+	PDFEngine   string `json:"pdf_engine,omitempty"`
 	// Vision is the vision model (--vision, else the one saved in
 	// Settings), if one read pages.
 	Vision string `json:"vision,omitempty"`
@@ -135,9 +137,15 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 	if engine != nil {
 		report.Engine = engine.Name()
 		with = fmt.Sprintf("%s (%s)", engine.Name(), lang)
-		if pe := ocr.PhotoEngine(ctx, lang, env.Logger); pe != "" {
-			report.PhotoEngine = pe
-			with += ", photos with " + pe
+		if r := ocr.EngineReaders(ctx, lang, env.Logger); r.PPOCR != "" {
+			if r.Photos == r.PPOCR {
+				report.PhotoEngine = r.PPOCR
+				with += ", photos with " + r.PPOCR
+			}
+			if r.PDFPages == r.PPOCR {
+				report.PDFEngine = r.PPOCR
+				with += ", PDF pages with " + r.PPOCR
+			}
 		}
 	}
 	if vision != nil {

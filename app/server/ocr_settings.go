@@ -32,6 +32,16 @@ type ocrSettings struct {
 	Engine    string   `json:"engine"`
 	Installed []string `json:"installed"`
 	Error     string   `json:"error,omitempty"`
+	// PhotoEngine reads the pages of image files and PDFEngine the PDF
+	// pages that need OCR, in Lang ("ppocr PP-OCRv4 onnxruntime 1.30.0",
+	// "tesseract 5.3.0 best_int", "tesseract 5.3.0"); "" with no engine.
+	// PPOCR is PP-OCR as installed, "" when its runtime or models are
+	// missing or do not load; PPOCRNote says why it reads no pages or
+	// which it leaves to Tesseract.
+	PhotoEngine string `json:"photo_engine"`
+	PDFEngine   string `json:"pdf_engine"`
+	PPOCR       string `json:"ppocr"`
+	PPOCRNote   string `json:"ppocr_note,omitempty"`
 	// VisionModel is the saved vision model ("ollama/qwen2.5vl:7b"), ""
 	// for none; VisionAll sends it every page, not only photos and pages
 	// Tesseract reads badly; VisionError says why the model cannot be
@@ -53,6 +63,8 @@ func (s *Server) ocrSettings(ctx context.Context) ocrSettings {
 	} else {
 		out.Engine, out.Installed = e.Name(), e.Langs
 	}
+	r := ocr.EngineReaders(ctx, out.Lang, s.cfg.Logger)
+	out.PhotoEngine, out.PDFEngine, out.PPOCR, out.PPOCRNote = r.Photos, r.PDFPages, r.PPOCR, r.PPOCRNote
 	v, err := ocr.SettingVision(ctx, s.cfg.DB)
 	if err != nil {
 		out.VisionError = fault.ErrorMessage(err)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +36,49 @@ func TestOCRLanguagesSetting(t *testing.T) {
 	f.call(http.MethodPut, "/api/settings/ocr", map[string]string{"lang": ""}, http.StatusOK, &got)
 	if got.Lang != "eng" || got.Saved != "" {
 		t.Errorf("cleared: %+v", got)
+	}
+}
+
+// TestOCRSettingsSayWhichEngineReads: GET and PUT /api/settings/ocr say
+// which engine reads photos and which PDF pages, and whether PP-OCR is
+// installed and why it reads no pages or leaves some to Tesseract: with
+// English, PP-OCR (when installed) reads both; with German among the
+// languages, Tesseract does, and the note names the language.
+func TestOCRSettingsSayWhichEngineReads(t *testing.T) {
+	if _, err := exec.LookPath("tesseract"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("tesseract is required in CI: %v", err)
+		}
+		t.Skip("skipping: tesseract is not installed (sudo apt-get install tesseract-ocr)")
+	}
+	t.Setenv("DOCENT_OCR_LANG", "eng")
+	f := newFixture(t)
+	type settings struct {
+		Engine      string
+		PhotoEngine string `json:"photo_engine"`
+		PDFEngine   string `json:"pdf_engine"`
+		PPOCR       string `json:"ppocr"`
+		PPOCRNote   string `json:"ppocr_note"`
+	}
+	var got settings
+	f.call(http.MethodGet, "/api/settings/ocr", nil, http.StatusOK, &got)
+	t.Logf("eng: %+v", got)
+	switch {
+	case got.Engine == "":
+		t.Fatalf("no engine: %+v", got)
+	case got.PPOCR == "":
+		if got.PPOCRNote == "" || !strings.HasPrefix(got.PhotoEngine, got.Engine) || !strings.HasPrefix(got.PDFEngine, got.Engine) {
+			t.Errorf("PP-OCR off: %+v, want Tesseract reading every page and a note saying why", got)
+		}
+	case got.PhotoEngine != got.PPOCR || got.PDFEngine != got.PPOCR || !strings.HasPrefix(got.PPOCR, "ppocr ") || got.PPOCRNote != "":
+		t.Errorf("PP-OCR installed: %+v, want it reading photos and PDF pages in English", got)
+	}
+	f.call(http.MethodPut, "/api/settings/ocr", map[string]string{"lang": "deu+eng"}, http.StatusOK, &got)
+	t.Logf("deu+eng: %+v", got)
+	if !strings.HasPrefix(got.PhotoEngine, got.Engine) || !strings.HasPrefix(got.PDFEngine, got.Engine) {
+		t.Errorf("deu+eng: photos read by %q, PDF pages by %q, want %s", got.PhotoEngine, got.PDFEngine, got.Engine)
+	}
+	if got.PPOCR != "" && !strings.Contains(got.PPOCRNote, "deu") {
+		t.Errorf("deu+eng: PP-OCR's note %q does not name deu", got.PPOCRNote)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -246,10 +247,48 @@ func levenshtein(a, b []rune) int {
 	return prev[len(b)]
 }
 
+// pageReader is one way of reading a rendered PDF page that
+// BenchmarkRenderedInvoices compares: pages rendered at dpi, read by read.
+type pageReader struct {
+	name string
+	dpi  int
+	read func(ctx context.Context, img PageImage) (string, error)
+}
+
+// extraPageReaders are further engines for BenchmarkRenderedInvoices:
+// PP-OCR appends its readers from ppocr_bench_test.go.
+var extraPageReaders []pageReader
+
+// tesseractPageReader reads a rendered page as Docent reads a PDF page
+// (RecognizePage: the system's data), or with best_int when best; extra
+// are more arguments for tesseract.
+func tesseractPageReader(name string, engine *Engine, dpi int, best bool, extra ...string) pageReader {
+	if len(extra) > 0 {
+		e := *engine
+		e.extra = extra
+		engine = &e
+	}
+	return pageReader{name: name, dpi: dpi, read: func(ctx context.Context, img PageImage) (string, error) {
+		var text string
+		var err error
+		if best {
+			text, _, err = engine.Recognize(ctx, img.File, benchLang(), img.ocrDPI(), pdftext.Limits{})
+		} else {
+			text, _, err = engine.RecognizePage(ctx, img, benchLang(), pdftext.Limits{})
+		}
+		return text, err
+	}}
+}
+
 // BenchmarkRenderedInvoices renders the corpus's text-layer invoices with
-// verified ground truth at 150 and 300 dpi, reads them with OCR, and
-// compares the share of ground-truth values found in the OCR text with the
-// share found in the text layer.
+// verified ground truth (their first three pages), reads them with every
+// engine side by side (each document by each engine in turn), and
+// compares the share of ground-truth values found in each engine's text
+// with the share found in the text layer, by the same test (containsAny).
+// DOCENT_BENCH_VARIANTS=1 adds the variants docs/benchmarks.md weighs;
+// DOCENT_BENCH_MISSES=file writes each value the text layer holds and an
+// engine missed, with what the engine read where it comes closest;
+// DOCENT_BENCH_ONLY=regexp keeps the engines whose name it matches.
 func BenchmarkRenderedInvoices(b *testing.B) {
 	dir, entries := testcorpus.Manifest(b)
 	needTesseract(b)
@@ -278,15 +317,40 @@ func BenchmarkRenderedInvoices(b *testing.B) {
 		fmt.Sscan(n, &k)
 		docs = docs[:min(k, len(docs))]
 	}
+	readers := []pageReader{
+		tesseractPageReader("Tesseract at 150 dpi", engine, 150, false),
+		tesseractPageReader("Tesseract at 300 dpi", engine, 300, false),
+	}
+	if os.Getenv("DOCENT_BENCH_VARIANTS") == "1" {
+		readers = append(readers,
+			tesseractPageReader("  Tesseract at 200 dpi", engine, 200, false),
+			tesseractPageReader("  Tesseract at 400 dpi", engine, 400, false),
+			tesseractPageReader("  Tesseract at 300 dpi, best_int", engine, 300, true),
+			tesseractPageReader("  Tesseract at 300 dpi, no word lists", engine, 300, false, "-c", "load_system_dawg=0", "-c", "load_freq_dawg=0"),
+			tesseractPageReader("  Tesseract at 300 dpi, --psm 6", engine, 300, false, "--psm", "6"),
+		)
+	}
+	readers = append(readers, extraPageReaders...)
+	if only := os.Getenv("DOCENT_BENCH_ONLY"); only != "" {
+		re := regexp.MustCompile(only)
+		readers = slices.DeleteFunc(readers, func(r pageReader) bool { return !re.MatchString(r.name) })
+	}
+	var misses *os.File
+	if path := os.Getenv("DOCENT_BENCH_MISSES"); path != "" {
+		if misses, err = os.Create(path); err != nil {
+			b.Fatal(err)
+		}
+		defer misses.Close()
+	}
+	ctx := context.Background()
 	for range b.N {
-		var layerFound, total int
-		ocrFound := map[int]int{}
-		pages := map[int]int{}
-		took := map[int]time.Duration{}
-		cpuTook := map[int]time.Duration{}
+		var layerFound, layerFolded, total int
+		found, folded := make([]int, len(readers)), make([]int, len(readers))
+		pages := make([]int, len(readers))
+		cpu := make([]time.Duration, len(readers))
 		for _, d := range docs {
 			data, _ := os.ReadFile(filepath.Join(dir, d.file))
-			res, err := pdftext.ExtractIsolated(context.Background(), data, pdftext.Options{}, pdftext.Limits{})
+			res, err := pdftext.ExtractIsolated(ctx, data, pdftext.Options{}, pdftext.Limits{})
 			if err != nil {
 				b.Logf("%s: %v", d.file, err)
 				continue
@@ -297,46 +361,125 @@ func BenchmarkRenderedInvoices(b *testing.B) {
 			for p := range n {
 				which = append(which, p+1)
 			}
-			texts := map[int]string{}
-			for _, dpi := range []int{150, 300} {
-				start, cpu := time.Now(), childCPU()
-				imgs, err := renderAt(data, which, b.TempDir(), dpi)
-				if err != nil {
-					b.Fatalf("%s at %d dpi: %v", d.file, dpi, err)
-				}
-				var sb strings.Builder
-				for _, img := range imgs {
-					text, _, err := engine.Recognize(context.Background(), img.File, benchLang(), img.ocrDPI(), pdftext.Limits{})
+			// Each resolution is rendered once; its CPU time counts for
+			// every engine that reads it.
+			rendered := map[int][]PageImage{}
+			renderCPU := map[int]time.Duration{}
+			texts := make([]string, len(readers))
+			for i, r := range readers {
+				if _, ok := rendered[r.dpi]; !ok {
+					c := selfAndChildCPU()
+					imgs, err := renderAt(data, which, b.TempDir(), r.dpi)
 					if err != nil {
-						b.Fatalf("%s: %v", d.file, err)
+						b.Fatalf("%s at %d dpi: %v", d.file, r.dpi, err)
+					}
+					rendered[r.dpi], renderCPU[r.dpi] = imgs, selfAndChildCPU()-c
+				}
+				c := selfAndChildCPU()
+				var sb strings.Builder
+				for _, img := range rendered[r.dpi] {
+					text, err := r.read(ctx, img)
+					if err != nil {
+						b.Fatalf("%s, %s page %d: %v", r.name, d.file, img.Page, err)
 					}
 					sb.WriteString(text + "\n")
 				}
-				took[dpi] += time.Since(start)
-				cpuTook[dpi] += childCPU() - cpu
-				pages[dpi] += len(imgs)
-				texts[dpi] = normalise(sb.String())
+				cpu[i] += selfAndChildCPU() - c + renderCPU[r.dpi]
+				pages[i] += len(rendered[r.dpi])
+				texts[i] = normalise(sb.String())
 			}
 			for _, v := range d.values {
 				total++
-				if containsAny(layer, v) {
+				inLayer := containsAny(layer, v)
+				if inLayer {
 					layerFound++
 				}
-				for dpi, t := range texts {
+				if containsAny(foldQuotes(layer), foldQuotes(v)) {
+					layerFolded++
+				}
+				for i, t := range texts {
+					if containsAny(foldQuotes(t), foldQuotes(v)) {
+						folded[i]++
+					}
 					if containsAny(t, v) {
-						ocrFound[dpi]++
+						found[i]++
+					} else if inLayer && misses != nil {
+						fmt.Fprintf(misses, "%s\t%s\t%s\tlayer: %s\tread: %s\n", readers[i].name, d.file, v, nearValue(layer, v), closest(t, v))
 					}
 				}
 			}
 		}
-		b.Logf("%d invoices, %d verified values: text layer %d (%.1f %%)", len(docs), total, layerFound, 100*float64(layerFound)/float64(total))
-		for _, dpi := range []int{150, 300} {
-			b.Logf("  OCR at %d dpi: %d (%.1f %%, %.1f %% of the text layer's); %d pages, %.2f pages per CPU second (%.2f pages/s wall), render and OCR", dpi, ocrFound[dpi],
-				100*float64(ocrFound[dpi])/float64(total), 100*float64(ocrFound[dpi])/float64(layerFound), pages[dpi],
-				float64(pages[dpi])/cpuTook[dpi].Seconds(), float64(pages[dpi])/took[dpi].Seconds())
-			b.ReportMetric(float64(ocrFound[dpi])/float64(layerFound), fmt.Sprintf("of-layer@%ddpi", dpi))
+		fmt.Printf("%d invoices, %d verified values, %s: text layer %d (%.1f %%), quotes folded %d\n", len(docs), total, benchLang(),
+			layerFound, 100*float64(layerFound)/float64(total), layerFolded)
+		fmt.Println("| engine | values found | of the text layer's | quotes folded: of the text layer's | pages per CPU second (render + OCR) |")
+		fmt.Println("|---|---|---|---|---|")
+		for i, r := range readers {
+			fmt.Printf("| %s | %d (%.1f %%) | %.1f %% | %d, %.1f %% | %.2f |\n", r.name, found[i], 100*float64(found[i])/float64(total),
+				100*float64(found[i])/float64(layerFound), folded[i], 100*float64(folded[i])/float64(layerFolded), float64(pages[i])/cpu[i].Seconds())
+			b.ReportMetric(float64(found[i])/float64(layerFound), fmt.Sprintf("of-layer-%d", i))
 		}
 	}
+}
+
+// foldQuotes makes the quotation marks one: a text layer spells the
+// inch mark as two apostrophes, and German quotes as „ and “, which print
+// as the double quote OCR reads. Both sides of a comparison are folded
+// alike.
+func foldQuotes(s string) string {
+	return strings.NewReplacer("''", `"`, "„", `"`, "“", `"`, "”", `"`, ",,", `"`).Replace(s)
+}
+
+// nearValue is the value as the text holds it (its first variant found)
+// with a few characters either side.
+func nearValue(text, v string) string {
+	for _, x := range variants(v) {
+		if i := strings.Index(text, x); i >= 0 {
+			return text[max(0, i-12):i] + "[" + x + "]" + text[i+len(x):min(len(text), i+len(x)+12)]
+		}
+	}
+	return ""
+}
+
+// closest is the part of text most like v (the fewest edits, Sellers'
+// approximate matching), with a few characters either side, and the
+// edits it takes.
+func closest(text, v string) string {
+	t, p := []rune(text), []rune(v)
+	if len(t) == 0 || len(p) == 0 {
+		return ""
+	}
+	// prev[j] is the fewest edits that make p[:i] end at t[j-1]; start[j]
+	// where that match begins.
+	prev, cur := make([]int, len(t)+1), make([]int, len(t)+1)
+	ps, cs := make([]int, len(t)+1), make([]int, len(t)+1)
+	for j := range ps {
+		ps[j] = j
+	}
+	for i := 1; i <= len(p); i++ {
+		cur[0], cs[0] = i, 0
+		for j := 1; j <= len(t); j++ {
+			cost := 1
+			if p[i-1] == t[j-1] {
+				cost = 0
+			}
+			cur[j], cs[j] = prev[j-1]+cost, ps[j-1]
+			if prev[j]+1 < cur[j] {
+				cur[j], cs[j] = prev[j]+1, ps[j]
+			}
+			if cur[j-1]+1 < cur[j] {
+				cur[j], cs[j] = cur[j-1]+1, cs[j-1]
+			}
+		}
+		prev, cur, ps, cs = cur, prev, cs, ps
+	}
+	best := 1
+	for j := 1; j <= len(t); j++ {
+		if prev[j] < prev[best] {
+			best = j
+		}
+	}
+	s := ps[best]
+	return fmt.Sprintf("%s[%s]%s (%d edits)", string(t[max(0, s-12):s]), string(t[s:best]), string(t[best:min(len(t), best+12)]), prev[best])
 }
 
 // renderAt renders PDF pages at dpi, every page (not only scans) at that

@@ -14,3 +14,7 @@ func (v *Vision) SetRetryWait(d time.Duration) { v.retryWait = d }
 
 // ForgetPPOCR lets the external tests change the ONNX Runtime between runs.
 var ForgetPPOCR = forgetPPOCR
+
+// PPOCRLoads is how many times a PP-OCR reader child has loaded the
+// models in this process.
+func PPOCRLoads() int64 { return ppocrLoads.Load() }

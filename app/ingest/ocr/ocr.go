@@ -162,10 +162,10 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	if !pdf && !IsImage(doc.MediaType) {
 		return doc, nil, fault.Errorf(fault.Invalid, "OCR reads images and PDFs, not %s", doc.MediaType)
 	}
-	// PP-OCR reads the pages of image files when it is installed and
-	// spells the languages (ppocr.go); else Tesseract, as before.
+	// PP-OCR reads the pages when it is installed and spells the
+	// languages (usePPOCR); else Tesseract.
 	var pp *ppocrEngine
-	if engine != nil && !pdf && usePPOCR(PageImage{Method: "image"}, lang) {
+	if engine != nil && usePPOCR(PageImage{}, lang) {
 		pp, _ = findPPOCR(ctx, opts.Logger)
 		if err := ctx.Err(); err != nil {
 			return doc, nil, err
@@ -224,9 +224,34 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
 	defer stop()
 
+	// The page images of a document PP-OCR reads are made in children of
+	// PP-OCR's kind (reader children are pooled by memory limit) that
+	// keep its models loaded. Made in the 1 GiB children, the two kinds
+	// took turns in the reader slots, and an idle PP-OCR child, stopped
+	// whenever the other kind needed its slot, loaded the models again
+	// for nearly every page: 43 loads for 40 receipts read two at a time.
+	// They are not enlarged for Tesseract (PP-OCR reads the file at its
+	// own size), which would leave the child holding hundreds of MB more;
+	// a page PP-OCR fails on is made again, enlarged, for Tesseract
+	// (tesseractImage). A memory limit the caller set is kept.
+	pagesLim, scale := opts.Limits, (*scaleRule)(nil)
+	tesseractImage := func(img PageImage) (PageImage, error) { return img, nil }
+	if pp != nil && !pdf && pagesLim.MemoryBytes == 0 {
+		pagesLim, scale = ppocrLimits(opts.Limits.Timeout), &scaleRule{}
+		tesseractImage = func(img PageImage) (PageImage, error) {
+			os.Remove(img.File) // the new one has its name
+			imgs, err := runPages(ctx, data, pagesRequest{Pages: []int{img.Page}, Dir: dir}, opts.Limits)
+			if err != nil {
+				return img, err
+			}
+			return imgs[0], nil
+		}
+	}
+
 	for start := 0; start < len(todo); start += batchPages {
 		batch := todo[start:min(start+batchPages, len(todo))]
-		images, err := visionPageImages(ctx, data, pdf, batch, dir, dpi, visionPixels, opts.Limits)
+		images, err := runPages(ctx, data, pagesRequest{PDF: pdf, Pages: batch, Dir: dir, DPI: dpi, CacheDir: wasmCacheDir(),
+			VisionPixels: visionPixels, Scale: scale}, pagesLim)
 		if err != nil {
 			return doc, nil, fmt.Errorf("making the image of pages %d-%d: %w", batch[0], batch[len(batch)-1], err)
 		}
@@ -240,7 +265,7 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 				if img.VisionFile != "" {
 					defer os.Remove(img.VisionFile)
 				}
-				results[i], errs[i] = readPage(ctx, engine, pp, lang, img, data, layer[img.Page], opts)
+				results[i], errs[i] = readPage(ctx, engine, pp, lang, img, data, layer[img.Page], tesseractImage, opts)
 				if errs[i] != nil {
 					return
 				}
@@ -303,8 +328,11 @@ func renewLease(ctx context.Context, db *storage.DB, job *storage.OCRJob, done f
 // (engine, when installed), then with the vision model when opts.Vision
 // wants the page. A blank page is read by none. A page that had a text
 // layer keeps it unless OCR reads more. data is the document's file,
-// which PP-OCR decodes itself, in colour and at its own size.
-func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string, img PageImage, data []byte, layerText string, opts Options) (storage.OCRPage, error) {
+// which PP-OCR decodes itself, in colour and at its own size;
+// tesseractImage gives the image Tesseract reads of a page PP-OCR failed
+// on.
+func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string, img PageImage, data []byte, layerText string,
+	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
 	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Lang: lang,
 		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
 	if engine != nil {
@@ -316,11 +344,21 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 	}
 	read := false
 	if engine != nil && pp != nil && usePPOCR(img, lang) {
-		rep, err := pp.Read(ctx, data, img.Page, opts.PageTimeout)
+		// An image file's page is read from the file, in colour and at
+		// its own size; a PDF page from its rendered image.
+		src, page, dpi := data, img.Page, img.Density
+		if img.Method != "image" {
+			var err error
+			if src, err = os.ReadFile(img.File); err != nil {
+				return p, fmt.Errorf("reading the page's image: %w", err)
+			}
+			page, dpi = 1, img.DPI
+		}
+		rep, err := pp.Read(ctx, src, page, opts.PageTimeout)
 		switch {
 		case err == nil:
 			words := rep.Words
-			words.DPI = img.Density // its pixels are the file's own, not enlarged
+			words.DPI = dpi // the pixels PP-OCR read
 			p.Engine, p.Text, p.Words, p.Confidence = pp.Name(), rep.Text, &words, confidence(words.Words)
 			read = true
 		case ctx.Err() != nil:
@@ -332,6 +370,11 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 			msg := err.Error()
 			opts.logger().Warn("PP-OCR failed on a page; Tesseract reads it", "page", img.Page, "err", msg)
 			p.Note = NotePPOCRFailed + ": " + msg + "; Tesseract read the page"
+			if img, err = tesseractImage(img); err != nil {
+				return p, fmt.Errorf("making the page's image for Tesseract: %w", err)
+			}
+			defer os.Remove(img.File)
+			p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}
 		}
 	}
 	if engine != nil && !read {

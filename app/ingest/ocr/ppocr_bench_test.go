@@ -81,3 +81,27 @@ func statusKB(path, field string) int64 {
 	}
 	return 0
 }
+
+// PP-OCR on rendered PDF pages, for BenchmarkRenderedInvoices: each page's
+// PNG sent to a PP-OCR reader child as an image file of one page.
+func init() {
+	extraPageReaders = append(extraPageReaders, ppocrPageReader("PP-OCRv4 at 300 dpi (reader child, longest side ≤ 1600 px)", 300))
+	if os.Getenv("DOCENT_BENCH_VARIANTS") == "1" {
+		extraPageReaders = append(extraPageReaders, ppocrPageReader("  PP-OCRv4 at 200 dpi", 200))
+	}
+}
+
+func ppocrPageReader(name string, dpi int) pageReader {
+	return pageReader{name: name, dpi: dpi, read: func(ctx context.Context, img PageImage) (string, error) {
+		pp, err := findPPOCR(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		data, err := os.ReadFile(img.File)
+		if err != nil {
+			return "", err
+		}
+		rep, err := pp.Read(ctx, data, 1, 0)
+		return rep.Text, err
+	}}
+}

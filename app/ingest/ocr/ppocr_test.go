@@ -163,6 +163,11 @@ func TestPPOCRFailureFallsBackToTesseract(t *testing.T) {
 	if !strings.Contains(got.Error, "PP-OCR could not read page 1") {
 		t.Errorf("document message %q", got.Error)
 	}
+	// Tesseract read the page enlarged twice, as it reads photos, though
+	// PP-OCR's page image was made at the file's own size.
+	if w, err := db.PageWords(context.Background(), doc.ID, 1); err != nil || w.Width != 6 || w.Height != 400 {
+		t.Errorf("the words of the page Tesseract read: %d×%d (%v), want 6×400", w.Width, w.Height, err)
+	}
 
 	noise := image.NewRGBA(image.Rect(0, 0, 400, 300))
 	r := rand.New(rand.NewPCG(1, 2))
@@ -223,5 +228,60 @@ func TestCorruptModelTesseractReadsPhotos(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "PP-OCR is off") || !strings.Contains(log.String(), "SHA-256") {
 		t.Errorf("the log: %s", log.String())
+	}
+}
+
+// TestEnglishPDFPageReadsWithPPOCR: a scanned PDF page read in English is
+// read by PP-OCR, from its rendered image: the page records the engine,
+// the text has the invoice's words, and the words' boxes are in the
+// rendered page's pixels at its resolution (PP-OCR reads more than the
+// scan's text layer, which is replaced). Read in deu+eng, Tesseract
+// reads it.
+func TestEnglishPDFPageReadsWithPPOCR(t *testing.T) {
+	needTesseract(t)
+	needPPOCR(t)
+	data, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "invoice2data", "Amazon_EU_2014-06-04.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t)
+	for _, c := range []struct{ lang, engine string }{{"eng", "ppocr PP-OCRv4 "}, {"deu+eng", "tesseract "}} {
+		if e, _ := ocr.FindEngine(context.Background()); e.CheckLangs(c.lang) != nil {
+			t.Logf("no %s data for Tesseract", c.lang)
+			continue
+		}
+		doc := importFile(t, db, "scan-"+c.lang+".pdf", data)
+		got, err := ocrDocument(t, db, doc.ID, ocr.Options{Lang: c.lang})
+		if err != nil || got.Status != storage.StatusReady {
+			t.Fatalf("%s: after OCR: %s %q, %v", c.lang, got.Status, got.Error, err)
+		}
+		details, _ := db.PageDetails(context.Background(), doc.ID)
+		if d := details[0]; !strings.HasPrefix(d.Engine, c.engine) {
+			t.Fatalf("%s: page details %+v, want read by %s", c.lang, d, c.engine)
+		}
+		if details[0].Source != storage.SourceOCR {
+			// The scan has a text layer, kept when OCR reads no more
+			// (Tesseract, here); PP-OCR reads more.
+			if c.lang == "eng" {
+				t.Errorf("eng: %+v, want PP-OCR's text in place of the text layer", details[0])
+			}
+			continue
+		}
+		text, _ := db.PageText(context.Background(), doc.ID, 1)
+		if !strings.Contains(normalised(text), "AMAZON") {
+			t.Errorf("%s: text %.200q", c.lang, text)
+		}
+		words, err := db.PageWords(context.Background(), doc.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if words.DPI < 150 || len(words.Words) < 20 {
+			t.Fatalf("%s: words at %v dpi, %d words", c.lang, words.DPI, len(words.Words))
+		}
+		for _, w := range words.Words {
+			if w.X < 0 || w.Y < 0 || w.X+w.W > words.Width || w.Y+w.H > words.Height {
+				t.Fatalf("%s: word %+v outside the %d×%d page", c.lang, w, words.Width, words.Height)
+			}
+		}
 	}
 }

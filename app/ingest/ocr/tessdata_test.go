@@ -93,7 +93,7 @@ func TestPhotosReadWithBestIntPDFPagesWithSystemData(t *testing.T) {
 		if got, kind := e.pageData("eng", method); (kind == DataBestInt) != (method == "image") || (got == dir) != (method == "image") {
 			t.Errorf("%s page: pageData = %q %q, want best_int only for an image file's page", method, got, kind)
 		}
-		p, err := readPage(context.Background(), e, nil, "eng", PageImage{Page: 1, Method: method, Blank: true}, nil, "", Options{})
+		p, err := readPage(context.Background(), e, nil, "eng", PageImage{Page: 1, Method: method, Blank: true}, nil, "", nil, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,6 +44,9 @@ type Engine struct {
 	// onExit, if not nil, is given each finished tesseract's state: the
 	// benchmark's CPU time and peak memory per page.
 	onExit func(*os.ProcessState)
+	// extra, if set, are more arguments for tesseract: the benchmark's
+	// variants.
+	extra []string
 }
 
 // Name is the engine as pages record it: "tesseract 5.3.0".
@@ -206,6 +209,7 @@ func (e *Engine) recognize(ctx context.Context, file, langs, dataDir string, dpi
 	// TSV by its variable rather than the "tsv" config file, which lives in
 	// the system's tessdata/configs and is not found with --tessdata-dir.
 	args = append(args, "-c", "tessedit_create_tsv=1", "-c", "tessedit_create_txt=0")
+	args = append(args, e.extra...)
 	cmd, err := pdftext.LimitedCommand(runCtx, lim, e.Path, args...)
 	if err != nil {
 		return "", nil, err

@@ -22,6 +22,13 @@ type Limits struct {
 	// MemoryBytes is how much memory the child may use beyond what the Go
 	// runtime holds at start; 0 means 1 GiB.
 	MemoryBytes int64
+	// Retain, if not 0, is how much a reused child may hold after a
+	// reply and still serve the next request: resident memory, and
+	// address space used since it started. 0 keeps the pool's rule (256
+	// MiB resident, a quarter of MemoryBytes of address space), which a
+	// child that keeps models loaded (PP-OCR's, about 250 MB resident)
+	// would pass after nearly every request, loading them again each time.
+	Retain int64
 }
 
 // Defaults of Limits.

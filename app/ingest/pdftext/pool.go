@@ -36,8 +36,10 @@ import (
 //     memory after a reply exceeds maxResident (or half its memory limit),
 //     or when it has used a quarter of its limit's address space (see
 //     slots.retire), so that a leak or a heap left large and fragmented by
-//     one big file does not carry over to the next; and an idle child
-//     exits after idleAfter.
+//     one big file does not carry over to the next; a request's
+//     Limits.Retain replaces both bounds for a child that holds more by
+//     design (PP-OCR's, with its models loaded); and an idle child exits
+//     after idleAfter.
 //   - A child serves only requests it would have been started for: the
 //     same memory limit and the same environment.
 //

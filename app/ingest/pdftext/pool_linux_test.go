@@ -44,3 +44,37 @@ func TestChildThatUsedItsAddressSpaceIsRetired(t *testing.T) {
 		t.Errorf("a child that reserved 320 MiB of its 2 GiB is retired")
 	}
 }
+
+// TestRetainKeepsAChildThatHoldsMore: a request's Limits.Retain replaces
+// the pool's bounds of what a child may hold and still serve: a child
+// that reserved 320 MiB of its 1 GiB, or holds 64 MiB resident above a
+// 48 MiB bound, serves again when the request retains 512 MiB, and is
+// retired when it retains less than it holds.
+func TestRetainKeepsAChildThatHoldsMore(t *testing.T) {
+	s := freshReaders(t, 1)
+	keep := Limits{Retain: 512 << 20}
+	var out struct{ Pid int }
+	if err := RunIsolated(context.Background(), "test reader", "test.reserve", nil, strings.NewReader(""), 0, keep, &out); err != nil {
+		t.Fatal(err)
+	}
+	if idleCount(s) != 1 {
+		t.Fatalf("a child that reserved 320 MiB of its 1 GiB is retired, retaining 512 MiB")
+	}
+	if pid := childPid(t, keep); pid != out.Pid {
+		t.Errorf("the next request went to child %d, not %d", pid, out.Pid)
+	}
+	if err := RunIsolated(context.Background(), "test reader", "test.reserve", nil, strings.NewReader(""), 0, Limits{Retain: 256 << 20}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if idleCount(s) != 0 {
+		t.Errorf("a child that reserved 640 MiB is kept, retaining 256 MiB")
+	}
+
+	s.maxResident = 48 << 20
+	if err := RunIsolated(context.Background(), "test reader", "test.grow", nil, strings.NewReader(""), 0, Limits{Retain: 128 << 20}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if idleCount(s) != 1 {
+		t.Errorf("a child holding 64 MiB is retired, retaining 128 MiB (the pool's bound 48 MiB)")
+	}
+}

@@ -166,15 +166,20 @@ func (s *slots) retire(c *child, lim Limits) bool {
 	if c.served >= s.maxRequests {
 		return true
 	}
+	keepResident, keepUsed := min(s.maxResident, lim.MemoryBytes/2), lim.MemoryBytes/4
+	if lim.Retain > 0 {
+		keepResident, keepUsed = lim.Retain, lim.Retain
+	}
 	pid := c.cmd.Process.Pid
 	resident, size := childMemory(pid)
-	if resident > min(s.maxResident, lim.MemoryBytes/2) {
+	if resident > keepResident {
 		return true
 	}
 	if c.addressLimit == 0 {
 		c.addressLimit = addressSpaceLimit(pid)
 	}
-	return c.addressLimit > 0 && c.addressLimit-size < lim.MemoryBytes*3/4
+	// addressLimit is the start's address space plus MemoryBytes.
+	return c.addressLimit > 0 && c.addressLimit-size < lim.MemoryBytes-keepUsed
 }
 
 // expire stops a child that stayed idle for idleAfter.

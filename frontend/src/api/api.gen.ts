@@ -339,6 +339,18 @@ export interface OcrSettings {
   installed: string[];
   error?: string;
   /**
+   * PhotoEngine reads the pages of image files and PDFEngine the PDF
+   * pages that need OCR, in Lang ("ppocr PP-OCRv4 onnxruntime 1.30.0",
+   * "tesseract 5.3.0 best_int", "tesseract 5.3.0"); "" with no engine.
+   * PPOCR is PP-OCR as installed, "" when its runtime or models are
+   * missing or do not load; PPOCRNote says why it reads no pages or
+   * which it leaves to Tesseract.
+   */
+  photo_engine: string;
+  pdf_engine: string;
+  ppocr: string;
+  ppocr_note?: string;
+  /**
    * VisionModel is the saved vision model ("ollama/qwen2.5vl:7b"), ""
    * for none; VisionAll sends it every page, not only photos and pages
    * Tesseract reads badly; VisionError says why the model cannot be

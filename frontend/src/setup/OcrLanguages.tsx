@@ -1,11 +1,30 @@
 // The OCR languages setting: which Tesseract language data reads scans and
 // photos ("deu+eng"), the languages installed, and the default that
-// applies without one (GET/PUT /api/settings/ocr).
+// applies without one (GET/PUT /api/settings/ocr); and which engine reads
+// photos and which PDF pages, and whether PP-OCR is there, and why not.
 
 import { useState } from "react";
 import { api } from "../api/routes";
+import type { OcrSettings } from "../api/types";
 import { ErrorBox } from "../components/common";
 import { useAsync, useSave } from "../lib/useAsync";
+
+// engineLines says which engine reads photos and which PDF pages, and
+// PP-OCR's state: installed or not, and why it reads no pages or leaves
+// some to Tesseract.
+export function engineLines(d: OcrSettings): string[] {
+  const lines: string[] = [];
+  if (d.photo_engine || d.pdf_engine) {
+    lines.push(
+      d.photo_engine === d.pdf_engine
+        ? `Photos and PDF pages are read by ${d.photo_engine}.`
+        : `Photos are read by ${d.photo_engine}, PDF pages by ${d.pdf_engine}.`,
+    );
+  }
+  const note = d.ppocr_note ? ` ${d.ppocr_note}` : "";
+  lines.push(d.ppocr ? `PP-OCR: ${d.ppocr}.${note}` : `PP-OCR is off.${note}`);
+  return lines;
+}
 
 export function OcrLanguages() {
   const s = useAsync(api.getOcrSettings, []);
@@ -27,6 +46,11 @@ export function OcrLanguages() {
           <>No OCR engine: {d.error}</>
         )}
       </p>
+      {engineLines(d).map((l) => (
+        <p className="muted" key={l} data-testid="ocr-engines">
+          {l}
+        </p>
+      ))}
       <form
         className="row"
         onSubmit={(e) => {

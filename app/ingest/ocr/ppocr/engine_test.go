@@ -3,13 +3,19 @@ package ppocr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
 
 	"github.com/docent/docent/app/ingest/ocr/ppocr/ort"
 )
@@ -111,5 +117,30 @@ func TestBadImages(t *testing.T) {
 	img, _ := receipt(t, "001")
 	if _, err := e.Read(ctx, img); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestTenThousandBoxes: a page on which detection finds over 10,000 text
+// boxes (a grid of 10,240 "AB"s) is refused with the count, before a
+// recogniser run for each box would take many minutes.
+func TestTenThousandBoxes(t *testing.T) {
+	e := openEngine(t)
+	e.MaxSide = 2560 // the default 1600 px would merge the grid into fewer boxes
+	img := image.NewRGBA(image.Rect(0, 0, 2560, 2560))
+	draw.Draw(img, img.Rect, image.White, image.Point{}, draw.Src)
+	d := font.Drawer{Dst: img, Src: image.Black, Face: basicfont.Face7x13}
+	for y := 13; y < 2560; y += 20 {
+		for x := 0; x+14 < 2560; x += 32 {
+			d.Dot = fixed.P(x, y)
+			d.DrawString("AB")
+		}
+	}
+	p, err := e.Read(context.Background(), img)
+	if err == nil || !strings.Contains(err.Error(), "more than the 2000 a page may have") {
+		t.Fatalf("a page of 10,240 words: %d lines, %v", p.Lines, err)
+	}
+	var n int
+	if _, serr := fmt.Sscanf(err.Error(), "ppocr: detection found %d text boxes", &n); serr != nil || n < 10000 {
+		t.Errorf("the error says %d boxes (%v): %v", n, serr, err)
 	}
 }

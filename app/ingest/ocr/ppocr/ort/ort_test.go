@@ -1,9 +1,11 @@
 package ort
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -153,5 +155,72 @@ func TestAPIVersion(t *testing.T) {
 	_, err := loadVersion(path, 100000)
 	if err == nil || !strings.Contains(err.Error(), "does not offer C API version 100000") {
 		t.Errorf("API version 100000: %v", err)
+	}
+}
+
+// TestLibraryThatDoesNotLoad: the real library built for another
+// architecture, the real library asking for a glibc this machine does not
+// have, and a shared library that is not ONNX Runtime are each refused
+// with dlopen's or dlsym's own words in the error, and nothing crashes.
+// (Named by DOCENT_ONNXRUNTIME, a library is loaded without the pinned
+// hash, so it gets as far as dlopen.)
+func TestLibraryThatDoesNotLoad(t *testing.T) {
+	installed(t)
+	path, _, err := Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lib) < 20 || string(lib[1:4]) != "ELF" {
+		t.Skipf("skipping: %s is not an ELF library", path)
+	}
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+
+	// e_machine (bytes 18-19, little-endian): x86-64 is 62, AArch64 183.
+	other := bytes.Clone(lib)
+	if other[18] == 62 {
+		other[18] = 183
+	} else {
+		other[18] = 62
+	}
+	// glibc's dlopen says "No such file or directory" of such a file; the
+	// error names the architecture it was built for instead.
+	if _, err := Load(write("other-arch.so", other), ""); err == nil || !strings.Contains(err.Error(), "built for") || !strings.Contains(err.Error(), runtime.GOARCH) {
+		t.Errorf("a library of another architecture: %v", err)
+	} else {
+		t.Logf("another architecture: %v", err)
+	}
+
+	// The versions of glibc it needs, GLIBC_2.x, made GLIBC_9.x: what
+	// dlopen says on a machine whose glibc is too old.
+	newer := bytes.ReplaceAll(lib, []byte("GLIBC_2."), []byte("GLIBC_9."))
+	if bytes.Equal(newer, lib) {
+		t.Fatal("the library names no GLIBC_2 version")
+	}
+	if _, err := Load(write("new-glibc.so", newer), ""); err == nil || !strings.Contains(err.Error(), "GLIBC_9.") || !strings.Contains(err.Error(), "glibc 2.28 or newer") {
+		t.Errorf("a library for a newer glibc: %v", err)
+	} else {
+		t.Logf("a newer glibc: %v", err)
+	}
+
+	// A real shared library, but not ONNX Runtime: the system's libm.
+	libm, _ := filepath.Glob("/lib*/*/libm.so.6")
+	if more, _ := filepath.Glob("/usr/lib*/*/libm.so.6"); len(libm) == 0 {
+		libm = more
+	}
+	if len(libm) == 0 {
+		t.Log("no libm.so.6 found: not tried as the runtime")
+	} else if _, err := Load(libm[0], ""); err == nil || !strings.Contains(err.Error(), "no OrtGetApiBase") {
+		t.Errorf("libm as the runtime: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package ort
 
 import (
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -72,11 +73,16 @@ func Load(path, wantSHA256 string) (*Runtime, error) {
 
 // loadVersion dlopens the library at path and asks it for C API version v.
 func loadVersion(path string, v uint32) (*Runtime, error) {
+	oneMallocArena()
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
-		// dlopen's own text says why: a library for another architecture
-		// ("wrong ELF class"), a glibc older than it needs ("GLIBC_2.28
-		// not found"), a file that is no library.
+		// dlopen's own text says why: a glibc older than it needs
+		// ("GLIBC_2.28 not found"), a file that is no library. Of a
+		// library for another architecture glibc says "No such file or
+		// directory", so the ELF header says that instead.
+		if arch := elfArch(path); arch != "" {
+			return nil, fmt.Errorf("load ONNX Runtime %s: it is built for %s, not this machine's %s (install the build for %s, or run scripts/run again)", path, arch, runtime.GOARCH, runtime.GOARCH)
+		}
 		return nil, fmt.Errorf("load ONNX Runtime %s (it needs glibc 2.28 or newer and this machine's architecture, %s): %w", path, runtime.GOARCH, err)
 	}
 	base, err := purego.Dlsym(h, "OrtGetApiBase")
@@ -88,6 +94,24 @@ func loadVersion(path string, v uint32) (*Runtime, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
+}
+
+// elfMachines are the ELF machines of the architectures ONNX Runtime is
+// installed for.
+var elfMachines = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
+
+// elfArch names the machine the ELF library at path is built for when it
+// is not this one's; "" when it is, or when path is no ELF file.
+func elfArch(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if want, ok := elfMachines[runtime.GOARCH]; !ok || f.Machine == want {
+		return ""
+	}
+	return f.Machine.String()
 }
 
 // newRuntime asks the OrtApiBase at getAPIBase for C API version v and

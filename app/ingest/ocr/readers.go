@@ -1,0 +1,82 @@
+package ocr
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/docent/docent/storage/fault"
+)
+
+// Readers says which engine reads which pages in some languages, as
+// Settings and `docent ocr` show it; pages record the engine that read
+// each (storage.OCRPage.Engine).
+type Readers struct {
+	// Photos is the engine that reads the pages of image files, PDFPages
+	// the one that reads PDF pages (scans, pages without a usable text
+	// layer): "ppocr PP-OCRv4 onnxruntime 1.30.0", "tesseract 5.3.0
+	// best_int", "tesseract 5.3.0"; "" when no engine is installed.
+	Photos   string
+	PDFPages string
+	// PPOCR is PP-OCR as installed ("ppocr PP-OCRv4 onnxruntime 1.30.0"),
+	// "" when its runtime or models are missing or do not load.
+	PPOCR string
+	// PPOCRNote says why PP-OCR reads no pages, or which it leaves to
+	// Tesseract: its runtime's error, or the languages its dictionary
+	// cannot spell. "" when it reads every kind of page.
+	PPOCRNote string
+}
+
+// EngineReaders is the Readers of the languages langs: Tesseract (when
+// installed) and PP-OCR (when installed and it spells langs), chosen per
+// kind of page by usePPOCR.
+func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Readers {
+	var r Readers
+	tess, terr := FindEngine(ctx)
+	pp, perr := findPPOCR(ctx, logger)
+	if perr != nil {
+		r.PPOCRNote = fault.ErrorMessage(perr)
+	} else {
+		r.PPOCR = pp.Name()
+	}
+	if terr != nil {
+		// PP-OCR runs only beside Tesseract, which reads what it cannot.
+		if r.PPOCR != "" {
+			r.PPOCRNote = "PP-OCR reads only with Tesseract installed, which reads the pages it cannot: " + fault.ErrorMessage(terr)
+		}
+		return r
+	}
+	var left []string
+	for _, k := range []struct {
+		method string
+		to     *string
+		what   string
+	}{{"image", &r.Photos, "photos"}, {"scan", &r.PDFPages, "PDF pages"}} {
+		*k.to = tess.NameForPage(langs, k.method)
+		if r.PPOCR == "" {
+			continue
+		}
+		if usePPOCR(PageImage{Method: k.method}, langs) {
+			*k.to = r.PPOCR
+		} else {
+			left = append(left, k.what)
+		}
+	}
+	if r.PPOCR != "" && len(left) > 0 {
+		r.PPOCRNote = fmt.Sprintf("Tesseract reads %s: %s", strings.Join(left, " and "), ppocrWhyNot(langs))
+	}
+	return r
+}
+
+// ppocrWhyNot says why PP-OCR leaves pages in langs to Tesseract: the
+// languages its dictionary cannot spell.
+func ppocrWhyNot(langs string) string {
+	var other []string
+	for _, l := range strings.Split(langs, "+") {
+		if !ppocrLangs[l] {
+			other = append(other, l)
+		}
+	}
+	return fmt.Sprintf("PP-OCR's dictionary cannot spell %s (it has no ö, ß or €)", strings.Join(other, "+"))
+}

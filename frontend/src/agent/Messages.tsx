@@ -204,7 +204,7 @@ function AssistantMessage({
               {r.toolCalls.map((c) => (
                 <div key={c.id} className="tool-card-with-undo">
                   <ToolCard call={c} approval={p && p.needsApproval.includes(c.id) ? approvalFor(c.id, p) : undefined} />
-                  {m.historyTurnId && m.status === "done" && c.decision?.approved && c.result?.success && (
+                  {m.historyTurnId && m.status === "done" && c.decision?.approved && c.result?.success && (m.undoableCalls?.includes(c.id) ?? true) && (
                     <CallUndo turnId={m.historyTurnId} callId={c.id} />
                   )}
                 </div>

@@ -102,6 +102,9 @@ export interface AssistantMessageView {
   /** The turn's id in the history when its calls changed something
    * (done's result.history_turn_id): its changes can be undone as one. */
   historyTurnId?: string;
+  /** In a reopened thread: the calls whose changes can still be undone
+   * (the history says which); live, every approved call that succeeded. */
+  undoableCalls?: string[];
 }
 
 export type MessageView = UserMessageView | AssistantMessageView;

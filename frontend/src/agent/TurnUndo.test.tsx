@@ -1,9 +1,9 @@
 import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import type { JournalEntry, ThreadMessage, ToolCall } from "../api/types";
+import type { JournalEntry, ThreadMessage, ToolCall, TurnResult } from "../api/types";
 import { messagesFromThread } from "./history";
 import { Messages } from "./Messages";
-import { initialConversation, type AssistantMessageView, type ConversationState, type ToolCallView } from "./reducer";
+import { initialConversation, reducer, type Action, type AssistantMessageView, type ConversationState, type ToolCallView } from "./reducer";
 
 function stateWith(calls: ToolCallView[], historyTurnId?: string): ConversationState {
   const m: AssistantMessageView = {
@@ -126,5 +126,57 @@ describe("turn undo in a reopened thread", () => {
     expect(made).toContain("This turn changed your data.");
     expect(made).not.toContain("call-undo-button");
     expect(render(loaded(undefined))).not.toContain("turn-undo");
+  });
+});
+
+describe("the toast after a destructive approval", () => {
+  const result = (over: Partial<TurnResult>): TurnResult => ({
+    text: "",
+    thinking: "",
+    thread_id: "thr_1",
+    working_state: {},
+    executed_rounds: [],
+    usage: { prompt_tokens: 0, completion_tokens: 0 },
+    ...over,
+  });
+  const live = (name: string): ConversationState => {
+    const call = { id: "x1", name, arguments: {}, summary: { title: "Delete tag “archive”" } as ToolCall["summary"] };
+    const steps: Action[] = [
+      { type: "send", text: "delete the archive tag" },
+      { type: "event", now: 1, event: { type: "tool_calls", round_index: 0, tool_calls: [call], needs_approval: ["x1"] } },
+      { type: "event", now: 2, event: { type: "done", result: result({ turn_id: "paused_1", tool_calls: [call] }) } },
+      { type: "approve", approvals: [{ call_id: "x1", approved: true }] },
+      { type: "event", now: 3, event: { type: "tool_result", round_index: 0, call_id: "x1", name, success: true } },
+      { type: "event", now: 4, event: { type: "done", result: result({ text: "Deleted.", history_turn_id: "turn_01J" }) } },
+    ];
+    return steps.reduce(reducer, initialConversation());
+  };
+
+  it("announces a delete just approved, with Undo, until the next message", () => {
+    const s = live("delete_tag");
+    const html = render(s);
+    const toast = html.slice(html.indexOf('class="undo-toast"'));
+    expect(html).toContain('data-testid="undo-toast"');
+    expect(toast).toContain('role="alert"');
+    expect(toast).toContain("Done: Delete tag “archive”.");
+    expect(toast).toContain('data-testid="undo-toast-button"');
+    // The bar under the answer stays, without announcing it a second time.
+    expect(html).toMatch(/role="status" data-testid="turn-undo"/);
+    expect(render(reducer(s, { type: "send", text: "thanks" }))).not.toContain("undo-toast");
+  });
+
+  it("raises none for a change that deletes nothing, nor in a reopened thread", () => {
+    expect(render(live("create_tag"))).not.toContain("undo-toast");
+    const history: JournalEntry[] = [
+      { id: 1, at: "2026-11-26T10:00:02.000Z", edge: "agent", actor: "thr_1", turn_id: "turn_01J", call_id: "x1", op: "delete tag", object_kind: "tag", object_id: "tag_1", summary: "deleted tag", size: 1 },
+    ];
+    const stored = [
+      { seq: 0, role: "user", content: "delete it", created_at: "2026-11-26T10:00:00.000Z" },
+      { seq: 1, role: "assistant", content: "", tool_calls: [{ id: "x1", name: "delete_tag", arguments: {} }], data: { round_index: 0, turn_id: "p", needs_approval: ["x1"] }, created_at: "2026-11-26T10:00:01.000Z" },
+      { seq: 2, role: "tool", content: "{}", tool_call_id: "x1", data: { success: true, arguments: {} }, created_at: "2026-11-26T10:00:03.000Z" },
+    ] as ThreadMessage[];
+    const html = render({ ...initialConversation(), messages: messagesFromThread(stored, "h", { history }) });
+    expect(html).toContain('data-testid="turn-undo-button"');
+    expect(html).not.toContain("undo-toast");
   });
 });

@@ -60,3 +60,49 @@ func TestHistoryAndUndoFromTheCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// A delete by an MCP client is journaled as the client's (edge mcp, actor
+// the name the client gave); `docent history --json` lists it so and
+// `docent undo` brings the document back under its id.
+func TestUndoOfAnMCPClientsDelete(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("DOCENT_MODEL", "")
+	data := importNote(t)
+	code, out, errOut := docent(t, data, "documents", "--json")
+	var list struct{ Documents []storage.Document }
+	if code != ExitOK || json.Unmarshal([]byte(out), &list) != nil || len(list.Documents) != 1 {
+		t.Fatalf("documents: %d %s %s", code, out, errOut)
+	}
+	doc := list.Documents[0]
+
+	cs, stderr := startMCP(t, "--data-dir", data, "mcp")
+	if res := mcpCall(t, cs, "delete_document", map[string]any{"document_id": doc.ID}); res.IsError {
+		t.Fatalf("delete_document: %s\nstderr: %s", mcpText(res), stderr)
+	}
+	cs.Close() // the CLI works on the store the client no longer holds open
+
+	code, out, errOut = docent(t, data, "history", "--json")
+	var h historyList
+	if code != ExitOK || json.Unmarshal([]byte(out), &h) != nil || len(h.Entries) != 2 {
+		t.Fatalf("history --json: %d %s %s", code, out, errOut)
+	}
+	del := h.Entries[0]
+	if del.Edge != "mcp" || del.Actor != "docent-test-client" || del.DocumentID != doc.ID || !strings.HasPrefix(del.Summary, `deleted document "note.txt"`) {
+		t.Fatalf("the MCP client's delete in the history: %+v", del)
+	}
+	if code, out, _ := docent(t, data, "text", doc.ID); code == ExitOK {
+		t.Fatalf("text of the deleted document: %s", out)
+	}
+
+	code, out, errOut = docent(t, data, "undo", fmt.Sprint(del.ID))
+	if code != ExitOK || !strings.HasPrefix(out, fmt.Sprintf("undid %d: deleted document \"note.txt\"", del.ID)) {
+		t.Fatalf("undo: %d %q %s", code, out, errOut)
+	}
+	if code, out, _ := docent(t, data, "text", doc.ID); code != ExitOK || !strings.Contains(out, "A short note.") {
+		t.Fatalf("text after undo: %d %s", code, out)
+	}
+	code, out, errOut = docent(t, data, "history", "--json")
+	if code != ExitOK || json.Unmarshal([]byte(out), &h) != nil || len(h.Entries) != 3 || h.Entries[0].Undoes != del.ID || h.Entries[1].UndoneBy != h.Entries[0].ID {
+		t.Fatalf("history after the undo: %d %s %s", code, out, errOut)
+	}
+}

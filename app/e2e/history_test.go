@@ -89,8 +89,9 @@ func TestBrowserHistoryUndoesATurn(t *testing.T) {
 	}
 	shots.shot(ctx, "history-undone")
 
-	// In the chat: an approved delete is announced with Undo for the turn,
-	// and its card has an Undo of its own, which takes the call back.
+	// In the chat: an approved delete is announced (by a toast too) with
+	// Undo for the turn, and its card has an Undo of its own, which takes
+	// the call back.
 	var tag struct {
 		ID string `json:"id"`
 	}
@@ -107,12 +108,22 @@ func TestBrowserHistoryUndoesATurn(t *testing.T) {
 		chromedp.WaitVisible(card("x1", "approve-button")))
 	clickStill(t, ctx, srv, "approve the delete", string(card("x1", "approve-button")))
 	waitText(t, ctx, srv, "the delete is announced", tid("turn-undo"), "Done: Delete tag “archive”.")
+	waitText(t, ctx, srv, "a toast announces the delete", tid("undo-toast"), "Done: Delete tag “archive”.")
 	if tags := apiGet[struct {
 		Tags []struct{ Name string } `json:"tags"`
 	}](t, srv, "/api/tags"); len(tags.Tags) != 0 {
 		t.Fatalf("tags after the approved delete: %+v", tags.Tags)
 	}
 	shots.shot(ctx, "approved-delete-undo")
+
+	// Reopened, the thread keeps the Undo of the delete (its changes stand)
+	// and of its card, and none for the first turn, undone above.
+	do(t, ctx, srv, "reload the document's agent", chromedp.Reload(), chromedp.WaitVisible(tid("tab-agent")),
+		chromedp.Click(tid("tab-agent")), chromedp.WaitVisible(card("x1", "")))
+	waitText(t, ctx, srv, "the delete is announced after the reload", tid("turn-undo"), "Done: Delete tag “archive”.")
+	waitCount(t, ctx, srv, "one turn to undo after the reload", `[data-testid="turn-undo"]`, 1)
+	waitCount(t, ctx, srv, "one card to undo after the reload", `[data-testid="call-undo-button"]`, 1)
+	waitCount(t, ctx, srv, "no toast for what was announced before the reload", `[data-testid="undo-toast"]`, 0)
 	clickStill(t, ctx, srv, "undo the card", `[data-testid="call-undo-button"]`)
 	do(t, ctx, srv, "the card's call is undone", chromedp.WaitVisible(tid("call-undone")))
 	if tags := apiGet[struct {

@@ -66,9 +66,18 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
       }
       setLoadingThread(true);
       try {
-        const t = await api.getThread(docId, id);
+        // The thread's changes in the history, in one request, so that the
+        // turns and approved cards that changed something keep their Undo;
+        // without them the thread still opens, without Undo.
+        const [t, history] = await Promise.all([
+          api.getThread(docId, id),
+          api.listHistory({ edge: "agent", actor: id, limit: 1000 }).then(
+            (h) => h.entries,
+            () => undefined,
+          ),
+        ]);
         const stored = t.messages ?? [];
-        const messages = messagesFromThread(stored, `${t.thread_id}-`, { model: t.model });
+        const messages = messagesFromThread(stored, `${t.thread_id}-`, { model: t.model, history });
         dispatch({ type: "loaded", threadId: t.thread_id, messages, workingState: t.working_state ?? null, pending: pendingFromThread(stored, messages) });
       } catch (e) {
         setThreadsError(errorInput(e));

@@ -99,13 +99,18 @@ function TurnError({ error, onRetry }: { error: { message: string; code?: string
 
 /**
  * Undo for a turn that changed something: every change of the turn, newest
- * first, in one step (POST /api/history/turns/{id}/undo). After a delete it
- * is announced, so that a deletion just approved can be taken back at once.
+ * first, in one step (POST /api/history/turns/{id}/undo). A delete the turn
+ * just made (live, not in a reopened thread) is also announced by a toast
+ * with the same Undo, which stays until it is dismissed, the turn undone or
+ * the next message sent, so that a deletion just approved can be taken back
+ * at once wherever the chat is scrolled.
  */
 function TurnUndo({ m }: { m: AssistantMessageView }) {
   const [state, setState] = useState<{ busy?: boolean; done?: string; error?: unknown }>({});
+  const [dismissed, setDismissed] = useState(false);
   const calls = m.rounds.flatMap((r) => r.toolCalls).filter((c) => c.result?.success);
   const deleted = calls.filter((c) => c.name.startsWith("delete_"));
+  const toast = m.announce && deleted.length > 0 && !dismissed && !state.done;
   const undo = () => {
     setState({ busy: true });
     api.undoTurn(m.historyTurnId!).then(
@@ -113,22 +118,34 @@ function TurnUndo({ m }: { m: AssistantMessageView }) {
       (error: unknown) => setState({ error }),
     );
   };
+  const what = deleted.length ? `Done: ${deleted.map((c) => c.summary?.title || c.name).join("; ")}.` : "This turn changed your data.";
+  const button = (testId: string) => (
+    <button type="button" className="btn small" disabled={state.busy} onClick={undo} data-testid={testId}>
+      Undo
+    </button>
+  );
   return (
-    <div className={`turn-undo${deleted.length ? " destructive" : ""}`} role={deleted.length ? "alert" : "status"} data-testid="turn-undo">
+    <div className={`turn-undo${deleted.length ? " destructive" : ""}`} role={deleted.length && !toast ? "alert" : "status"} data-testid="turn-undo">
       {state.done ? (
         <span data-testid="turn-undone">{state.done}</span>
       ) : (
         <>
           <span>
-            {deleted.length ? `Done: ${deleted.map((c) => c.summary?.title || c.name).join("; ")}.` : "This turn changed your data."}{" "}
-            <a href={href("history") + `?actor=${encodeURIComponent(m.historyTurnId!)}`}>See the changes</a>
+            {what} <a href={href("history") + `?actor=${encodeURIComponent(m.historyTurnId!)}`}>See the changes</a>
           </span>
-          <button type="button" className="btn small" disabled={state.busy} onClick={undo} data-testid="turn-undo-button">
-            Undo
-          </button>
+          {button("turn-undo-button")}
         </>
       )}
       {state.error ? <ErrorBox title="Not undone" error={state.error} /> : null}
+      {toast && (
+        <div className="undo-toast" role="alert" data-testid="undo-toast">
+          <span>{what}</span>
+          {button("undo-toast-button")}
+          <button type="button" className="btn small link" onClick={() => setDismissed(true)} aria-label="Dismiss" data-testid="undo-toast-dismiss">
+            ×
+          </button>
+        </div>
+      )}
     </div>
   );
 }
@@ -204,7 +221,7 @@ function AssistantMessage({
               {r.toolCalls.map((c) => (
                 <div key={c.id} className="tool-card-with-undo">
                   <ToolCard call={c} approval={p && p.needsApproval.includes(c.id) ? approvalFor(c.id, p) : undefined} />
-                  {m.historyTurnId && m.status === "done" && c.decision?.approved && c.result?.success && (
+                  {m.historyTurnId && m.status === "done" && c.decision?.approved && c.result?.success && (m.undoableCalls?.includes(c.id) ?? true) && (
                     <CallUndo turnId={m.historyTurnId} callId={c.id} />
                   )}
                 </div>

@@ -1,7 +1,7 @@
 // Rebuilds the Agent tab's messages from a stored thread (GET .../threads/{id}),
 // so a reopened conversation looks like it did while it streamed.
 
-import type { MessageData, ThreadMessage, ToolCall, Usage } from "../api/types";
+import type { JournalEntry, MessageData, ThreadMessage, ToolCall, Usage } from "../api/types";
 import { emptyRound, type AssistantMessageView, type MessageView, type PendingApproval, type RoundView } from "./reducer";
 
 function parseJSON(s: string): unknown {
@@ -26,7 +26,32 @@ function usageOf(v: unknown): Usage | null {
 export interface ThreadMeta {
   /** The model the thread runs with (thread.model): each turn's label when its messages do not name one. */
   model?: string;
+  /**
+   * The history's entries of the thread (GET /api/history?edge=agent&actor=THREAD):
+   * a turn whose calls changed something not undone since gets its Undo
+   * back, as it had live (see undoFromHistory).
+   */
+  history?: JournalEntry[];
 }
+
+/**
+ * The entries of the history that a stored call made. Call ids are unique
+ * within a turn only (call_r0_0 comes again in the next turn), so an entry
+ * belongs to the call when it names the call and was written while the call
+ * ran: after the message before the call's proposal (a proposal that waited
+ * for approval is stored before its calls run, one that did not after) and
+ * no later than the call's result.
+ */
+function entriesOfCall(history: JournalEntry[], callId: string, from: number, to: number): JournalEntry[] {
+  return history.filter((e) => {
+    if (e.edge !== "agent" || e.call_id !== callId || !e.turn_id || e.undoes) return false;
+    const at = Date.parse(e.at);
+    return at >= from && at <= to;
+  });
+}
+
+/** Whether an entry can still be undone: not undone yet and its saved state kept. */
+const undoable = (e: JournalEntry) => !e.undone_by && !e.pruned;
 
 /**
  * Per-round facts a live turn shows that MessageData does not declare yet.
@@ -54,6 +79,12 @@ function roundFacts(data: MessageData): { model?: string; thinkingMs?: number; f
 export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta: ThreadMeta = {}): MessageView[] {
   const out: MessageView[] = [];
   let current: AssistantMessageView | null = null;
+  // The calls of the turn that waited for a person's approval (a live turn
+  // marks only those approved).
+  const asked = new Set<string>();
+  // When each call's round began: the time of the message before its proposal.
+  const roundFrom = new Map<string, number>();
+  let lastAt = -Infinity;
 
   const assistant = (): AssistantMessageView => {
     if (!current) {
@@ -76,8 +107,12 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta
   for (const msg of stored) {
     // Typed, but stored by older versions too: each field is checked before use.
     const data: MessageData = msg.data ?? {};
+    const before = lastAt;
+    const at = Date.parse(msg.created_at);
+    if (Number.isFinite(at)) lastAt = at;
     if (msg.role === "user") {
       current = null;
+      asked.clear(); // call ids are unique within a turn only
       out.push({ kind: "user", id: `${idPrefix}${out.length}`, text: msg.content, mentions: [], seq: msg.seq });
       continue;
     }
@@ -88,6 +123,8 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta
       const usage = usageOf(data.usage);
       const calls = (Array.isArray(msg.tool_calls) ? msg.tool_calls : []) as ToolCall[];
       const facts = roundFacts(data);
+      for (const c of calls) roundFrom.set(c.id, before);
+      if (Array.isArray(data.needs_approval)) for (const id of data.needs_approval) if (typeof id === "string") asked.add(id);
       const round: RoundView = {
         ...emptyRound(index),
         thinking: msg.thinking ?? "",
@@ -130,10 +167,18 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta
         if (!c.summary && data.summary) c.summary = data.summary;
         if (data.rejected === true) c.decision = { approved: false };
         else if (data.arguments !== undefined) {
-          c.decision = data.edited ? { approved: true, arguments: data.arguments } : { approved: true };
+          // As live: a call that ran without waiting for a person has no decision.
+          if (asked.has(c.id)) c.decision = data.edited ? { approved: true, arguments: data.arguments } : { approved: true };
           if (c.arguments === undefined) c.arguments = data.arguments;
         }
         r.executed = true;
+        if (meta.history && msg.tool_call_id) {
+          const open = entriesOfCall(meta.history, msg.tool_call_id, roundFrom.get(msg.tool_call_id) ?? -Infinity, at).filter(undoable);
+          if (open.length > 0) {
+            a.historyTurnId ??= open[0].turn_id;
+            a.undoableCalls = [...(a.undoableCalls ?? []), c.id];
+          }
+        }
       }
     }
   }

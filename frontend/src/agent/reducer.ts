@@ -102,6 +102,12 @@ export interface AssistantMessageView {
   /** The turn's id in the history when its calls changed something
    * (done's result.history_turn_id): its changes can be undone as one. */
   historyTurnId?: string;
+  /** In a reopened thread: the calls whose changes can still be undone
+   * (the history says which); live, every approved call that succeeded. */
+  undoableCalls?: string[];
+  /** Set when the turn has just finished here (not in a reopened thread)
+   * until the next message: a delete it made is announced by a toast. */
+  announce?: boolean;
 }
 
 export type MessageView = UserMessageView | AssistantMessageView;
@@ -431,7 +437,7 @@ function applyDone(s: ConversationState, result: TurnResult, now: number): Conve
   }
   if (!sawUsage && result.usage) m = { ...m, usage: { ...result.usage } };
   m = { ...m, status: paused ? "paused" : "done" };
-  if (result.history_turn_id) m = { ...m, historyTurnId: result.history_turn_id };
+  if (result.history_turn_id) m = { ...m, historyTurnId: result.history_turn_id, announce: true };
 
   let pending: PendingApproval | null = null;
   if (paused) {
@@ -495,7 +501,8 @@ export function reducer(s: ConversationState, a: Action): ConversationState {
 
     case "send": {
       if (!canSend(s)) return s;
-      let messages = s.messages;
+      // The toast of the previous turn has had its time.
+      let messages = s.messages.map((m) => (m.kind === "assistant" && m.announce ? { ...m, announce: false } : m));
       if (a.replaceFromMessageId) {
         const i = messages.findIndex((m) => m.id === a.replaceFromMessageId);
         if (i >= 0) messages = messages.slice(0, i);

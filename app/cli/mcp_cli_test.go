@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -312,6 +313,24 @@ func TestMCPOnStdioAndHTTPAtOnce(t *testing.T) {
 		if tags.Total != 2*each {
 			t.Errorf("%s sees %d tags, want %d: %+v", name, tags.Total, 2*each, tags.Tags)
 		}
+	}
+
+	// `docent history` shows each write as its client's, through the mcp
+	// edge: the HTTP client's too, though the server journals the requests
+	// of its routes as the person's in the UI.
+	code, out, errOut := docent(t, data, "history", "--limit", "100", "--json")
+	var h historyList
+	if code != ExitOK || json.Unmarshal([]byte(out), &h) != nil {
+		t.Fatalf("history --json: %d %s %s", code, out, errOut)
+	}
+	tagsBy := map[string]int{}
+	for _, e := range h.Entries {
+		if e.ObjectKind == "tag" {
+			tagsBy[e.Edge+" "+e.Actor]++
+		}
+	}
+	if want := map[string]int{"mcp docent-test-client": each, "mcp remote": each}; !maps.Equal(tagsBy, want) {
+		t.Errorf("the history's tag entries by edge and actor: %v, want %v", tagsBy, want)
 	}
 }
 

@@ -84,10 +84,19 @@ func leadingID(prefix []byte) json.RawMessage {
 		if err := dec.Decode(&v); err != nil {
 			return nil
 		}
-		if key == "id" {
-			if len(v) > 0 && (v[0] == '"' || v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
-				return v
+		if key != "id" {
+			continue
+		}
+		switch {
+		case len(v) > 0 && v[0] == '"':
+			return v
+		case len(v) > 0 && (v[0] == '-' || (v[0] >= '0' && v[0] <= '9')):
+			// A number at the very end of the part read may be cut short.
+			if len(bytes.TrimSpace(prefix[dec.InputOffset():])) == 0 {
+				return nil
 			}
+			return v
+		default:
 			return nil
 		}
 	}

@@ -101,10 +101,11 @@ func TestMCPBadInputOverHTTP(t *testing.T) {
 	if a.status != http.StatusBadRequest || a.msg.Error == nil || a.msg.Error.Code != -32700 {
 		t.Errorf("malformed JSON: %d %s, want 400 with a parse error (-32700)", a.status, a.body)
 	}
-	// A request before initialize: an error naming the method.
+	// A request before initialize: an error naming the method, and no
+	// session (the SDK closes the one it opened for it).
 	a = f.postMCP(ctx, "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	if a.msg.Error == nil || !strings.Contains(a.msg.Error.Message, "tools/list") || a.msg.Result != nil {
-		t.Errorf("tools/list before initialize: %d %s, want a JSON-RPC error", a.status, a.body)
+	if a.msg.Error == nil || !strings.Contains(a.msg.Error.Message, "tools/list") || a.msg.Result != nil || a.session != "" {
+		t.Errorf("tools/list before initialize: %d %s, want a JSON-RPC error and no session", a.status, a.body)
 	}
 	// A session that does not exist: 404, as the protocol says.
 	if a = f.postMCP(ctx, "NOSUCHSESSION", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); a.status != http.StatusNotFound {

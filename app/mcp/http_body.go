@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// MaxRequestBytes is the most a message to /mcp may hold (the SDK's own
-// default): a tool's arguments are a schema, a prompt or a value, never a
-// document's file, which is imported, not sent as an argument.
-const MaxRequestBytes = 4 << 20
+// MaxRequestBytes is the most one message to /mcp may hold: what `docent
+// mcp` takes on stdio (maxMessageBytes, the SDK's line limit there), so a
+// message one edge reads the other reads too; a 10 MB argument reaches its
+// tool. A document's file is imported, never sent as an argument.
+const MaxRequestBytes = maxMessageBytes
 
 // checkBody reads a POST's body, at most MaxRequestBytes of it, and
 // answers what the SDK would answer in plain text (or, over the cap, with
@@ -27,20 +30,25 @@ func checkBody(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+		var buf bytes.Buffer
+		if n := r.ContentLength; n > 0 && n <= MaxRequestBytes {
+			buf.Grow(int(n) + bytes.MinRead) // read in one buffer, not doubled up to it
+		}
+		_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+		body := buf.Bytes()
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
-			writeRPCError(w, http.StatusRequestEntityTooLarge, leadingID(body), codeInvalidRequest,
+			writeRPCError(w, http.StatusRequestEntityTooLarge, leadingID(body), jsonrpc.CodeInvalidRequest,
 				fmt.Sprintf("the request is larger than %d MiB, the most Docent's MCP server takes in one message; import a large document into Docent rather than sending it as an argument", MaxRequestBytes>>20))
 			return
 		case err != nil:
 			// The client left, or its body did not arrive in time
 			// (app/server's read deadline): the message says which.
-			writeRPCError(w, http.StatusBadRequest, nil, codeInvalidRequest, "the request's body could not be read: "+err.Error())
+			writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeInvalidRequest, "the request's body could not be read: "+err.Error())
 			return
 		case !json.Valid(body):
-			writeRPCError(w, http.StatusBadRequest, nil, codeParseError, "the request is not valid JSON; a JSON-RPC 2.0 message is expected")
+			writeRPCError(w, http.StatusBadRequest, nil, jsonrpc.CodeParseError, "the request is not valid JSON; a JSON-RPC 2.0 message is expected")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -48,23 +56,12 @@ func checkBody(next http.Handler) http.Handler {
 	})
 }
 
-// JSON-RPC 2.0's error codes for a request the server could not take.
-const (
-	codeParseError     = -32700
-	codeInvalidRequest = -32600
-)
-
-// writeRPCError answers with a JSON-RPC error for id (null when unknown).
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, msg string) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
+// writeRPCError answers with a JSON-RPC error for id (null when unknown),
+// as stdio's are written.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": msg},
-	})
+	_, _ = w.Write(errorAnswer(id, code, msg))
 }
 
 // leadingID is the id of the JSON-RPC request whose start prefix holds,

@@ -84,8 +84,8 @@ func (f *fixture) initializeMCP(name string) string {
 
 // TestMCPBadInputOverHTTP: what the issue lists as bad input for /mcp
 // (malformed JSON-RPC, a request before initialize, an unknown method, an
-// unknown tool, wrong argument types, a 10 MB argument) each gets a
-// JSON-RPC, HTTP or tool error that says what is wrong, the client's
+// unknown tool, wrong argument types, a 10 MB argument, a message over
+// the cap) each gets a JSON-RPC, HTTP or tool error that says what is wrong, the client's
 // session and the server go on (a later valid call answers), and nothing
 // is written.
 func TestMCPBadInputOverHTTP(t *testing.T) {
@@ -129,8 +129,9 @@ func TestMCPBadInputOverHTTP(t *testing.T) {
 		t.Errorf("list_documents after the bad requests: %d %s", a.status, a.body)
 	}
 
-	// The SDK's client: an unknown tool is an error, wrong argument types
-	// and a 10 MB argument are errors, and its session answers after each.
+	// The SDK's client: an unknown tool, wrong argument types, a 10 MB
+	// argument and a message over the cap are errors, and its session
+	// answers after each.
 	cs, err := f.connectMCP(t, testToken, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -164,18 +165,25 @@ func TestMCPBadInputOverHTTP(t *testing.T) {
 		still(c.tool + " with wrong types")
 	}
 
-	// A 10 MB argument is over the body's cap: the call gets an error that
-	// says so, the session stays usable, and nothing is stored.
-	huge := strings.Repeat("x", 10<<20)
-	_, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_tag", Arguments: map[string]any{"name": "big", "description": huge}})
-	if err == nil || !strings.Contains(err.Error(), "MiB") {
-		t.Errorf("a 10 MB argument: %v, want an error that says how large a request may be", err)
+	// A 10 MB argument is read, as `docent mcp` reads it on stdio, and
+	// answered by its tool.
+	big := strings.Repeat("x", 10<<20)
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_tag", Arguments: map[string]any{"tag_id": big}}); err != nil || !res.IsError {
+		t.Errorf("get_tag of a 10 MB id: %v %+v, want a tool error", err, res)
 	}
 	still("a 10 MB argument")
-	// Raw, the same cap is a JSON-RPC error for the request's id with 413.
+	// A message over the cap (16 MiB) gets an error that says how large
+	// one may be, the session stays usable, and nothing is stored.
+	huge := strings.Repeat(big, 2)
+	_, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_tag", Arguments: map[string]any{"name": "big", "description": huge}})
+	if err == nil || !strings.Contains(err.Error(), "16 MiB") {
+		t.Errorf("a 20 MB argument: %v, want an error that says how large a request may be", err)
+	}
+	still("a 20 MB argument")
+	// Raw, the cap is a JSON-RPC error for the request's id, with 413.
 	a = f.postMCP(ctx, session, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"create_tag","arguments":{"name":"big","description":"`+huge+`"}}}`)
-	if a.status != http.StatusRequestEntityTooLarge || a.msg.Error == nil || string(a.msg.ID) != "9" {
-		t.Errorf("a 10 MB body: %d %.300s, want 413 with a JSON-RPC error for id 9", a.status, a.body)
+	if a.status != http.StatusRequestEntityTooLarge || a.msg.Error == nil || a.msg.Error.Code != -32600 || string(a.msg.ID) != "9" {
+		t.Errorf("a 20 MB body: %d %.300s, want 413 with a JSON-RPC error for id 9", a.status, a.body)
 	}
 
 	if _, err := f.db.FindTag(ctx, "big"); err == nil {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -337,3 +338,24 @@ func TestMCPOnStdioAndHTTPAtOnce(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestMCPStdioMessageOverTheCap: through `docent mcp`, a call whose
+// message is over 16 MiB fails with an error that says so, and the
+// client's session goes on; nothing is stored.
+func TestMCPStdioMessageOverTheCap(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	cs, stderr := startMCP(t, "--data-dir", t.TempDir(), "mcp")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // against a hang only
+	defer cancel()
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_tag", Arguments: map[string]any{"name": "big", "description": strings.Repeat("x", 20<<20)}})
+	if err == nil || !strings.Contains(err.Error(), "16 MiB") {
+		t.Errorf("a 20 MB call: %v, want an error that says 16 MiB\nstderr: %s", err, stderr)
+	}
+	var tags struct {
+		Total int `json:"total"`
+	}
+	mcpOK(t, cs, "list_tags", map[string]any{}, &tags)
+	if tags.Total != 0 {
+		t.Errorf("after the refused call, %d tags", tags.Total)
+	}
+}

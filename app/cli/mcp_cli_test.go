@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -313,8 +315,47 @@ func TestMCPOnStdioAndHTTPAtOnce(t *testing.T) {
 			t.Errorf("%s sees %d tags, want %d: %+v", name, tags.Total, 2*each, tags.Tags)
 		}
 	}
+
+	// `docent history` shows each write as its client's, through the mcp
+	// edge: the HTTP client's too, though the server journals the requests
+	// of its routes as the person's in the UI.
+	code, out, errOut := docent(t, data, "history", "--limit", "100", "--json")
+	var h historyList
+	if code != ExitOK || json.Unmarshal([]byte(out), &h) != nil {
+		t.Fatalf("history --json: %d %s %s", code, out, errOut)
+	}
+	tagsBy := map[string]int{}
+	for _, e := range h.Entries {
+		if e.ObjectKind == "tag" {
+			tagsBy[e.Edge+" "+e.Actor]++
+		}
+	}
+	if want := map[string]int{"mcp docent-test-client": each, "mcp remote": each}; !maps.Equal(tagsBy, want) {
+		t.Errorf("the history's tag entries by edge and actor: %v, want %v", tagsBy, want)
+	}
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestMCPStdioMessageOverTheCap: through `docent mcp`, a call whose
+// message is over 16 MiB fails with an error that says so, and the
+// client's session goes on; nothing is stored.
+func TestMCPStdioMessageOverTheCap(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	cs, stderr := startMCP(t, "--data-dir", t.TempDir(), "mcp")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // against a hang only
+	defer cancel()
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "create_tag", Arguments: map[string]any{"name": "big", "description": strings.Repeat("x", 20<<20)}})
+	if err == nil || !strings.Contains(err.Error(), "16 MiB") {
+		t.Errorf("a 20 MB call: %v, want an error that says 16 MiB\nstderr: %s", err, stderr)
+	}
+	var tags struct {
+		Total int `json:"total"`
+	}
+	mcpOK(t, cs, "list_tags", map[string]any{}, &tags)
+	if tags.Total != 0 {
+		t.Errorf("after the refused call, %d tags", tags.Total)
+	}
+}

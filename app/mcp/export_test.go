@@ -9,3 +9,6 @@ func SetProgressEvery(d time.Duration) (restore func()) {
 	progressEvery = d
 	return func() { progressEvery = old }
 }
+
+// LeadingID is leadingID, for the id a refused body's answer carries.
+var LeadingID = leadingID

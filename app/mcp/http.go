@@ -14,13 +14,15 @@ const httpSessionIdle = time.Hour
 // Handler serves MCP over Streamable HTTP, as `docent --serve` does at
 // /mcp; the caller applies its access rules (token, Origin, Host) first.
 // A client gets the read-only tools alone while opts.ReadOnly says so
-// when it connects, and a write is refused at any time it says so.
+// when it connects, and a write is refused at any time it says so. A
+// message over MaxRequestBytes, or one that is not JSON, is answered with
+// a JSON-RPC error (checkBody).
 func Handler(opts Options) http.Handler {
 	full, readOnly := NewServer(opts, false), NewServer(opts, true)
-	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+	return checkBody(sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		if opts.readOnly(r.Context()) {
 			return readOnly
 		}
 		return full
-	}, &sdk.StreamableHTTPOptions{SessionTimeout: httpSessionIdle})
+	}, &sdk.StreamableHTTPOptions{SessionTimeout: httpSessionIdle, MaxRequestBodyBytes: MaxRequestBytes}))
 }

@@ -76,17 +76,26 @@ func filterMessages(in io.Reader, out io.Writer, reply io.Writer) error {
 	}
 }
 
+// tooLongKept is how much of a line over the limit readLine keeps: its
+// start, where a client writes the message's id, for the error's answer.
+const tooLongKept = 64 << 10
+
 // readLine reads one line, without its newline, of at most limit bytes;
-// of a longer one it keeps nothing and reads on to its end.
+// of a longer one it keeps the first tooLongKept bytes and reads on to its
+// end.
 func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > limit+1 {
-				line, tooLong = nil, true
-			} else {
-				line = append(line, chunk...)
+		switch {
+		case tooLong:
+		case len(line)+len(chunk) > limit+1:
+			tooLong = true
+			if len(line) < tooLongKept {
+				line = append(line, chunk[:min(len(chunk), tooLongKept-len(line))]...)
 			}
+			line = bytes.Clone(line[:min(len(line), tooLongKept)]) // not the limit's worth behind it
+		default:
+			line = append(line, chunk...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
@@ -99,7 +108,9 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 // message the server can read, or nil when it is one.
 func check(line []byte, tooLong bool) []byte {
 	if tooLong {
-		return errorAnswer(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message over %d MiB", maxMessageBytes>>20))
+		// With the call's id when its start holds it: a client then fails
+		// that call, where an answer without one ends its session.
+		return errorAnswer(leadingID(line), jsonrpc.CodeInvalidRequest, fmt.Sprintf("message over %d MiB", maxMessageBytes>>20))
 	}
 	trimmed := bytes.TrimSpace(line)
 	if !json.Valid(trimmed) {

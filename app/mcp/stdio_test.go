@@ -119,7 +119,7 @@ func TestStdioAnswersBadInputAndGoesOn(t *testing.T) {
 		t.Errorf("a 10 MB argument: id %s error %+v result %.200s", a.ID, a.Error, a.Result)
 	}
 	c.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"get_tag","arguments":{"tag_id":"` + strings.Repeat(big, 2) + `"}}}`)
-	expectError("a message over the limit", -32600, "null")
+	expectError("a message over the limit", -32600, "8") // its id, from its start
 
 	// The session goes on.
 	c.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_document","arguments":{"document_id":"` + f.doc.ID + `"}}}`)

@@ -2,6 +2,7 @@ package ppocr
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 //
 //	go test -run '^$' -bench SROIE -benchtime 1x ./app/ingest/ocr/ppocr
 //
+// (DOCENT_BENCH_DROP=1 adds the confidence rule's variants, side by side.)
 // PP-OCR runs in this process on one thread, so the process's own CPU
 // time and peak resident memory are the engine's (with the decoding of
 // the JPEGs and the test's own few MB).
@@ -30,50 +32,73 @@ func selfUsage() (cpu time.Duration, maxRSS int64) {
 // BenchmarkSROIE reads the 40 receipt photos and reports the share of the
 // labelled company, date and total found in the text (whitespace and case
 // ignored), the totals apart, CPU seconds per receipt and the peak RSS.
+// DOCENT_BENCH_DROP=1 reads each receipt also with every line kept and
+// with lines dropped below 0.3, side by side with DropScore, and logs
+// each variant's figures (CPU time and peak are then the run's, all
+// variants together).
 func BenchmarkSROIE(b *testing.B) {
 	e := openEngine(b)
 	files, _ := filepath.Glob(filepath.Join(testcorpus.Dir(b), "sroie", "*.jpg"))
 	if len(files) == 0 {
 		b.Fatal("no receipts in the corpus's sroie/")
 	}
+	drops := []float64{DropScore}
+	if os.Getenv("DOCENT_BENCH_DROP") == "1" {
+		drops = []float64{-1, 0.3, DropScore}
+	}
 	for range b.N {
-		var found, labelled, totals, totalsLabelled int
+		found := make([]int, len(drops))
+		totals := make([]int, len(drops))
+		var labelled, totalsLabelled int
 		cpu0, _ := selfUsage()
 		start := time.Now()
 		for _, f := range files {
 			id := strings.TrimSuffix(filepath.Base(f), ".jpg")
 			img, label := receipt(b, id)
-			page, err := e.Read(context.Background(), img)
-			if err != nil {
-				b.Fatalf("%s: %v", id, err)
-			}
-			text := normalise(page.Text)
-			for _, k := range []string{"company", "date", "total"} {
-				if label[k] == "" {
-					continue
+			for i, d := range drops {
+				e.DropScore = d
+				page, err := e.Read(context.Background(), img)
+				if err != nil {
+					b.Fatalf("%s: %v", id, err)
 				}
-				labelled++
-				ok := strings.Contains(text, normalise(label[k]))
-				if ok {
-					found++
-				} else if os.Getenv("DOCENT_BENCH_VERBOSE") != "" {
-					b.Logf("%s: %s %q not found", id, k, label[k])
-				}
-				if k == "total" {
-					totalsLabelled++
+				text := normalise(page.Text)
+				for _, k := range []string{"company", "date", "total"} {
+					if label[k] == "" {
+						continue
+					}
+					if i == 0 {
+						labelled++
+						if k == "total" {
+							totalsLabelled++
+						}
+					}
+					ok := strings.Contains(text, normalise(label[k]))
 					if ok {
-						totals++
+						found[i]++
+					} else if os.Getenv("DOCENT_BENCH_VERBOSE") != "" {
+						b.Logf("%s, DropScore %g: %s %q not found", id, d, k, label[k])
+					}
+					if k == "total" && ok {
+						totals[i]++
 					}
 				}
 			}
 		}
 		cpu1, rss := selfUsage()
-		n := float64(len(files))
+		n := float64(len(files) * len(drops))
 		cpuPer := (cpu1 - cpu0).Seconds() / n
-		b.ReportMetric(float64(found)/float64(labelled), "found")
+		last := len(drops) - 1
+		b.ReportMetric(float64(found[last])/float64(labelled), "found")
 		b.ReportMetric(cpuPer, "cpu-s/receipt")
 		b.ReportMetric(float64(rss)/1e6, "peak-MB")
-		b.Logf("SROIE, %d receipts, PP-OCRv4 mobile, longest side %d: company+date+total %d/%d (%.0f %%), totals %d/%d, %.2f CPU s per receipt (%.2f s wall), peak RSS %.0f MB",
-			len(files), MaxSide, found, labelled, 100*float64(found)/float64(labelled), totals, totalsLabelled, cpuPer, time.Since(start).Seconds()/n, float64(rss)/1e6)
+		for i, d := range drops {
+			rule := fmt.Sprintf("lines dropped below %g", d)
+			if d < 0 {
+				rule = "every line kept"
+			}
+			b.Logf("SROIE, %d receipts, PP-OCRv4 mobile, longest side %d, %s: company+date+total %d/%d (%.0f %%), totals %d/%d",
+				len(files), MaxSide, rule, found[i], labelled, 100*float64(found[i])/float64(labelled), totals[i], totalsLabelled)
+		}
+		b.Logf("%.2f CPU s per receipt read (%.2f s wall), peak RSS %.0f MB", cpuPer, time.Since(start).Seconds()/n, float64(rss)/1e6)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"slices"
 	"strings"
 
 	"github.com/docent/docent/app/ingest/ocr/ppocr/ort"
@@ -27,6 +28,12 @@ import (
 // 1600 px read 107 of 119 receipt values at 2.0 CPU s and 800 MB; 2400 px
 // read 109 at 2.6 s and 2.0 GB (issue 23).
 const MaxSide = 1600
+
+// DropScore is the mean character confidence (0 to 1) below which a
+// recognised line is dropped, PaddleOCR's drop_score: on an image of
+// noise the detector finds boxes and the recogniser reads each as a few
+// stray Chinese characters, with little confidence.
+const DropScore = 0.5
 
 // maxBoxes bounds the lines read on one page: an image of noise can make
 // the detector find thousands, each a recogniser run.
@@ -40,6 +47,9 @@ type Engine struct {
 	runtime  string
 	// MaxSide bounds the longest side detection sees (0: MaxSide).
 	MaxSide int
+	// DropScore is the mean character confidence below which a line is
+	// dropped (0: DropScore; below 0: every line is kept).
+	DropScore float64
 }
 
 // Open loads the installed runtime and models (ort.LoadInstalled,
@@ -90,7 +100,8 @@ type Page struct {
 	Text string
 	// Words are in the image's pixels, Conf 0 to 100.
 	Words storage.PageWords
-	// Lines is how many text lines detection found and recognition read.
+	// Lines is how many text lines detection found and recognition read
+	// with at least the engine's DropScore.
 	Lines int
 	// Turned is how far the image was turned clockwise, in degrees (0,
 	// 90, 180 or 270), for its text to be upright; Words are in the
@@ -151,7 +162,9 @@ func (e *Engine) Read(ctx context.Context, img image.Image) (Page, error) {
 		}
 		src, lines, q = turned, tl, q+2
 	}
-	page := layout(lines)
+	// Only now: the upside-down check above compares the confidence of
+	// all the lines read, and upside-down text reads at about 0.5.
+	page := layout(confident(lines, e.dropScore()))
 	unrotateWords(page.Words.Words, src.Bounds().Dx(), src.Bounds().Dy(), q)
 	page.Words.Width, page.Words.Height = b.Dx(), b.Dy()
 	page.Turned = 90 * (q % 4)
@@ -175,6 +188,20 @@ func (e *Engine) recogniseAll(ctx context.Context, src *image.RGBA, boxes []box)
 		}
 	}
 	return lines, nil
+}
+
+// dropScore is the engine's DropScore, its default for 0.
+func (e *Engine) dropScore() float64 {
+	if e.DropScore == 0 {
+		return DropScore
+	}
+	return e.DropScore
+}
+
+// confident is the lines read with a mean character confidence of at
+// least floor (PaddleOCR keeps a line whose score is >= drop_score).
+func confident(lines []line, floor float64) []line {
+	return slices.DeleteFunc(lines, func(l line) bool { return l.conf < floor })
 }
 
 // upsideDown: lines, read in src, read with little confidence, and the

@@ -70,11 +70,15 @@ func TestRetainKeepsAChildThatHoldsMore(t *testing.T) {
 		t.Errorf("a child that reserved 640 MiB is kept, retaining 256 MiB")
 	}
 
+	// Retain bounds the address space used too, and the Go runtime in the
+	// child reserves 64 to 192 MiB for the 64 MiB it holds, depending on
+	// when its collector runs (seen on a loaded machine): 512 MiB keeps
+	// the test about the resident bound alone.
 	s.maxResident = 48 << 20
-	if err := RunIsolated(context.Background(), "test reader", "test.grow", nil, strings.NewReader(""), 0, Limits{Retain: 128 << 20}, &out); err != nil {
+	if err := RunIsolated(context.Background(), "test reader", "test.grow", nil, strings.NewReader(""), 0, Limits{Retain: 512 << 20}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if idleCount(s) != 1 {
-		t.Errorf("a child holding 64 MiB is retired, retaining 128 MiB (the pool's bound 48 MiB)")
+		t.Errorf("a child holding 64 MiB is retired, retaining 512 MiB (the pool's bound 48 MiB)")
 	}
 }

@@ -74,6 +74,11 @@ func Load(path, wantSHA256 string) (*Runtime, error) {
 // loadVersion dlopens the library at path and asks it for C API version v.
 func loadVersion(path string, v uint32) (*Runtime, error) {
 	oneMallocArena()
+	// dlerror's text is the calling thread's: without the lock the
+	// goroutine may ask it on another thread than dlopen's and get none
+	// (seen as an error with no reason under load).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
 	if err != nil {
 		// dlopen's own text says why: a glibc older than it needs

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -60,6 +61,10 @@ type Tool struct {
 	// Idempotent is set on read-write tools that a second call with the
 	// same arguments changes nothing more.
 	Idempotent bool `json:"-"`
+	// Resource, set on some read-only tools, says their result is also
+	// something to read without a call: an edge that offers resources
+	// (MCP) lists it as one, a collection or one item of it by id.
+	Resource *Resource `json:"-"`
 	// HeadlessLimit caps how many times an unattended run may call the
 	// tool in one turn (0: no cap). What the call may change at all is the
 	// run's Scope's to say.
@@ -89,6 +94,38 @@ func (t Tool) DisplayTitle() string {
 // read-write tool that deletes or overwrites.
 func (t Tool) Destructive() bool {
 	return t.Access == ReadWrite && (t.Overwrites || slices.Contains(t.Ops, OpDelete))
+}
+
+// Resource is a read-only tool's result offered as something to read: a
+// collection ("documents") read whole, or one item of it named by the
+// tool's IDParam.
+type Resource struct {
+	// Name is the resource's name: the collection's ("schemas") or, for
+	// one item, the item's ("schema").
+	Name string
+	// Collection is the plural the URIs say ("schemas").
+	Collection string
+	// IDParam is the parameter that names one item ("schema_revid"); ""
+	// for the collection.
+	IDParam string
+	// Args are the arguments every read sends besides the id ({"limit":
+	// 100}).
+	Args map[string]any
+	// Title and Description are for people choosing what to attach.
+	Title, Description string
+}
+
+// ResourceArgs are the arguments of a read of r: its Args, and id as its
+// IDParam when it names one item.
+func (r *Resource) ResourceArgs(id string) map[string]any {
+	args := maps.Clone(r.Args)
+	if args == nil {
+		args = map[string]any{}
+	}
+	if r.IDParam != "" {
+		args[r.IDParam] = id
+	}
+	return args
 }
 
 // ToolEnv is what a tool call may touch: the store, the current document,

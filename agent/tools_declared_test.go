@@ -120,3 +120,34 @@ func TestToolTitles(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredResources: a tool offered as a resource only reads, and the
+// parameter that names an item is one of its required parameters.
+func TestDeclaredResources(t *testing.T) {
+	n := 0
+	for _, tool := range Tools() {
+		r := tool.Resource
+		if r == nil {
+			continue
+		}
+		n++
+		if tool.Access != ReadOnly {
+			t.Errorf("%s: a resource, but %s", tool.Name, tool.Access)
+		}
+		if r.Name == "" || r.Collection == "" || r.Title == "" {
+			t.Errorf("%s: resource %+v lacks a name, collection or title", tool.Name, *r)
+		}
+		var p struct {
+			Required []string `json:"required"`
+		}
+		if err := json.Unmarshal(tool.Parameters, &p); err != nil {
+			t.Fatal(err)
+		}
+		if r.IDParam != "" && !slices.Contains(p.Required, r.IDParam) {
+			t.Errorf("%s: resource names its item by %s, not among its required parameters %v", tool.Name, r.IDParam, p.Required)
+		}
+	}
+	if n == 0 {
+		t.Error("no tool declares a resource")
+	}
+}

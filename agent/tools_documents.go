@@ -41,6 +41,8 @@ func documentTools() []Tool {
 			Parameters: params(nil, map[string]string{
 				"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
 			}),
+			Resource: &Resource{Name: "documents", Collection: "documents", Args: map[string]any{"limit": 100}, Title: "Documents",
+				Description: "The newest 100 documents: id, name, pages, status, tags."},
 			Access:    ReadOnly,
 			Run:       decodeArgs(listDocuments),
 			Summarize: summarizer(listSummary("List documents"), listWords, listOutcome("documents", "document")),

@@ -17,34 +17,35 @@ import (
 )
 
 // Resources: what a client can show a person or attach to a message
-// without a tool call. The lists and the schemas and prompts are the JSON
-// of the agent's own tools (list_documents, get_schema, ...); a document
-// is its text, pagesPerRead pages a read.
+// without a tool call. The lists and the items are the JSON of the
+// read-only tools that declare an agent.Resource; a document is its text,
+// pagesPerRead pages a read.
 
 // pagesPerRead is how many pages of a document one read returns; the text
 // ends with the URI of the next read when there are more.
 const pagesPerRead = 20
 
 func addResources(s *sdk.Server, o Options) {
-	lists := []struct{ uri, name, title, desc, tool string }{
-		{"docent://documents", "documents", "Documents", "The newest 100 documents: id, name, pages, status, tags.", "list_documents"},
-		{"docent://schemas", "schemas", "Schemas", "The schemas by name (latest version of each, without the JSON Schema).", "list_schemas"},
-		{"docent://prompts", "prompts", "Extraction prompts", "The extraction prompts by name (latest version of each, without the instructions).", "list_prompts"},
-	}
-	for _, l := range lists {
-		s.AddResource(&sdk.Resource{URI: l.uri, Name: l.name, Title: l.title, Description: l.desc, MIMEType: "application/json"},
-			o.toolResource(l.uri, l.tool, func(string) map[string]any { return map[string]any{"limit": 100} }))
+	// The read-only tools that declare a resource: a collection at
+	// docent://COLLECTION, an item at docent://COLLECTION/{id}.
+	for _, t := range agent.Tools() {
+		r := t.Resource
+		if r == nil || t.Access != agent.ReadOnly {
+			continue
+		}
+		uri := "docent://" + r.Collection
+		if r.IDParam == "" {
+			s.AddResource(&sdk.Resource{URI: uri, Name: r.Name, Title: r.Title, Description: r.Description, MIMEType: "application/json"},
+				o.toolResource(uri, t.Name, r))
+			continue
+		}
+		s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: uri + "/{id}", Name: r.Name, Title: r.Title,
+			Description: r.Description, MIMEType: "application/json"}, o.toolResource("", t.Name, r))
 	}
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docent://documents/{id}{?page}", Name: "document",
 		Title: "Document text", MIMEType: "text/plain",
 		Description: fmt.Sprintf("A document's text, %d pages a read, each after a '--- page N ---' marker; ?page=N starts at page N.", pagesPerRead)},
 		o.documentText)
-	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docent://schemas/{id}", Name: "schema", Title: "Schema",
-		MIMEType: "application/json", Description: "A schema (its id, revision id or name): name, version and response_format."},
-		o.toolResource("", "get_schema", func(id string) map[string]any { return map[string]any{"schema_revid": id} }))
-	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docent://prompts/{id}", Name: "prompt", Title: "Extraction prompt",
-		MIMEType: "application/json", Description: "An extraction prompt (its id, revision id or name): instructions, schema, model and tags."},
-		o.toolResource("", "get_prompt", func(id string) map[string]any { return map[string]any{"prompt_revid": id} }))
 	s.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: "docent://extractions/{id}", Name: "extraction", Title: "Extraction",
 		MIMEType: "application/json", Description: "A stored extraction with its evidence: where in the document each value stands (page, or that it was not found)."},
 		o.extraction)
@@ -74,7 +75,7 @@ func (o Options) readError(ctx context.Context, uri string, err error) error {
 
 // toolResource reads a resource as a read-only tool's result: the same
 // JSON the agent gets. A URI other than listURI names an id.
-func (o Options) toolResource(listURI, tool string, args func(id string) map[string]any) sdk.ResourceHandler {
+func (o Options) toolResource(listURI, tool string, r *agent.Resource) sdk.ResourceHandler {
 	return func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		uri := req.Params.URI
 		id := ""
@@ -89,7 +90,7 @@ func (o Options) toolResource(listURI, tool string, args func(id string) map[str
 			return nil, err
 		}
 		env := &agent.ToolEnv{DB: a.DB, Providers: a.Providers, Logger: o.logger()}
-		res := agent.CallTool(ctx, env, tool, mustJSON(args(id)))
+		res := agent.CallTool(ctx, env, tool, mustJSON(r.ResourceArgs(id)))
 		if !res.Success {
 			return nil, errors.New(res.Error) // what the agent would read: "schema x not found"
 		}

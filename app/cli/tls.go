@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/storage/fault"
+	"github.com/docent/docent/storage/secret"
 )
 
 // `docent --serve` beyond loopback speaks HTTPS, as Syncthing and Jupyter
@@ -52,7 +53,7 @@ func loadOrCreateCertificate(dir string, logger *slog.Logger) (cert tls.Certific
 	cert, err = tls.LoadX509KeyPair(certPath, keyPath)
 	switch {
 	case err == nil && time.Until(cert.Leaf.NotAfter) > 7*24*time.Hour:
-		if err := tightenPermissions(keyPath, logger); err != nil {
+		if err := secret.MakePrivate(keyPath, logger); err != nil {
 			return tls.Certificate{}, false, err
 		}
 		return cert, false, nil

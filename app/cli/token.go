@@ -9,8 +9,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
+
+	"github.com/docent/docent/storage/secret"
 )
 
 // tokenFile is the name, inside the data directory, of the access token
@@ -30,7 +31,7 @@ func loadOrCreateToken(dir string, logger *slog.Logger) (string, error) {
 		if len(token) < minTokenLength {
 			break // empty or cut short: make a new one below
 		}
-		if err := tightenPermissions(path, logger); err != nil {
+		if err := secret.MakePrivate(path, logger); err != nil {
 			return "", err
 		}
 		return token, nil
@@ -74,24 +75,3 @@ func writePrivateFile(dir, name string, data []byte) error {
 
 // minTokenLength is the shortest token file accepted: 128 bits in hex.
 const minTokenLength = 32
-
-// tightenPermissions makes a private file of the data directory (the
-// token, the HTTPS key) readable by its owner alone when group or others
-// may read or write it.
-func tightenPermissions(path string, logger *slog.Logger) error {
-	if runtime.GOOS == "windows" {
-		return nil // permission bits mean little there; the profile folder is private
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("check the permissions of %s: %w", path, err)
-	}
-	if fi.Mode().Perm()&0o077 == 0 {
-		return nil
-	}
-	logger.Warn("a private file was readable by others; making it private", "path", path, "mode", fi.Mode().Perm().String())
-	if err := os.Chmod(path, 0o600); err != nil {
-		return fmt.Errorf("make %s private: %w", path, err)
-	}
-	return nil
-}

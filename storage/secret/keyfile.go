@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -77,7 +78,7 @@ func (s *Store) fileKey(create bool) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
-		if err := s.tighten(path); err != nil {
+		if err := MakePrivate(path, s.logger); err != nil {
 			return nil, err
 		}
 		key, derr := hex.DecodeString(strings.TrimSpace(string(data)))
@@ -125,9 +126,10 @@ func (s *Store) createKeyFile(path string) ([]byte, error) {
 	return key, nil
 }
 
-// tighten makes the key file readable by its owner alone when group or
-// others may read or write it.
-func (s *Store) tighten(path string) error {
+// MakePrivate makes a private file (the secret key, the access token, the
+// HTTPS key) readable by its owner alone when group or others may read or
+// write it, and logs that it did.
+func MakePrivate(path string, logger *slog.Logger) error {
 	if runtime.GOOS == "windows" {
 		return nil // permission bits mean little there; the profile folder is private
 	}
@@ -138,7 +140,7 @@ func (s *Store) tighten(path string) error {
 	if fi.Mode().Perm()&0o077 == 0 {
 		return nil
 	}
-	s.logger.Warn("the secret key file was readable by others; making it private", "path", path, "mode", fi.Mode().Perm().String())
+	logger.Warn("a private file was readable by others; making it private", "path", path, "mode", fi.Mode().Perm().String())
 	if err := os.Chmod(path, 0o600); err != nil {
 		return fmt.Errorf("make %s private: %w", path, err)
 	}

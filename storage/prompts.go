@@ -236,13 +236,9 @@ func (db *DB) CreatePrompt(ctx context.Context, np NewPrompt) (PromptRevision, e
 		c := change{op: "create prompt", kind: "prompt", id: id, summary: fmt.Sprintf("created prompt %q", name),
 			writes: []string{promptKey(id)}, reads: tagKeys(&f.tagIDs), scopes: []scope{treeScope("prompts", id)}}
 		if np.ForKind && schemaID != "" {
-			// The prompt may become its schema's kind prompt.
-			rev, err := getSchemaRevision(ctx, tx, f.schemaRevID)
-			if err != nil {
+			if err := c.mayBecomeKindPrompt(ctx, tx, f.schemaRevID); err != nil {
 				return err
 			}
-			c.writes = append(c.writes, kindKey(rev.SchemaID))
-			c.scopes = append(c.scopes, columnsScope("schemas", rev.SchemaID, "kind_prompt_id"))
 		}
 		if _, err := tx.journal(ctx, c); err != nil {
 			return err
@@ -336,12 +332,9 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 			c.summary = fmt.Sprintf("renamed prompt %q to %q (version %d)", latest.Name, f.name, latest.Version+1)
 		}
 		if p.ForKind && f.schemaRevID != "" {
-			rev, err := getSchemaRevision(ctx, tx, f.schemaRevID)
-			if err != nil {
+			if err := c.mayBecomeKindPrompt(ctx, tx, f.schemaRevID); err != nil {
 				return err
 			}
-			c.writes = append(c.writes, kindKey(rev.SchemaID))
-			c.scopes = append(c.scopes, columnsScope("schemas", rev.SchemaID, "kind_prompt_id"))
 		}
 		if _, err := tx.journal(ctx, c); err != nil {
 			return err
@@ -488,4 +481,16 @@ func (db *DB) DeletePrompt(ctx context.Context, promptID string) error {
 		}
 		return nil
 	})
+}
+
+// mayBecomeKindPrompt adds to a prompt's change the kind prompt of the
+// schema of schemaRevID, which the prompt may become: undo puts it back.
+func (c *change) mayBecomeKindPrompt(ctx context.Context, q queryer, schemaRevID string) error {
+	rev, err := getSchemaRevision(ctx, q, schemaRevID)
+	if err != nil {
+		return err
+	}
+	c.writes = append(c.writes, kindKey(rev.SchemaID))
+	c.scopes = append(c.scopes, columnsScope("schemas", rev.SchemaID, "kind_prompt_id"))
+	return nil
 }

@@ -83,7 +83,17 @@ func heldModel(t *testing.T, f *fixture) (*agent.Agent, <-chan error) {
 	tap := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/api/chat" { // not the model's details, asked first
 			// Deferred: the proxy aborts a response cut short with a panic.
-			defer func() { given <- r.Context().Err() }()
+			// The server cancels the request's context once it reads the
+			// closed connection, which may come just after the proxy's
+			// copy failed: wait for it (the bound is against hangs only; a
+			// request that finished is not cancelled in it, and says so).
+			defer func() {
+				select {
+				case <-r.Context().Done():
+				case <-time.After(10 * time.Second):
+				}
+				given <- r.Context().Err()
+			}()
 		}
 		proxy.ServeHTTP(w, r)
 	}))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 	"os/exec"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docent/docent/app/ingest/ocr/tablecells"
 	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -247,11 +249,7 @@ func (e *Engine) recognize(ctx context.Context, file, langs, dataDir string, dpi
 	if err != nil {
 		return "", nil, err
 	}
-	words := make([]storage.Word, len(tsv))
-	for i, w := range tsv {
-		words[i] = w.Word
-	}
-	text := layoutText(tsv)
+	text, words := layoutText(tsv)
 	if len(text) > maxPageText {
 		return "", nil, fault.Errorf(fault.Invalid, "tesseract read %d KiB of text on the page, more than the limit of %d KiB for one page: nothing of the page is kept (a faulty engine?)", len(text)>>10, maxPageText>>10)
 	}
@@ -330,25 +328,38 @@ func parseTSV(out []byte) ([]tsvWord, error) {
 }
 
 // layoutText is the text of a page from its words in tesseract's reading
-// order: words of a line joined by spaces, lines by a line break,
-// paragraphs by an empty line.
-func layoutText(words []tsvWord) string {
-	var b strings.Builder
+// order, a wrapped table cell's lines kept together (tablecells.Join):
+// words of a line joined by spaces, lines by a line break, paragraphs by
+// an empty line; and the words in that order.
+func layoutText(words []tsvWord) (string, []storage.Word) {
+	var lines [][]tsvWord
 	for i, w := range words {
+		if i == 0 || w.block != words[i-1].block || w.par != words[i-1].par || w.line != words[i-1].line {
+			lines = append(lines, nil)
+		}
+		lines[len(lines)-1] = append(lines[len(lines)-1], w)
+	}
+	lines = tablecells.Join(lines, func(w tsvWord) image.Rectangle { return image.Rect(w.X, w.Y, w.X+w.W, w.Y+w.H) })
+	var b strings.Builder
+	ordered := make([]storage.Word, 0, len(words))
+	for i, line := range lines {
 		if i > 0 {
-			prev := words[i-1]
-			switch {
-			case w.block != prev.block || w.par != prev.par:
+			prev := lines[i-1][0]
+			if line[0].block != prev.block || line[0].par != prev.par {
 				b.WriteString("\n\n")
-			case w.line != prev.line:
+			} else {
 				b.WriteString("\n")
-			default:
-				b.WriteString(" ")
 			}
 		}
-		b.WriteString(w.Text)
+		for j, w := range line {
+			if j > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(w.Text)
+			ordered = append(ordered, w.Word)
+		}
 	}
-	return b.String()
+	return b.String(), ordered
 }
 
 // confidence is the mean word confidence, weighted by word length, 0 to 1;

@@ -1,13 +1,17 @@
 package ppocr
 
 import (
+	"image"
 	"slices"
 	"strings"
+
+	"github.com/docent/docent/app/ingest/ocr/tablecells"
 )
 
 // layout orders the recognised lines as a reader does: rows top to
 // bottom, the boxes of a row (a receipt's "TOTAL" and its amount are two
-// boxes) left to right on one line of text.
+// boxes) left to right on one line of text, a wrapped table cell's
+// lines kept together (tablecells.Join).
 func layout(lines []line) Page {
 	slices.SortStableFunc(lines, func(a, b line) int { return (a.r.Min.Y + a.r.Max.Y) - (b.r.Min.Y + b.r.Max.Y) })
 	var rows [][]line
@@ -18,10 +22,13 @@ func layout(lines []line) Page {
 		}
 		rows = append(rows, []line{l})
 	}
+	for _, row := range rows {
+		slices.SortStableFunc(row, func(a, b line) int { return a.r.Min.X - b.r.Min.X })
+	}
+	rows = tablecells.Join(rows, func(l line) image.Rectangle { return l.r })
 	var p Page
 	var text []string
 	for _, row := range rows {
-		slices.SortStableFunc(row, func(a, b line) int { return a.r.Min.X - b.r.Min.X })
 		var parts []string
 		for _, l := range row {
 			parts = append(parts, strings.TrimSpace(l.text))

@@ -1,0 +1,138 @@
+// Package tablecells keeps a table cell's wrapped lines together in the
+// text OCR reads.
+//
+// OCR reads a page row by row. A table row whose description wraps
+// ("Choice" over "Upgrade", the price and amount beside "Choice") comes
+// out as two lines: the row with the cell's first line, then the cell's
+// second line alone, so the description is split by the row's numbers.
+// A text layer keeps a cell's lines together, and a reader does too; so
+// does Join: a line that sits alone under one cell of the row just above,
+// in that cell's column, aligned with it and as close as the row's own
+// line spacing, is read right after that cell's words.
+package tablecells
+
+import (
+	"image"
+	"slices"
+)
+
+// Join returns rows (each a line of text's items left to right, in
+// reading order) with each wrapped cell's further lines moved into the row
+// of its first line, right after that cell's items. box gives an item's
+// box (a word, or a detected run of text). Other rows are kept as they
+// are, in their order.
+func Join[T any](rows [][]T, box func(T) image.Rectangle) [][]T {
+	var out [][]T
+	// The open row, whose cells a following line may continue: its
+	// cells' boxes (the columns) and where its items end per cell.
+	var (
+		open    = -1
+		cols    []image.Rectangle
+		ends    []int // ends[j]: the end of cell j's items in out[open]
+		height  int
+		top     int
+		lastBot int
+	)
+	for _, row := range rows {
+		cells := split(row, box)
+		if open >= 0 && len(cells) == 1 {
+			c := cells[0]
+			if j, ok := under(c.box, cols, height, top, lastBot); ok {
+				// Insert the line's items after cell j's.
+				r := out[open]
+				at := ends[j]
+				r = slices.Insert(r, at, c.items...)
+				out[open] = r
+				for k := j; k < len(ends); k++ {
+					ends[k] += len(c.items)
+				}
+				lastBot = c.box.Max.Y
+				continue
+			}
+		}
+		out = append(out, row)
+		open = -1
+		if len(cells) >= 2 {
+			open, cols, ends = len(out)-1, nil, nil
+			n := 0
+			var heights []int
+			top, lastBot = cells[0].box.Min.Y, 0
+			for _, c := range cells {
+				cols = append(cols, c.box)
+				n += len(c.items)
+				ends = append(ends, n)
+				heights = append(heights, c.box.Dy())
+				top, lastBot = min(top, c.box.Min.Y), max(lastBot, c.box.Max.Y)
+			}
+			slices.Sort(heights)
+			height = heights[len(heights)/2]
+		}
+	}
+	return out
+}
+
+// cell is a run of a row's items with no wide gap between them.
+type cell[T any] struct {
+	box   image.Rectangle
+	items []T
+}
+
+// split cuts a row into cells where the gap between two items is wider
+// than twice the row's typical item height: wider than any space between
+// words (a third to two thirds of a letter's height; a monospaced font's
+// two spaces stay below it), narrower than the gap between table columns.
+func split[T any](row []T, box func(T) image.Rectangle) []cell[T] {
+	if len(row) == 0 {
+		return nil
+	}
+	var heights []int
+	for _, it := range row {
+		heights = append(heights, box(it).Dy())
+	}
+	slices.Sort(heights)
+	gap := 2 * heights[len(heights)/2]
+	var cells []cell[T]
+	for i, it := range row {
+		b := box(it)
+		if i > 0 {
+			last := &cells[len(cells)-1]
+			if b.Min.X-last.box.Max.X <= gap {
+				last.box = last.box.Union(b)
+				last.items = append(last.items, it)
+				continue
+			}
+		}
+		cells = append(cells, cell[T]{box: b, items: []T{it}})
+	}
+	return cells
+}
+
+// under says which of the open row's columns the line c continues: c lies
+// below the row (its top under the row's middle), no further below the
+// last line of the row than one line's height, within one column's
+// reach (clear of the columns beside it), and aligned with that column's
+// left edge, right edge or middle to within a line's height.
+func under(c image.Rectangle, cols []image.Rectangle, height, top, lastBot int) (int, bool) {
+	if c.Min.Y < top+height/2 || c.Min.Y-lastBot > height {
+		return 0, false
+	}
+	for j, col := range cols {
+		if c.Max.X < col.Min.X || c.Min.X > col.Max.X {
+			continue // no overlap
+		}
+		if j > 0 && c.Min.X <= cols[j-1].Max.X || j+1 < len(cols) && c.Max.X >= cols[j+1].Min.X {
+			return 0, false
+		}
+		mid := func(r image.Rectangle) int { return (r.Min.X + r.Max.X) / 2 }
+		aligned := abs(c.Min.X-col.Min.X) <= height || abs(c.Max.X-col.Max.X) <= height || abs(mid(c)-mid(col)) <= height
+		return j, aligned
+	}
+	return 0, false
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

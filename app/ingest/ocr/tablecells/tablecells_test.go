@@ -1,0 +1,117 @@
+package tablecells
+
+import (
+	"image"
+	"strings"
+	"testing"
+)
+
+type word struct {
+	x, y, w, h int
+	text       string
+}
+
+func (w word) box() image.Rectangle { return image.Rect(w.x, w.y, w.x+w.w, w.y+w.h) }
+
+// text is rows as lines of words joined by spaces.
+func text(rows [][]word) string {
+	var lines []string
+	for _, r := range rows {
+		var ws []string
+		for _, w := range r {
+			ws = append(ws, w.text)
+		}
+		lines = append(lines, strings.Join(ws, " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func join(rows [][]word) string {
+	return text(Join(rows, word.box))
+}
+
+// The rows of a rental invoice's table as Tesseract read them at 200 dpi
+// (zugferd/v2_zugferd_2p0_EN16931_Miete.pdf, page 2): the boxes are
+// Tesseract's.
+var (
+	navigation = []word{{161, 1228, 11, 17, "2"}, {387, 1227, 281, 23, "Navigationssystem"}, {796, 1228, 95, 21, "5,0400"},
+		{1033, 1228, 11, 17, "2"}, {1065, 1228, 48, 17, "Stk"}, {1432, 1228, 77, 21, "10,08"}}
+	garantie  = []word{{388, 1268, 12, 2, "-"}, {420, 1259, 130, 18, "Garantie"}}
+	inklusiv  = []word{{444, 1330, 294, 18, "Inklusiv-Kilometer"}, {758, 1336, 92, 12, "waren:"}, {877, 1331, 45, 17, "873"}}
+	vollkasko = []word{{166, 1435, 11, 17, "3"}, {432, 1435, 147, 17, "Vollkasko"}, {695, 1435, 112, 21, "23,1000"},
+		{977, 1435, 11, 17, "2"}, {1009, 1435, 48, 17, "Stk"}, {1432, 1435, 77, 21, "46,20"}}
+	minimale = []word{{163, 1574, 10, 17, "4"}, {390, 1573, 130, 18, "minimale"}, {772, 1574, 111, 21, "15,5500"},
+		{1027, 1574, 11, 17, "2"}, {1060, 1574, 48, 17, "Stk"}, {1432, 1574, 77, 21, "31,10"}}
+	selbst = []word{{392, 1605, 279, 23, "Selbstbeteiligung"}}
+	choice = []word{{168, 1853, 10, 17, "6"}, {443, 1852, 95, 18, "Choice"}, {694, 1853, 94, 21, "5,0400"},
+		{964, 1853, 11, 17, "2"}, {997, 1853, 48, 17, "Stk"}, {1432, 1853, 77, 21, "10,08"}}
+	upgrade = []word{{442, 1884, 113, 22, "Upgrade"}}
+)
+
+// TestWrappedCellsJoinTheirRow: a description wrapped in its cell is read
+// on its row, after the cell's first line and before the row's numbers;
+// a note further below and the next rows stay where they were.
+func TestWrappedCellsJoinTheirRow(t *testing.T) {
+	got := join([][]word{navigation, garantie, inklusiv, vollkasko, minimale, selbst, choice, upgrade})
+	want := strings.Join([]string{
+		"2 Navigationssystem - Garantie 5,0400 2 Stk 10,08",
+		"Inklusiv-Kilometer waren: 873",
+		"3 Vollkasko 23,1000 2 Stk 46,20",
+		"4 minimale Selbstbeteiligung 15,5500 2 Stk 31,10",
+		"6 Choice Upgrade 5,0400 2 Stk 10,08",
+	}, "\n")
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestCellOfThreeLines: each further line of the same cell follows the
+// one before it.
+func TestCellOfThreeLines(t *testing.T) {
+	third := []word{{442, 1915, 80, 22, "Premium"}}
+	got := join([][]word{choice, upgrade, third})
+	if want := "6 Choice Upgrade Premium 5,0400 2 Stk 10,08"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestLinesThatAreNotACellsContinuation stay as they are read.
+func TestLinesThatAreNotACellsContinuation(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		next []word
+	}{
+		// A full row right under the row: two cells.
+		{"a row of its own", []word{{168, 1884, 10, 17, "7"}, {443, 1884, 95, 18, "Extra"}, {1432, 1884, 77, 21, "1,00"}}},
+		// A line more than a line's height below.
+		{"a line further down", []word{{442, 1930, 113, 22, "Upgrade"}}},
+		// A line spanning two columns.
+		{"a sentence under the table", []word{{442, 1884, 500, 22, "Thank you for your business"}}},
+		// Under a column, but neither its left, right nor middle.
+		{"a line not aligned with the cell", []word{{500, 1884, 120, 22, "Upgrade"}}},
+		// Reaching into the next column's cell.
+		{"a line reaching the next column", []word{{442, 1884, 260, 22, "Upgrade-and-more"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			want := text([][]word{choice, c.next})
+			if got := join([][]word{choice, c.next}); got != want {
+				t.Errorf("got\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestOneCellRowsAreKept: lines of running text, one cell each, are no
+// table: nothing moves.
+func TestOneCellRowsAreKept(t *testing.T) {
+	rows := [][]word{
+		{{100, 100, 80, 20, "Dear"}, {190, 100, 120, 20, "customer,"}},
+		{{100, 125, 60, 20, "thank"}, {170, 125, 40, 20, "you."}},
+	}
+	if got, want := join(rows), "Dear customer,\nthank you."; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := Join[word](nil, word.box); len(got) != 0 {
+		t.Errorf("no rows gave %d", len(got))
+	}
+}

@@ -6,9 +6,11 @@
 // out as two lines: the row with the cell's first line, then the cell's
 // second line alone, so the description is split by the row's numbers.
 // A text layer keeps a cell's lines together, and a reader does too; so
-// does Join: a line that sits alone under one cell of the row just above,
-// in that cell's column, aligned with it and as close as the row's own
-// line spacing, is read right after that cell's words.
+// does Join: a line right under a row, as close as the row's own line
+// spacing, whose parts each sit in one of the row's columns (aligned with
+// that cell) or in a column the row leaves empty, and none in the last
+// column (where a row of its own has its amount), is read as the
+// continuation of those cells: each part right after its cell's words.
 package tablecells
 
 import (
@@ -35,18 +37,18 @@ func Join[T any](rows [][]T, box func(T) image.Rectangle) [][]T {
 	)
 	for _, row := range rows {
 		cells := split(row, box)
-		if open >= 0 && len(cells) == 1 {
-			c := cells[0]
-			if j, ok := under(c.box, cols, height, top, lastBot); ok {
-				// Insert the line's items after cell j's.
-				r := out[open]
-				at := ends[j]
-				r = slices.Insert(r, at, c.items...)
-				out[open] = r
-				for k := j; k < len(ends); k++ {
-					ends[k] += len(c.items)
+		if open >= 0 && len(cells) < len(cols) {
+			if at, ok := under(cells, cols, height, top, lastBot); ok {
+				// Each cell's items go after those of the column it
+				// continues, left to right.
+				for i, c := range cells {
+					j := at[i]
+					out[open] = slices.Insert(out[open], ends[j], c.items...)
+					for k := j; k < len(ends); k++ {
+						ends[k] += len(c.items)
+					}
+					lastBot = max(lastBot, c.box.Max.Y)
 				}
-				lastBot = c.box.Max.Y
 				continue
 			}
 		}
@@ -107,29 +109,57 @@ func split[T any](row []T, box func(T) image.Rectangle) []cell[T] {
 	return cells
 }
 
-// under says which of the open row's columns the line c continues: c lies
-// below the row (its top under the row's middle), no further below the
-// last line of the row than one line's height, within one column's
-// reach (clear of the columns beside it), and aligned with that column's
-// left edge, right edge or middle to within a line's height.
-func under(c image.Rectangle, cols []image.Rectangle, height, top, lastBot int) (int, bool) {
-	if c.Min.Y < top+height/2 || c.Min.Y-lastBot > height {
-		return 0, false
+// under says which of the open row's columns each cell of a line
+// continues: the line lies below the row (its top under the row's
+// middle), no further below the row's last line than one line's height,
+// and each of its cells either lies within one column's reach (clear of
+// the columns beside it) aligned with that column's left edge, right edge
+// or middle to within a line's height, or lies in the gap between two
+// columns (a column empty on the row's first line, such as an article
+// number printed on the second). A cell goes after the column it is under
+// or, in a gap, after the column to its left. No cell may continue the
+// last column: a line with something there (an amount) is a row of its
+// own.
+func under[T any](cells []cell[T], cols []image.Rectangle, height, top, lastBot int) ([]int, bool) {
+	if len(cells) == 0 {
+		return nil, false
 	}
-	for j, col := range cols {
-		if c.Max.X < col.Min.X || c.Min.X > col.Max.X {
-			continue // no overlap
-		}
-		if j > 0 && c.Min.X <= cols[j-1].Max.X || j+1 < len(cols) && c.Max.X >= cols[j+1].Min.X {
-			return 0, false
-		}
-		mid := func(r image.Rectangle) int { return (r.Min.X + r.Max.X) / 2 }
-		aligned := abs(c.Min.X-col.Min.X) <= height || abs(c.Max.X-col.Max.X) <= height || abs(mid(c)-mid(col)) <= height
-		return j, aligned
+	line := cells[0].box
+	for _, c := range cells[1:] {
+		line = line.Union(c.box)
 	}
-	return 0, false
+	if line.Min.Y < top+height/2 || line.Min.Y-lastBot > height {
+		return nil, false
+	}
+	last := len(cols) - 1
+	mid := func(r image.Rectangle) int { return (r.Min.X + r.Max.X) / 2 }
+	at := make([]int, len(cells))
+	for i, c := range cells {
+		var over []int
+		left := -1
+		for j, col := range cols {
+			if c.box.Max.X >= col.Min.X && c.box.Min.X <= col.Max.X {
+				over = append(over, j)
+			}
+			if col.Max.X < c.box.Min.X {
+				left = j
+			}
+		}
+		switch {
+		case len(over) == 1 && over[0] < last:
+			col := cols[over[0]]
+			if abs(c.box.Min.X-col.Min.X) > height && abs(c.box.Max.X-col.Max.X) > height && abs(mid(c.box)-mid(col)) > height {
+				return nil, false
+			}
+			at[i] = over[0]
+		case len(over) == 0 && left >= 0 && left < last:
+			at[i] = left
+		default:
+			return nil, false
+		}
+	}
+	return at, true
 }
-
 func abs(x int) int {
 	if x < 0 {
 		return -x

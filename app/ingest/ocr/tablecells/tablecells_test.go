@@ -115,3 +115,35 @@ func TestOneCellRowsAreKept(t *testing.T) {
 		t.Errorf("no rows gave %d", len(got))
 	}
 }
+
+// TestCellsOfTwoColumnsWrapTogether: the line under a row may continue
+// two of its cells at once, one of them a column the row's first line
+// leaves empty (the article number printed under the position); each goes
+// after the column to its left
+// (zugferd/v2_zugferd_2p0_EN16931_Rechnungskorrektur.pdf, page 2).
+func TestCellsOfTwoColumnsWrapTogether(t *testing.T) {
+	row := []word{{163, 1103, 11, 17, "2"}, {436, 1102, 196, 18, "Gelierzucker"}, {756, 1103, 94, 21, "1,4500"},
+		{1250, 1103, 45, 17, "7%"}, {1431, 1103, 78, 21, "-2,90"}}
+	second := []word{{204, 1134, 79, 17, "GZ250"}, {435, 1135, 80, 16, "Extra"}, {535, 1134, 64, 22, "250g"}}
+	third := []word{{205, 1165, 210, 17, "4123456000021"}}
+	fourth := []word{{210, 1197, 85, 20, "(GTIN)"}}
+	note := []word{{1112, 1259, 214, 18, "Artikelrabatt"}, {1347, 1260, 24, 17, "1:"}, {1396, 1260, 96, 21, "-2,00%"}}
+	got := join([][]word{row, second, third, fourth, note})
+	want := "2 GZ250 4123456000021 (GTIN) Gelierzucker Extra 250g 1,4500 7% -2,90\nArtikelrabatt 1: -2,00%"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestLastColumnStartsARow: a line with something under the row's last
+// column (an amount) is a row of its own, however close.
+func TestLastColumnStartsARow(t *testing.T) {
+	amount := []word{{1432, 1884, 77, 21, "5,00"}}
+	withText := []word{{443, 1884, 95, 18, "Rabatt"}, {1432, 1884, 77, 21, "-1,00"}}
+	for _, next := range [][]word{amount, withText} {
+		want := text([][]word{choice, next})
+		if got := join([][]word{choice, next}); got != want {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
+	}
+}

@@ -7,10 +7,12 @@
 // second line alone, so the description is split by the row's numbers.
 // A text layer keeps a cell's lines together, and a reader does too; so
 // does Join: a line right under a row, as close as the row's own line
-// spacing, whose parts each sit in one of the row's columns (aligned with
-// that cell) or in a column the row leaves empty, and none in the last
-// column (where a row of its own has its amount), is read as the
-// continuation of those cells: each part right after its cell's words.
+// spacing, whose parts each sit in one of the row's middle columns
+// (starting where that cell starts) or in a column the row leaves empty, is read as
+// the continuation of those cells: each part right after its cell's
+// words. The first and last columns do not continue: they hold a form's
+// labels and a table's amounts, where a line below starts a row of its
+// own.
 package tablecells
 
 import (
@@ -113,13 +115,20 @@ func split[T any](row []T, box func(T) image.Rectangle) []cell[T] {
 // continues: the line lies below the row (its top under the row's
 // middle), no further below the row's last line than one line's height,
 // and each of its cells either lies within one column's reach (clear of
-// the columns beside it) aligned with that column's left edge, right edge
-// or middle to within a line's height, or lies in the gap between two
+// the columns beside it) and starts where that column starts, to within a
+// line's height (a centred line under a row is a receipt's "Thank you",
+// not a cell's second line), or lies in the gap between two
 // columns (a column empty on the row's first line, such as an article
-// number printed on the second). A cell goes after the column it is under
-// or, in a gap, after the column to its left. No cell may continue the
-// last column: a line with something there (an amount) is a row of its
-// own.
+// number printed on the second), beside a cell that continues a column.
+// A cell goes after the column it is under or, in a gap, after the column
+// to its left.
+//
+// Only the middle columns continue. A line with something under the last
+// column (an amount) is a row of its own. The first column is a label
+// as often as a cell: on receipts and forms a line under "Total" or
+// "Cashier: ANGELA" is the next label, not the rest of this one, and
+// joining it would part the label from its value ("Change: *Goods sold
+// are non-refundable 70.00").
 func under[T any](cells []cell[T], cols []image.Rectangle, height, top, lastBot int) ([]int, bool) {
 	if len(cells) == 0 {
 		return nil, false
@@ -132,8 +141,8 @@ func under[T any](cells []cell[T], cols []image.Rectangle, height, top, lastBot 
 		return nil, false
 	}
 	last := len(cols) - 1
-	mid := func(r image.Rectangle) int { return (r.Min.X + r.Max.X) / 2 }
 	at := make([]int, len(cells))
+	continued := false
 	for i, c := range cells {
 		var over []int
 		left := -1
@@ -146,19 +155,19 @@ func under[T any](cells []cell[T], cols []image.Rectangle, height, top, lastBot 
 			}
 		}
 		switch {
-		case len(over) == 1 && over[0] < last:
+		case len(over) == 1 && over[0] > 0 && over[0] < last:
 			col := cols[over[0]]
-			if abs(c.box.Min.X-col.Min.X) > height && abs(c.box.Max.X-col.Max.X) > height && abs(mid(c.box)-mid(col)) > height {
+			if abs(c.box.Min.X-col.Min.X) > height {
 				return nil, false
 			}
-			at[i] = over[0]
+			at[i], continued = over[0], true
 		case len(over) == 0 && left >= 0 && left < last:
 			at[i] = left
 		default:
 			return nil, false
 		}
 	}
-	return at, true
+	return at, continued
 }
 func abs(x int) int {
 	if x < 0 {

@@ -120,7 +120,9 @@ func TestOneCellRowsAreKept(t *testing.T) {
 // two of its cells at once, one of them a column the row's first line
 // leaves empty (the article number printed under the position); each goes
 // after the column to its left
-// (zugferd/v2_zugferd_2p0_EN16931_Rechnungskorrektur.pdf, page 2).
+// (zugferd/v2_zugferd_2p0_EN16931_Rechnungskorrektur.pdf, page 2). A line
+// only in that empty column continues nothing: it could as well be a
+// note under the row.
 func TestCellsOfTwoColumnsWrapTogether(t *testing.T) {
 	row := []word{{163, 1103, 11, 17, "2"}, {436, 1102, 196, 18, "Gelierzucker"}, {756, 1103, 94, 21, "1,4500"},
 		{1250, 1103, 45, 17, "7%"}, {1431, 1103, 78, 21, "-2,90"}}
@@ -129,7 +131,7 @@ func TestCellsOfTwoColumnsWrapTogether(t *testing.T) {
 	fourth := []word{{210, 1197, 85, 20, "(GTIN)"}}
 	note := []word{{1112, 1259, 214, 18, "Artikelrabatt"}, {1347, 1260, 24, 17, "1:"}, {1396, 1260, 96, 21, "-2,00%"}}
 	got := join([][]word{row, second, third, fourth, note})
-	want := "2 GZ250 4123456000021 (GTIN) Gelierzucker Extra 250g 1,4500 7% -2,90\nArtikelrabatt 1: -2,00%"
+	want := "2 GZ250 Gelierzucker Extra 250g 1,4500 7% -2,90\n4123456000021\n(GTIN)\nArtikelrabatt 1: -2,00%"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -145,5 +147,34 @@ func TestLastColumnStartsARow(t *testing.T) {
 		if got := join([][]word{choice, next}); got != want {
 			t.Errorf("got\n%s\nwant\n%s", got, want)
 		}
+	}
+}
+
+// TestFirstColumnIsALabel: on a receipt the line under a label is the
+// next label, not the rest of it; receipt 005's and 022's lines of the
+// SROIE corpus as PP-OCR boxed them.
+func TestFirstColumnIsALabel(t *testing.T) {
+	for _, rows := range [][][]word{
+		{{{40, 700, 150, 30, "Change:"}, {600, 700, 90, 30, "70.00"}}, {{40, 735, 420, 30, "*GoodsSold are non-refundable"}}},
+		{{{40, 700, 300, 30, "Total Includes GST 6%"}, {600, 700, 80, 30, "9.00"}}, {{40, 734, 250, 30, "Customer's Payment"}}},
+		{{{40, 700, 200, 30, "Cashier: ANGELA"}, {500, 700, 140, 30, "Cover : 1"}}, {{40, 734, 330, 30, "Bill Date : 20/11/2017"}}},
+	} {
+		want := text(rows)
+		if got := join(rows); got != want {
+			t.Errorf("got\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
+// TestCentredLineIsNoCell: a line centred under a middle column is a
+// receipt's footer, not the cell's second line (SROIE receipt 038 as
+// PP-OCR boxed it, roughly).
+func TestCentredLineIsNoCell(t *testing.T) {
+	rows := [][]word{
+		{{40, 900, 50, 30, "SR"}, {300, 900, 140, 30, "6 136"}, {600, 900, 70, 30, "0.74"}},
+		{{220, 934, 300, 30, "****Thank You ****"}},
+	}
+	if got, want := join(rows), text(rows); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -414,9 +414,9 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 // and lang ("deu+eng") when the text of its first read (by PP-OCR when
 // byPPOCR) is in a language that lang does not hold and whose data is
 // installed (guessPageLang), and returns the page as that read gives it,
-// with the engine, languages and a note saying so; else p as it is. A
-// photo PP-OCR read is read from the image tesseractImage makes, as when
-// PP-OCR fails.
+// with the engine, languages and a note saying so; else p as it is, also
+// when the read again fails (with a note saying why). A photo PP-OCR read
+// is read from the image tesseractImage makes, as when PP-OCR fails.
 func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageImage, p storage.OCRPage, byPPOCR bool,
 	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
 	read := strings.Split(lang, "+")
@@ -425,10 +425,25 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 		return p, nil
 	}
 	langs := g + "+" + lang
+	// A read again that fails keeps the first, which is a page's text all
+	// the same: the note and the log say why.
+	kept := func(err error) (storage.OCRPage, error) {
+		if ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		msg := err.Error()
+		opts.logger().Warn("reading a page again in its language failed; the first read is kept", "page", img.Page, "langs", langs, "err", msg)
+		note := fmt.Sprintf("%s failed: reading the page again with %s: %s; the first read, in %s, is kept", NoteReadInLang, langs, msg, lang)
+		if p.Note != "" {
+			note = p.Note + "; " + note
+		}
+		p.Note = note
+		return p, nil
+	}
 	if byPPOCR {
 		t, err := tesseractImage(img)
 		if err != nil {
-			return p, fmt.Errorf("making the page's image for Tesseract: %w", err)
+			return kept(fmt.Errorf("making the page's image for Tesseract: %w", err))
 		}
 		if t.File != img.File {
 			defer os.Remove(t.File)
@@ -437,7 +452,7 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 	}
 	text, words, err := engine.RecognizePage(ctx, img, langs, pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
 	if err != nil {
-		return p, fmt.Errorf("reading the page again in %s: %w", langs, err)
+		return kept(err)
 	}
 	note := pageLangNote(g, p.Engine, lang, langs)
 	p.Engine, p.Lang = engine.NameForPage(langs, img.Method), langs

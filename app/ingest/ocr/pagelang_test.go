@@ -2,6 +2,9 @@ package ocr
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -138,5 +141,35 @@ func TestEnglishPageIsNotReadAgain(t *testing.T) {
 	}
 	if !strings.Contains(strings.ToLower(p.Text), "invoice") {
 		t.Errorf("the text: %q", p.Text)
+	}
+}
+
+// TestPageKeepsItsFirstReadWhenTheReadAgainFails: a German page whose
+// read again in deu+eng fails (here a tesseract that fails with deu) keeps
+// its first read, in eng, with a note that says why, and the run goes on.
+func TestPageKeepsItsFirstReadWhenTheReadAgainFails(t *testing.T) {
+	dir := t.TempDir()
+	tsv := "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+	for i, w := range strings.Fields("Rechnung Datum Betrag Summe netto MwSt Zahlbar bitte") {
+		tsv += fmt.Sprintf("5\t1\t1\t1\t1\t%d\t%d\t10\t40\t12\t95\t%s\n", i+1, 10+50*i, w)
+	}
+	script := "#!/bin/sh\ncase \"$*\" in\n*deu+eng*) echo 'Error opening data file deu.traineddata' >&2; exit 1;;\nesac\nprintf '%s' '" + tsv + "'\n"
+	path := filepath.Join(dir, "tesseract")
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	img := filepath.Join(dir, "page.png")
+	if err := os.WriteFile(img, encodePNG(t, textImage(600, 100, 2, "Rechnung")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	engine := &Engine{Path: path, Version: "5.3.0", Langs: []string{"deu", "eng", "osd"}}
+	page := PageImage{Page: 1, File: img, Width: 600, Height: 100, DPI: 200, Method: "render"}
+	p, err := readPage(context.Background(), engine, nil, "eng", page, nil, "", nil, Options{})
+	if err != nil {
+		t.Fatalf("the page failed: %v", err)
+	}
+	if p.Lang != "eng" || !strings.HasPrefix(p.Text, "Rechnung Datum") || !strings.Contains(p.Note, "Error opening data file") ||
+		!strings.Contains(p.Note, "the first read, in eng, is kept") {
+		t.Errorf("page %q in %q, note %q: want the first read kept, with a note that says why", p.Text, p.Lang, p.Note)
 	}
 }

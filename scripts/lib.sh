@@ -75,10 +75,12 @@ DESKTOP_TAGS=desktop,production,webkit2_41
 # What the end-to-end tests drive: Debian's Chromium for the web UI, a
 # virtual display with screenshot and window tools for the desktop window.
 E2E_PACKAGES=(chromium xvfb xauth imagemagick xdotool)
-# Text recognition (OCR) of scans and photos: Tesseract 5 with English and
-# German language data (another language: tesseract-ocr-LANG, and
-# DOCENT_OCR_LANG or --lang). PDF pages are rendered inside the binary.
-OCR_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu)
+# Text recognition (OCR) of scans and photos: Tesseract 5 with English,
+# German and French language data (another language: tesseract-ocr-LANG,
+# and DOCENT_OCR_LANG or --lang); a page in German or French is read in
+# its language whatever the locale's (app/ingest/ocr/pagelang.go). PDF
+# pages are rendered inside the binary.
+OCR_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra)
 
 # PP-OCR (app/ingest/ocr/ppocr) runs PaddleOCR's PP-OCRv4 models on ONNX
 # Runtime's shared library; Debian has neither, npm has both. They go into
@@ -173,9 +175,10 @@ ensure_onnxruntime() {
 # in tessdata_dir, whichever build runs; without it, it reads with the
 # system's data and says so.
 TESSDATA_NPM_VERSION=1.0.0
-TESSDATA_LANGS=(eng deu)
+TESSDATA_LANGS=(eng deu fra)
 TESSDATA_SHA256_eng=5dc5d8d640a212c9d6184921ba103b186f50e0fed9ee716c53e6b312b400d747
 TESSDATA_SHA256_deu=a1b72cc25753eac167edfef5af4448a8dc34973503a2265c34c84520f896eb03
+TESSDATA_SHA256_fra=bf83833fa957ff0076f6aa93f69e3bdf7b014dea829ea0c0d6be6b48a3ceef6d
 
 # tessdata_dir: DOCENT_TESSDATA, else tessdata/ in Docent's default data
 # directory (as app/ingest/ocr.TessdataDir decides).

@@ -280,6 +280,25 @@ func tesseractPageReader(name string, engine *Engine, dpi int, best bool, extra 
 	}}
 }
 
+// docentPageReader reads a rendered page as Docent reads a PDF page
+// without a text layer: readPage at RenderDPI in the run's languages,
+// with PP-OCR when it is installed and spells them (usePPOCR) and the
+// page read again in its language (pagelang.go), so that its figure is
+// the product's.
+func docentPageReader(engine *Engine) pageReader {
+	return pageReader{name: fmt.Sprintf("Docent as it reads a page (%d dpi)", RenderDPI), dpi: RenderDPI,
+		read: func(ctx context.Context, img PageImage) (string, error) {
+			lang := benchLang()
+			var pp *ppocrEngine
+			if usePPOCR(PageImage{}, lang) {
+				pp, _ = findPPOCR(ctx, nil)
+			}
+			same := func(img PageImage) (PageImage, error) { return img, nil }
+			p, err := readPage(ctx, engine, pp, lang, img, nil, "", same, Options{})
+			return p.Text, err
+		}}
+}
+
 // BenchmarkRenderedInvoices renders the corpus's text-layer invoices with
 // verified ground truth (their first three pages), reads them with every
 // engine side by side (each document by each engine in turn), and
@@ -331,6 +350,7 @@ func BenchmarkRenderedInvoices(b *testing.B) {
 		)
 	}
 	readers = append(readers, extraPageReaders...)
+	readers = append(readers, docentPageReader(engine))
 	if only := os.Getenv("DOCENT_BENCH_ONLY"); only != "" {
 		re := regexp.MustCompile(only)
 		readers = slices.DeleteFunc(readers, func(r pageReader) bool { return !re.MatchString(r.name) })

@@ -1,6 +1,9 @@
 package ocr
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 // ForgetEngine lets the external tests change PATH between engines.
 var ForgetEngine = forgetEngine
@@ -18,3 +21,12 @@ var ForgetPPOCR = forgetPPOCR
 // PPOCRLoads is how many times a PP-OCR reader child has loaded the
 // models in this process.
 func PPOCRLoads() int64 { return ppocrLoads.Load() }
+
+// RenderPNG renders page (1-based) of a PDF at dpi and returns its PNG.
+func RenderPNG(pdf []byte, page, dpi int, dir string) ([]byte, error) {
+	imgs, err := renderAt(pdf, []int{page}, dir, dpi)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(imgs[0].File)
+}

@@ -325,8 +325,10 @@ func renewLease(ctx context.Context, db *storage.DB, job *storage.OCRJob, done f
 
 // readPage reads one page image: with PP-OCR (pp, when installed) if it
 // reads such a page (usePPOCR), else or when it fails with Tesseract
-// (engine, when installed), then with the vision model when opts.Vision
-// wants the page. A blank page is read by none. A page that had a text
+// (engine, when installed); again with Tesseract in the page's language
+// when its text is in another installed language than lang
+// (readInPageLang); then with the vision model when opts.Vision wants the
+// page. A blank page is read by none. A page that had a text
 // layer keeps it unless OCR reads more. data is the document's file,
 // which PP-OCR decodes itself, in colour and at its own size;
 // tesseractImage gives the image Tesseract reads of a page PP-OCR failed
@@ -377,12 +379,20 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 			p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}
 		}
 	}
+	byPPOCR := read
 	if engine != nil && !read {
 		text, words, err := engine.RecognizePage(ctx, img, lang, pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
 		if err != nil {
 			return p, err
 		}
 		p.Text, p.Words.Words, p.Confidence = text, words, confidence(words)
+		read = true
+	}
+	if read {
+		var err error
+		if p, err = readInPageLang(ctx, engine, lang, img, p, byPPOCR, tesseractImage, opts); err != nil {
+			return p, err
+		}
 	}
 	if v := opts.Vision; v != nil && v.wants(img, p, engine != nil) {
 		var err error
@@ -397,6 +407,61 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 	if p.Text == "" && p.Note == "" {
 		p.Note = "OCR found no text"
 	}
+	return p, nil
+}
+
+// readInPageLang reads the page p again with Tesseract in its language
+// and lang ("deu+eng") when the text of its first read (by PP-OCR when
+// byPPOCR) is in a language that lang does not hold and whose data is
+// installed (guessPageLang), and returns the page as that read gives it,
+// with the engine, languages and a note saying so; else p as it is, also
+// when the read again fails (with a note saying why). A photo PP-OCR read
+// is read from the image tesseractImage makes, as when PP-OCR fails.
+func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageImage, p storage.OCRPage, byPPOCR bool,
+	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
+	read := strings.Split(lang, "+")
+	g := guessPageLang(p.Text, read, engine.installedLangs())
+	if g == "" {
+		return p, nil
+	}
+	langs := g + "+" + lang
+	// A read again that fails keeps the first, which is a page's text all
+	// the same: the note and the log say why.
+	kept := func(err error) (storage.OCRPage, error) {
+		if ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		msg := err.Error()
+		opts.logger().Warn("reading a page again in its language failed; the first read is kept", "page", img.Page, "langs", langs, "err", msg)
+		note := fmt.Sprintf("%s failed: reading the page again with %s: %s; the first read, in %s, is kept", NoteReadInLang, langs, msg, lang)
+		if p.Note != "" {
+			note = p.Note + "; " + note
+		}
+		p.Note = note
+		return p, nil
+	}
+	if byPPOCR {
+		t, err := tesseractImage(img)
+		if err != nil {
+			return kept(fmt.Errorf("making the page's image for Tesseract: %w", err))
+		}
+		if t.File != img.File {
+			defer os.Remove(t.File)
+		}
+		img = t
+	}
+	text, words, err := engine.RecognizePage(ctx, img, langs, pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
+	if err != nil {
+		return kept(err)
+	}
+	note := pageLangNote(g, p.Engine, lang, langs)
+	p.Engine, p.Lang = engine.NameForPage(langs, img.Method), langs
+	p.Text, p.Confidence = text, confidence(words)
+	p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI, Words: words}
+	if p.Note != "" {
+		note = p.Note + "; " + note
+	}
+	p.Note = note
 	return p, nil
 }
 

@@ -231,13 +231,16 @@ func TestCorruptModelTesseractReadsPhotos(t *testing.T) {
 	}
 }
 
-// TestEnglishPDFPageReadsWithPPOCR: a scanned PDF page read in English is
-// read by PP-OCR, from its rendered image: the page records the engine,
+// TestScannedPDFPageReadsWithPPOCR: a scanned PDF page read in English is
+// read by PP-OCR, from its rendered image, and since the scan is of a
+// German invoice (Amazon.de's), read again by Tesseract in deu+eng
+// (pagelang.go): the page records the engine, the languages and a note,
 // the text has the invoice's words, and the words' boxes are in the
-// rendered page's pixels at its resolution (PP-OCR reads more than the
-// scan's text layer, which is replaced). Read in deu+eng, Tesseract
-// reads it.
-func TestEnglishPDFPageReadsWithPPOCR(t *testing.T) {
+// rendered page's pixels at its resolution (where OCR reads more than the
+// scan's text layer, which it replaces). Read in deu+eng, Tesseract
+// reads it at once. (PP-OCR's own read of a PDF page, kept for an English
+// one, is TestEnglishPageIsNotReadAgain's.)
+func TestScannedPDFPageReadsWithPPOCR(t *testing.T) {
 	needTesseract(t)
 	needPPOCR(t)
 	data, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "invoice2data", "Amazon_EU_2014-06-04.pdf"))
@@ -245,7 +248,7 @@ func TestEnglishPDFPageReadsWithPPOCR(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := openDB(t)
-	for _, c := range []struct{ lang, engine string }{{"eng", "ppocr PP-OCRv4 "}, {"deu+eng", "tesseract "}} {
+	for _, c := range []struct{ lang, engine, note string }{{"eng", "tesseract ", ocr.NoteReadInLang}, {"deu+eng", "tesseract ", ""}} {
 		if e, _ := ocr.FindEngine(context.Background()); e.CheckLangs(c.lang) != nil {
 			t.Logf("no %s data for Tesseract", c.lang)
 			continue
@@ -256,15 +259,12 @@ func TestEnglishPDFPageReadsWithPPOCR(t *testing.T) {
 			t.Fatalf("%s: after OCR: %s %q, %v", c.lang, got.Status, got.Error, err)
 		}
 		details, _ := db.PageDetails(context.Background(), doc.ID)
-		if d := details[0]; !strings.HasPrefix(d.Engine, c.engine) {
-			t.Fatalf("%s: page details %+v, want read by %s", c.lang, d, c.engine)
+		if d := details[0]; !strings.HasPrefix(d.Engine, c.engine) || d.Lang != "deu+eng" || (c.note != "" && !strings.HasPrefix(d.Note, c.note)) {
+			t.Fatalf("%s: page details %+v, want read by %s in deu+eng, note %q", c.lang, d, c.engine, c.note)
 		}
 		if details[0].Source != storage.SourceOCR {
 			// The scan has a text layer, kept when OCR reads no more
-			// (Tesseract, here); PP-OCR reads more.
-			if c.lang == "eng" {
-				t.Errorf("eng: %+v, want PP-OCR's text in place of the text layer", details[0])
-			}
+			// (Tesseract in deu+eng, here, as a rule).
 			continue
 		}
 		text, _ := db.PageText(context.Background(), doc.ID, 1)

@@ -76,11 +76,11 @@ DESKTOP_TAGS=desktop,production,webkit2_41
 # virtual display with screenshot and window tools for the desktop window.
 E2E_PACKAGES=(chromium xvfb xauth imagemagick xdotool)
 # Text recognition (OCR) of scans and photos: Tesseract 5 with English,
-# German and French language data (another language: tesseract-ocr-LANG,
-# and DOCENT_OCR_LANG or --lang); a page in German or French is read in
-# its language whatever the locale's (app/ingest/ocr/pagelang.go). PDF
-# pages are rendered inside the binary.
-OCR_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra)
+# German, French, Dutch, Spanish and Italian language data (another
+# language: tesseract-ocr-LANG, and DOCENT_OCR_LANG or --lang); a page in
+# one of them is read in its language whatever the locale's
+# (app/ingest/ocr/pagelang.go). PDF pages are rendered inside the binary.
+OCR_PACKAGES=(tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-nld tesseract-ocr-spa tesseract-ocr-ita)
 
 # PP-OCR (app/ingest/ocr/ppocr) runs PaddleOCR's PP-OCRv4 models on ONNX
 # Runtime's shared library; Debian has neither, npm has both. They go into
@@ -175,10 +175,13 @@ ensure_onnxruntime() {
 # in tessdata_dir, whichever build runs; without it, it reads with the
 # system's data and says so.
 TESSDATA_NPM_VERSION=1.0.0
-TESSDATA_LANGS=(eng deu fra)
+TESSDATA_LANGS=(eng deu fra nld spa ita)
 TESSDATA_SHA256_eng=5dc5d8d640a212c9d6184921ba103b186f50e0fed9ee716c53e6b312b400d747
 TESSDATA_SHA256_deu=a1b72cc25753eac167edfef5af4448a8dc34973503a2265c34c84520f896eb03
 TESSDATA_SHA256_fra=bf83833fa957ff0076f6aa93f69e3bdf7b014dea829ea0c0d6be6b48a3ceef6d
+TESSDATA_SHA256_nld=363c360db9838838ff7ed3d8b885b33acc0d61d37165708303cf8a81e50164f3
+TESSDATA_SHA256_spa=0062377729b81cc268b1822f09eb1c08c09f3f7f1c6b422540b51555a7eeea70
+TESSDATA_SHA256_ita=36ec897f5f1f489b257801881286167a79b99a16040c6fbc7e3e30f03821b10b
 
 # tessdata_dir: DOCENT_TESSDATA, else tessdata/ in Docent's default data
 # directory (as app/ingest/ocr.TessdataDir decides).

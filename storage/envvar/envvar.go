@@ -81,7 +81,7 @@ var table = []Var{
 	{Name: KeepAlive, Default: "10m", Means: "how long Ollama keeps a model loaded after a call (-1: as long as Ollama runs)"},
 	{Name: OCRLang, Flag: "--lang LANGS", Default: "the locale's language plus English (deu+eng for de_DE.UTF-8, eng for English, C or an unknown locale)", Means: "the OCR languages, Tesseract's names joined by + (the flag goes with import and ocr); the languages saved on the Settings page win over the variable, except in docent ocr"},
 	{Name: CacheDir, Default: "the user cache folder's docent/, i.e. ~/.cache/docent", Means: "where PDFium's compiled WebAssembly (wazero/), ONNX Runtime (onnxruntime/) and the PP-OCR models (ppocr/) are kept"},
-	{Name: Tessdata, Default: "tessdata/ in the default data directory, i.e. ~/.local/share/docent/tessdata (not moved by --data-dir)", Means: "where Tesseract's best_int language data (eng, deu, fra) is; scripts/run installs it there, checked by SHA-256; without it OCR reads with the system's data"},
+	{Name: Tessdata, Default: "tessdata/ in the default data directory, i.e. ~/.local/share/docent/tessdata (not moved by --data-dir)", Means: "where Tesseract's best_int language data (eng, deu, fra, nld, spa, ita) is; scripts/run installs it there, checked by SHA-256; without it OCR reads with the system's data"},
 	{Name: LogLevel, Default: "warn", Means: "the desktop app's log level: debug (every API request the window makes), info, warn, error"},
 	{Name: ONNXRuntime, Default: "the pinned build scripts/run installs, $DOCENT_CACHE_DIR/onnxruntime/VERSION/libonnxruntime.so", Means: "the ONNX Runtime library (libonnxruntime.so) PP-OCR runs on, used as it is (its hash is not checked)"},
 

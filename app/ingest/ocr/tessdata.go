@@ -21,7 +21,7 @@ import (
 // best's networks with integer weights, about as fast as fast and reading
 // receipts better (docs/benchmarks.md, "Receipts: Tesseract settings").
 // scripts/run and scripts/test install best_int for the shipped languages
-// (eng, deu, fra) from the npm packages @tesseract.js-data/LANG into
+// (eng, deu, fra, nld, spa, ita) from the npm packages @tesseract.js-data/LANG into
 // TessdataDir; Docent checks each file against the hash below and reads
 // photos with it when every language of a run has a good file there, else
 // with the system's data, and says which it used; PDF pages it reads with
@@ -40,6 +40,9 @@ var bestIntSHA256 = map[string]string{
 	"eng": "5dc5d8d640a212c9d6184921ba103b186f50e0fed9ee716c53e6b312b400d747",
 	"deu": "a1b72cc25753eac167edfef5af4448a8dc34973503a2265c34c84520f896eb03",
 	"fra": "bf83833fa957ff0076f6aa93f69e3bdf7b014dea829ea0c0d6be6b48a3ceef6d",
+	"nld": "363c360db9838838ff7ed3d8b885b33acc0d61d37165708303cf8a81e50164f3",
+	"spa": "0062377729b81cc268b1822f09eb1c08c09f3f7f1c6b422540b51555a7eeea70",
+	"ita": "36ec897f5f1f489b257801881286167a79b99a16040c6fbc7e3e30f03821b10b",
 }
 
 // TessdataEnv names the folder of the best_int language data.

@@ -1,0 +1,94 @@
+package ocr
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/docent/docent/storage"
+)
+
+func TestRepairIBANWord(t *testing.T) {
+	for _, tc := range []struct {
+		name, word, want string
+	}{
+		// Misreads seen in the corpus: the Physiotherapeut invoice read
+		// with Tesseract deu+eng, coolblue2 with Tesseract eng.
+		{"O for 0 in the check digits", "DEO2120300000000202051", "DE02120300000000202051"},
+		{"S for 5 in the check digits", "NLSOINGB0683251309", "NL50INGB0683251309"},
+		{"punctuation around kept", "(DEO2120300000000202051),", "(DE02120300000000202051),"},
+		{"lower case read", "deo2120300000000202051", "DE02120300000000202051"},
+		{"letter among digits", "DE0212030000OOOO202051", "DE02120300000000202051"},
+		{"letter at the end", "DE0212030000000020205I", "DE02120300000000202051"},
+		// The bank's letters in a Dutch IBAN stay letters even where
+		// one (G, B) could be a digit.
+		{"bank letters kept", "NL50INGB068325I309", "NL50INGB0683251309"},
+		// A letter after the bank's letters is not among digits.
+		{"letter after bank letters not guessed", "NL50INGBO683251309", "NL50INGBO683251309"},
+		{"valid IBAN unchanged", "DE02120300000000202051", "DE02120300000000202051"},
+		{"valid IBAN with colon unchanged", "NL50INGB0683251309:", "NL50INGB0683251309:"},
+		{"invalid, no repair passes", "DE02120300000000202052", "DE02120300000000202052"},
+		{"invalid, no repair passes, letters", "DEO2120300000000202052", "DEO2120300000000202052"},
+		// Two repairs pass (O→0 and B→8 at the end, or B→8 and B→8):
+		// which one the document printed is not proven.
+		{"two repairs pass", "DE6124069056O40BS064B4", "DE6124069056O40BS064B4"},
+		{"too many guesses", "DE02120300OOOOO0202051", "DE02120300OOOOO0202051"},
+		{"invoice number", "INV/2023/03/0008", "INV/2023/03/0008"},
+		{"GTIN", "GTIN:4012345", "GTIN:4012345"},
+		{"long word of letters", "Rechnungsempfaenger", "Rechnungsempfaenger"},
+		{"too short", "DEO212030000", "DEO212030000"},
+		{"letter in the check digits no digit", "DEX2120300000000202051", "DEX2120300000000202051"},
+		{"other character inside", "DEO21203000-00000202051", "DEO21203000-00000202051"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := repairIBANWord(tc.word)
+			if !ok {
+				got = tc.word
+			}
+			if got != tc.want {
+				t.Errorf("repairIBANWord(%q) = %q, want %q", tc.word, got, tc.want)
+			}
+			if ok != (tc.word != tc.want) {
+				t.Errorf("repairIBANWord(%q) says repaired %v", tc.word, ok)
+			}
+		})
+	}
+}
+
+func TestValidIBAN(t *testing.T) {
+	for _, s := range []string{"DE02120300000000202051", "NL50INGB0683251309", "GB29NWBK60161331926819", "DE88200800000970375700"} {
+		if !validIBAN(s) {
+			t.Errorf("validIBAN(%q) = false, want true", s)
+		}
+	}
+	for _, s := range []string{"DE02120300000000202052", "DEO2120300000000202051", "GB29NWBK6016133192681", "de02120300000000202051"} {
+		if validIBAN(s) {
+			t.Errorf("validIBAN(%q) = true, want false", s)
+		}
+	}
+}
+
+// TestRepairIBANsPage repairs a page's words and its text alike, so that
+// the IBAN a user copies from the text is the one its box shows.
+func TestRepairIBANsPage(t *testing.T) {
+	p := storage.OCRPage{
+		Text: "Bankverbindung\nIBAN: DEO2120300000000202051 BIC: BYLADEM1001\nRechnung INV/2023/03/0008\n",
+		Words: &storage.PageWords{Words: []storage.Word{
+			{Text: "Bankverbindung"},
+			{Text: "IBAN:"}, {Text: "DEO2120300000000202051"}, {Text: "BIC:"}, {Text: "BYLADEM1001"},
+			{Text: "Rechnung"}, {Text: "INV/2023/03/0008"},
+		}},
+	}
+	repairIBANs(&p)
+	wantText := "Bankverbindung\nIBAN: DE02120300000000202051 BIC: BYLADEM1001\nRechnung INV/2023/03/0008\n"
+	if p.Text != wantText {
+		t.Errorf("text = %q, want %q", p.Text, wantText)
+	}
+	var words []string
+	for _, w := range p.Words.Words {
+		words = append(words, w.Text)
+	}
+	want := []string{"Bankverbindung", "IBAN:", "DE02120300000000202051", "BIC:", "BYLADEM1001", "Rechnung", "INV/2023/03/0008"}
+	if !slices.Equal(words, want) {
+		t.Errorf("words = %q, want %q", words, want)
+	}
+}

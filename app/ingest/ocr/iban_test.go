@@ -1,7 +1,9 @@
 package ocr
 
 import (
+	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/docent/docent/storage"
@@ -90,5 +92,40 @@ func TestRepairIBANsPage(t *testing.T) {
 	want := []string{"Bankverbindung", "IBAN:", "DE02120300000000202051", "BIC:", "BYLADEM1001", "Rechnung", "INV/2023/03/0008"}
 	if !slices.Equal(words, want) {
 		t.Errorf("words = %q, want %q", words, want)
+	}
+}
+
+// TestIBANMisreadOnAPageIsRepaired: Tesseract in deu+eng reads the IBAN
+// on the Physiotherapeut invoice, rendered as a scan, as DEO2…; the page
+// keeps it as printed, in its text and its words.
+func TestIBANMisreadOnAPageIsRepaired(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: reads a rendered page with Tesseract")
+	}
+	needTesseract(t)
+	ctx := context.Background()
+	forgetEngine()
+	t.Cleanup(forgetEngine)
+	engine, err := FindEngine(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.CheckLangs("deu"); err != nil {
+		t.Skip(err)
+	}
+	const iban = "DE02120300000000202051"
+	imgs, err := renderAt(corpusFile(t, "zugferd/v2_zugferd_2p0_EN16931_Physiotherapeut.pdf"), []int{2}, t.TempDir(), RenderDPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := readPage(ctx, engine, nil, "deu+eng", imgs[0], nil, "", nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Text, iban) || strings.Contains(p.Text, "DEO2") {
+		t.Errorf("the IBAN %s is not read as printed; the text: %q", iban, p.Text)
+	}
+	if words := wordsText(p.Words.Words); !strings.Contains(words, iban) || strings.Contains(words, "DEO2") {
+		t.Errorf("the IBAN %s is not in the words as printed; the words: %q", iban, words)
 	}
 }

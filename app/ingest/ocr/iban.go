@@ -31,24 +31,138 @@ const maxIBANGuesses = 4
 // repairIBANs repairs the IBANs OCR misread on page p, in its words and,
 // token by token, in its text, so that the two agree. Only a word shaped
 // like an IBAN that fails the check, and that exactly one of its repairs
-// makes pass, changes; a valid IBAN and every other word stay as read.
+// makes pass, changes, and so do the groups of four of an IBAN printed
+// as such ("DEO2 1203 0000 …"); a valid IBAN and every other word stay as
+// read. A repair keeps each word's length, so the text is mended in place.
 func repairIBANs(p *storage.OCRPage) {
 	if p.Words != nil {
-		for i := range p.Words.Words {
-			if s, ok := repairIBANWord(p.Words.Words[i].Text); ok {
-				p.Words.Words[i].Text = s
-			}
+		ws := p.Words.Words
+		toks := make([]string, len(ws))
+		for i, w := range ws {
+			toks[i] = w.Text
+		}
+		repairIBANTokens(toks, func(i int) bool { return sameLine(ws[i-1], ws[i]) })
+		for i := range ws {
+			ws[i].Text = toks[i]
 		}
 	}
-	p.Text = nonSpace.ReplaceAllStringFunc(p.Text, func(tok string) string {
-		if s, ok := repairIBANWord(tok); ok {
-			return s
-		}
-		return tok
+	at := nonSpace.FindAllStringIndex(p.Text, -1)
+	toks := make([]string, len(at))
+	for i, a := range at {
+		toks[i] = p.Text[a[0]:a[1]]
+	}
+	repairIBANTokens(toks, func(i int) bool {
+		return !strings.Contains(p.Text[at[i-1][1]:at[i][0]], "\n")
 	})
+	text := []byte(p.Text)
+	for i, a := range at {
+		copy(text[a[0]:a[1]], toks[i])
+	}
+	p.Text = string(text)
 }
 
 var nonSpace = regexp.MustCompile(`\S+`)
+
+// sameLine says whether word b follows word a on its line: their boxes
+// overlap in height. Words without boxes are taken to.
+func sameLine(a, b storage.Word) bool {
+	if a.H == 0 || b.H == 0 {
+		return true
+	}
+	return a.Y < b.Y+b.H && b.Y < a.Y+a.H
+}
+
+// repairIBANTokens repairs the IBANs in toks, a page's words in reading
+// order, each alone or printed in groups of four on a line (joined(i)
+// says toks[i] follows toks[i-1] on its line). A repaired token keeps its
+// length.
+func repairIBANTokens(toks []string, joined func(i int) bool) {
+	for i, tok := range toks {
+		if s, ok := repairIBANWord(tok); ok {
+			toks[i] = s
+		}
+	}
+	for i := 0; i < len(toks); i++ {
+		if n := repairIBANGroups(toks[i:], joined, i); n > 0 {
+			i += n - 1
+		}
+	}
+}
+
+// repairIBANGroups repairs the IBAN printed in groups of four at the
+// start of toks ("DEO2 1203 0000 0000 2020 51"), off is the index of
+// toks[0] for joined, and returns how many tokens it spans, 0 if none.
+// A group of four may be followed by a word of four that is no part of
+// it (a Belgian IBAN is four groups of four), so each length is tried:
+// one already valid leaves them all as read, and only a repair at one
+// length alone changes the tokens.
+func repairIBANGroups(toks []string, joined func(i int) bool, off int) int {
+	first := strings.TrimLeftFunc(toks[0], func(r rune) bool { return r > 127 || !isASCIIAlnum(byte(r)) })
+	if len(first) != 4 || !isASCIILetter(first[0]) || !isASCIILetter(first[1]) {
+		return 0
+	}
+	lead := len(toks[0]) - len(first)
+	core := strings.ToUpper(first)
+	var repairs []string // one for each length tried, "" where none passed
+	valid := false
+	for n := 2; n <= len(toks) && joined(off+n-1) && len(core) < 34; n++ {
+		g := toks[n-1]
+		trail := 0
+		for trail < len(g) && !isASCIIAlnum(g[len(g)-1-trail]) {
+			trail++
+		}
+		g = g[:len(g)-trail]
+		if len(g) == 0 || len(g) > 4 || strings.IndexFunc(g, func(r rune) bool { return r > 127 || !isASCIIAlnum(byte(r)) }) >= 0 {
+			break
+		}
+		core += strings.ToUpper(g)
+		if len(core) >= 15 {
+			if validIBAN(core) {
+				valid = true
+				break
+			}
+			fixed, ok := repairIBAN(core)
+			if ok {
+				repairs = append(repairs, fixed)
+			} else {
+				repairs = append(repairs, "")
+			}
+		}
+		if len(g) < 4 || trail > 0 {
+			break // a short group or punctuation ends the IBAN
+		}
+	}
+	found := -1
+	for k, r := range repairs {
+		if r != "" {
+			if found >= 0 {
+				return 0
+			}
+			found = k
+		}
+	}
+	if valid || found < 0 {
+		return 0
+	}
+	fixed := repairs[found]
+	// The tokens the repaired IBAN spans: the first whose groups reach
+	// its length.
+	n, pos := 0, 0
+	for pos < len(fixed) {
+		tok := toks[n]
+		a, b := 0, 0
+		if n == 0 {
+			a, b = lead, lead+4 // may hold a '|' read for a 1
+		}
+		for b < len(tok) && isASCIIAlnum(tok[b]) {
+			b++
+		}
+		toks[n] = tok[:a] + fixed[pos:pos+b-a] + tok[b:]
+		pos += b - a
+		n++
+	}
+	return n
+}
 
 // repairIBANWord returns word with the IBAN in it repaired, and whether
 // it repaired one. The punctuation around it (a colon after, a bracket)
@@ -174,8 +288,7 @@ func validIBAN(s string) bool {
 	return rem == 1
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
-func isASCIIAlnum(c byte) bool {
-	return isDigit(c) || isUpper(c) || (c >= 'a' && c <= 'z')
-}
+func isDigit(c byte) bool       { return c >= '0' && c <= '9' }
+func isUpper(c byte) bool       { return c >= 'A' && c <= 'Z' }
+func isASCIILetter(c byte) bool { return isUpper(c) || (c >= 'a' && c <= 'z') }
+func isASCIIAlnum(c byte) bool  { return isDigit(c) || isASCIILetter(c) }

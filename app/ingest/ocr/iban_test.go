@@ -129,3 +129,44 @@ func TestIBANMisreadOnAPageIsRepaired(t *testing.T) {
 		t.Errorf("the IBAN %s is not in the words as printed; the words: %q", iban, words)
 	}
 }
+
+// TestRepairIBANGroups: an IBAN printed in groups of four is repaired
+// across its words, in the text as in the words, and only there.
+func TestRepairIBANGroups(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"German", "IBAN: DEO2 1203 0000 0000 2020 51 BIC: BYLADEM1001", "IBAN: DE02 1203 0000 0000 2020 51 BIC: BYLADEM1001"},
+		{"Dutch", "NLSO INGB 0683 2513 09", "NL50 INGB 0683 2513 09"},
+		{"bar for 1 in the check digits", "DE|8 1203 0000 0000 2020 54", "DE18 1203 0000 0000 2020 54"},
+		{"letter in a group", "DE02 12O3 0000 0000 2020 51", "DE02 1203 0000 0000 2020 51"},
+		{"brackets kept", "(DEO2 1203 0000 0000 2020 51)", "(DE02 1203 0000 0000 2020 51)"},
+		{"valid unchanged", "DE02 1203 0000 0000 2020 51 2023", "DE02 1203 0000 0000 2020 51 2023"},
+		// A Belgian IBAN is four groups of four: a year after it is
+		// no part of it.
+		{"Belgian followed by a year", "BE6B 5390 0754 7034 2023", "BE68 5390 0754 7034 2023"},
+		{"valid Belgian followed by a year", "BE68 5390 0754 7034 2023", "BE68 5390 0754 7034 2023"},
+		{"split across lines", "DEO2 1203 0000\n0000 2020 51", "DEO2 1203 0000\n0000 2020 51"},
+		{"no repair passes", "DEO2 1203 0000 0000 2020 52", "DEO2 1203 0000 0000 2020 52"},
+		{"not an IBAN", "ABCD 1234 5678 9012 3456", "ABCD 1234 5678 9012 3456"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var words []storage.Word
+			y := 0
+			for _, line := range strings.Split(tc.text, "\n") {
+				for _, f := range strings.Fields(line) {
+					words = append(words, storage.Word{Y: y, H: 20, Text: f})
+				}
+				y += 30
+			}
+			p := storage.OCRPage{Text: tc.text, Words: &storage.PageWords{Words: words}}
+			repairIBANs(&p)
+			if p.Text != tc.want {
+				t.Errorf("text = %q, want %q", p.Text, tc.want)
+			}
+			if got := strings.TrimSpace(wordsText(p.Words.Words)); got != strings.Join(strings.Fields(tc.want), " ") {
+				t.Errorf("words = %q, want those of %q", got, tc.want)
+			}
+		})
+	}
+}

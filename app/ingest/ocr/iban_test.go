@@ -95,12 +95,13 @@ func TestRepairIBANsPage(t *testing.T) {
 	}
 }
 
-// TestIBANMisreadOnAPageIsRepaired: Tesseract in deu+eng reads the IBAN
-// on the Physiotherapeut invoice, rendered as a scan, as DEO2…; the page
-// keeps it as printed, in its text and its words.
+// TestIBANMisreadOnAPageIsRepaired: Tesseract reads the IBANs of two
+// corpus invoices, rendered as scans, as DEO2… (Physiotherapeut, page 2,
+// deu+eng) and NLSO… (coolblue2, eng); the pages keep them as printed, in
+// their text and their words.
 func TestIBANMisreadOnAPageIsRepaired(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipping: reads a rendered page with Tesseract")
+		t.Skip("skipping: reads rendered pages with Tesseract")
 	}
 	needTesseract(t)
 	ctx := context.Background()
@@ -113,20 +114,29 @@ func TestIBANMisreadOnAPageIsRepaired(t *testing.T) {
 	if err := engine.CheckLangs("deu"); err != nil {
 		t.Skip(err)
 	}
-	const iban = "DE02120300000000202051"
-	imgs, err := renderAt(corpusFile(t, "zugferd/v2_zugferd_2p0_EN16931_Physiotherapeut.pdf"), []int{2}, t.TempDir(), RenderDPI)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := readPage(ctx, engine, nil, "deu+eng", imgs[0], nil, "", nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(p.Text, iban) || strings.Contains(p.Text, "DEO2") {
-		t.Errorf("the IBAN %s is not read as printed; the text: %q", iban, p.Text)
-	}
-	if words := wordsText(p.Words.Words); !strings.Contains(words, iban) || strings.Contains(words, "DEO2") {
-		t.Errorf("the IBAN %s is not in the words as printed; the words: %q", iban, words)
+	for _, c := range []struct {
+		file       string
+		page       int
+		lang       string
+		iban, read string
+	}{
+		{"zugferd/v2_zugferd_2p0_EN16931_Physiotherapeut.pdf", 2, "deu+eng", "DE02120300000000202051", "DEO2"},
+		{"invoice2data/coolblue2.pdf", 1, "eng", "NL50INGB0683251309", "NLSO"},
+	} {
+		imgs, err := renderAt(corpusFile(t, c.file), []int{c.page}, t.TempDir(), RenderDPI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := readPage(ctx, engine, nil, c.lang, imgs[0], nil, "", nil, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if !strings.Contains(p.Text, c.iban) || strings.Contains(p.Text, c.read) {
+			t.Errorf("%s: the IBAN %s is not read as printed; the text: %q", c.file, c.iban, p.Text)
+		}
+		if words := wordsText(p.Words.Words); !strings.Contains(words, c.iban) || strings.Contains(words, c.read) {
+			t.Errorf("%s: the IBAN %s is not in the words as printed; the words: %q", c.file, c.iban, words)
+		}
 	}
 }
 

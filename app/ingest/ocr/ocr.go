@@ -393,6 +393,9 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 		if p, err = readInPageLang(ctx, engine, lang, img, p, byPPOCR, tesseractImage, opts); err != nil {
 			return p, err
 		}
+		// IBANs OCR misread are repaired where their own check digits
+		// prove the repair (iban.go).
+		repairIBANs(&p)
 	}
 	if v := opts.Vision; v != nil && v.wants(img, p, engine != nil) {
 		var err error

@@ -249,9 +249,11 @@ func TestMissingEngineOrLanguageSaysWhatToInstall(t *testing.T) {
 	}
 
 	fakeTesseract(t, "exit 1")
-	got, err = ocrDocument(t, db, doc.ID, ocr.Options{Lang: "fra+eng"})
-	if err == nil || got.Status != storage.StatusNeedsOCR || !strings.Contains(got.Error, "sudo apt-get install tesseract-ocr tesseract-ocr-fra") {
-		t.Fatalf("without French: %s %q", got.Status, got.Error)
+	// Portuguese: a language neither the system's nor the scripts' data
+	// (best_int, which also counts) has.
+	got, err = ocrDocument(t, db, doc.ID, ocr.Options{Lang: "por+eng"})
+	if err == nil || got.Status != storage.StatusNeedsOCR || !strings.Contains(got.Error, "sudo apt-get install tesseract-ocr tesseract-ocr-por") {
+		t.Fatalf("without Portuguese: %s %q", got.Status, got.Error)
 	}
 }
 

@@ -171,9 +171,11 @@ func (e *Engine) dataFor(langs string) (dir, kind, why string) {
 // which the system's data reads a little better and faster (on the 63
 // rendered corpus invoices at 300 dpi 1,511 values against best_int's
 // 1,503, 0.96 pages per CPU second against 0.79: docs/benchmarks.md,
-// "Receipts: Tesseract settings").
+// "Receipts: Tesseract settings"). A language only best_int has (installed
+// by the scripts, not by the system's package) is read with best_int on
+// any page.
 func (e *Engine) pageData(langs, method string) (dir, kind string) {
-	if method != "image" {
+	if method != "image" && e.systemHas(langs) {
 		return "", DataSystem
 	}
 	dir, kind, _ = e.dataFor(langs)
@@ -188,4 +190,14 @@ func (e *Engine) DataNote(langs string) string {
 		return fmt.Sprintf("Tesseract reads %s with best_int data from %s (photos; PDF pages with the system's data)", langs, dir)
 	}
 	return fmt.Sprintf("Tesseract reads %s with the system's data (%s); scripts/run installs best_int, which reads photos better", langs, why)
+}
+
+// systemHas reports whether the system's data has every language of langs.
+func (e *Engine) systemHas(langs string) bool {
+	for _, l := range strings.Split(langs, "+") {
+		if !slices.Contains(e.Langs, l) {
+			return false
+		}
+	}
+	return true
 }

@@ -55,6 +55,15 @@ func TestTessdataChoice(t *testing.T) {
 	if _, kind, why := e.dataFor("deu+eng"); kind != DataSystem || !strings.Contains(why, "deu") {
 		t.Errorf("deu+eng with eng only: %q %q, want the system's data for want of deu", kind, why)
 	}
+	// A PDF page reads with the system's data, unless the system lacks a
+	// language best_int has.
+	if got, kind := e.pageData("eng", "scan"); got != "" || kind != DataSystem {
+		t.Errorf("PDF page in eng: pageData = %q %q, want the system's", got, kind)
+	}
+	sysEngOnly := &Engine{Version: "5.3.0", Langs: []string{"deu"}, best: e.best}
+	if got, kind := sysEngOnly.pageData("eng", "scan"); got != dir || kind != DataBestInt {
+		t.Errorf("PDF page in eng, which only best_int has: pageData = %q %q, want %q best_int", got, kind, dir)
+	}
 
 	// Corrupt (another version, a broken download): the hash differs, the
 	// system's data is used, and the note says which file and why.

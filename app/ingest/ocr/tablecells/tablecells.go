@@ -10,8 +10,9 @@
 // spacing, whose parts each sit in one of the row's middle columns
 // (starting where that cell starts) or in a column the row leaves empty, is read as
 // the continuation of those cells: each part right after its cell's
-// words. The first and last columns do not continue: they hold a form's
-// labels and a table's amounts, where a line below starts a row of its
+// words. The last column does not continue, nor does the first unless the
+// row is a table's item of four cells or more: they hold a table's
+// amounts and a form's labels, where a line below starts a row of its
 // own.
 package tablecells
 
@@ -128,7 +129,9 @@ func split[T any](row []T, box func(T) image.Rectangle) []cell[T] {
 // as often as a cell: on receipts and forms a line under "Total" or
 // "Cashier: ANGELA" is the next label, not the rest of this one, and
 // joining it would part the label from its value ("Change: *Goods sold
-// are non-refundable 70.00").
+// are non-refundable 70.00"). It continues only in a row of at least
+// minItemCells cells, a table's item (a description, a quantity, a
+// price, an amount), which a label and its value are not.
 func under[T any](cells []cell[T], cols []image.Rectangle, height, top, lastBot int) ([]int, bool) {
 	if len(cells) == 0 {
 		return nil, false
@@ -155,7 +158,7 @@ func under[T any](cells []cell[T], cols []image.Rectangle, height, top, lastBot 
 			}
 		}
 		switch {
-		case len(over) == 1 && over[0] > 0 && over[0] < last:
+		case len(over) == 1 && (over[0] > 0 || len(cols) >= minItemCells) && over[0] < last:
 			col := cols[over[0]]
 			if abs(c.box.Min.X-col.Min.X) > height {
 				return nil, false
@@ -169,6 +172,11 @@ func under[T any](cells []cell[T], cols []image.Rectangle, height, top, lastBot 
 	}
 	return at, continued
 }
+
+// minItemCells is the fewest cells of a row whose first column may
+// continue on the next line.
+const minItemCells = 4
+
 func abs(x int) int {
 	if x < 0 {
 		return -x

@@ -178,3 +178,25 @@ func TestCentredLineIsNoCell(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestFirstColumnOfAnItemRow: in a row of four cells or more (an item:
+// description, quantity, price, amount) the first column's wrapped
+// description continues (invoice2data/AzureInterior.pdf's "Beeswax XL"
+// over "Acme beeswax", SROIE receipt 038's item code over its name); in a
+// row of three, a label and its values, it does not.
+func TestFirstColumnOfAnItemRow(t *testing.T) {
+	item := [][]word{
+		{{100, 500, 140, 24, "Beeswax XL"}, {700, 500, 60, 24, "1.00 kg"}, {900, 500, 70, 24, "42.00"}, {1100, 500, 60, 24, "15%"}, {1300, 500, 80, 24, "$ 42.00"}},
+		{{100, 530, 170, 24, "Acme beeswax"}},
+	}
+	if got, want := join(item), "Beeswax XL Acme beeswax 1.00 kg 42.00 15% $ 42.00"; got != want {
+		t.Errorf("item row: got %q, want %q", got, want)
+	}
+	label := [][]word{
+		{{40, 300, 70, 30, "Name"}, {300, 300, 150, 30, "ESWARAN"}, {600, 300, 180, 30, "012-6369400"}},
+		{{40, 334, 110, 30, "Address"}},
+	}
+	if got, want := join(label), text(label); got != want {
+		t.Errorf("label row: got %q, want %q", got, want)
+	}
+}

@@ -415,15 +415,15 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 
 // readInPageLang reads the page p again with Tesseract in its language
 // and lang ("deu+eng") when the text of its first read (by PP-OCR when
-// byPPOCR) is in a language that lang does not hold and whose data is
-// installed (guessPageLang), and returns the page as that read gives it,
+// byPPOCR) is, or is partly, in a language that lang does not hold and
+// whose data is installed (guessPageLang), and returns the page as that read gives it,
 // with the engine, languages and a note saying so; else p as it is, also
 // when the read again fails (with a note saying why). A photo PP-OCR read
 // is read from the image tesseractImage makes, as when PP-OCR fails.
 func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageImage, p storage.OCRPage, byPPOCR bool,
 	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
 	read := strings.Split(lang, "+")
-	g := guessPageLang(p.Text, read, engine.installedLangs())
+	g, partly := guessPageLang(p.Text, read, engine.installedLangs())
 	if g == "" {
 		return p, nil
 	}
@@ -457,7 +457,7 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 	if err != nil {
 		return kept(err)
 	}
-	note := pageLangNote(g, p.Engine, lang, langs)
+	note := pageLangNote(g, partly, p.Engine, lang, langs)
 	p.Engine, p.Lang = engine.NameForPage(langs, img.Method), langs
 	p.Text, p.Confidence = text, confidence(words)
 	p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI, Words: words}

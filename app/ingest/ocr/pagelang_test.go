@@ -43,9 +43,35 @@ func TestGuessPageLang(t *testing.T) {
 		{"no text", "", "eng", installed, ""},
 		{"only numbers", "4711 05.03.2013 235,62 €", "eng", installed, ""},
 	} {
-		if got := guessPageLang(c.text, strings.Split(c.read, "+"), c.candidates); got != c.want {
+		if got, _ := guessPageLang(c.text, strings.Split(c.read, "+"), c.candidates); got != c.want {
 			t.Errorf("%s: guessed %q, want %q (hits %v)", c.name, got, c.want, langHits(c.text))
 		}
+	}
+}
+
+// TestGuessPagePartlyInAnotherLanguage: an English page with a good part
+// in French (a French seller's address and terms) is read again with
+// French too; an English page with a few words that French also has
+// ("date", "total") is not. The counts are those of the corpus's
+// bilingual invoice (v2_Facture_UE_BASICWL.pdf: English 43, French 14)
+// and of its most French-looking English one (Mustang …_508: 23 and 4).
+func TestGuessPagePartlyInAnotherLanguage(t *testing.T) {
+	installed := []string{"deu", "eng", "fra"}
+	english := "INVOICE 2024-117\nDate: 2024-03-01\nBill to: ACME Ltd\nDescription Qty Unit price Amount\nSubtotal 40.00\nVAT 2.50\nTotal due 42.50\nThank you for your order"
+	frenchPart := "\nLe Moulin SARL, 1242 chemin de l'Olive, 84340 Malaucène\nConditions de paiement: par virement avec la facture, règlement à réception pour le client"
+	lang, partly := guessPageLang(english+frenchPart, []string{"eng"}, installed)
+	if lang != "fra" || !partly {
+		t.Errorf("English with a French part: guessed %q (partly %v), want fra partly (hits %v)", lang, partly, langHits(english+frenchPart))
+	}
+	if lang, _ := guessPageLang(english+frenchPart, []string{"eng"}, []string{"deu", "eng"}); lang != "" {
+		t.Errorf("English with a French part, no French data: guessed %q", lang)
+	}
+	if lang, _ := guessPageLang(english+frenchPart, []string{"fra", "eng"}, installed); lang != "" {
+		t.Errorf("English with a French part read in fra+eng: guessed %q", lang)
+	}
+	stray := english + "\nDate of delivery: see total"
+	if lang, _ := guessPageLang(stray, []string{"eng"}, installed); lang != "" {
+		t.Errorf("English with a few French words: guessed %q (hits %v)", lang, langHits(stray))
 	}
 }
 

@@ -206,7 +206,7 @@ ensure_tessdata() {
 		file="$dir/$lang.traineddata"
 		sha256_is "$file" "$want" && continue
 		say "installing Tesseract's best_int $lang data into $dir (npm @tesseract.js-data/$lang, $(
-			[ -f "$file" ] && echo "the one there is damaged" || echo "about 3 MB"
+			[ -f "$file" ] && echo "the one there is damaged" || echo "3 to 6 MB"
 		))"
 		tmp=$(mktemp -d)
 		if ! npm_unpack "@tesseract.js-data/$lang@$TESSDATA_NPM_VERSION" "$tmp" "4.0.0_best_int/$lang.traineddata.gz" ||

@@ -381,7 +381,7 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 	}
 	byPPOCR := read
 	if engine != nil && !read {
-		text, words, err := engine.RecognizePage(ctx, img, lang, pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
+		text, words, err := engine.RecognizePage(ctx, img, lang, opts.tesseractLimits())
 		if err != nil {
 			return p, err
 		}
@@ -416,10 +416,11 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 // readInPageLang reads the page p again with Tesseract in its language
 // and lang ("deu+eng") when the text of its first read (by PP-OCR when
 // byPPOCR) is, or is partly, in a language that lang does not hold and
-// whose data is installed (guessPageLang), and returns the page as that read gives it,
-// with the engine, languages and a note saying so; else p as it is, also
-// when the read again fails (with a note saying why). A photo PP-OCR read
-// is read from the image tesseractImage makes, as when PP-OCR fails.
+// whose data is installed (guessPageLang), and returns the page as that
+// read gives it, with the engine, languages and a note saying so; else p
+// as it is, also when the read again fails (with a note saying why). A
+// photo PP-OCR read is read from the image tesseractImage makes, as when
+// PP-OCR fails.
 func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageImage, p storage.OCRPage, byPPOCR bool,
 	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
 	read := strings.Split(lang, "+")
@@ -436,11 +437,7 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 		}
 		msg := err.Error()
 		opts.logger().Warn("reading a page again in its language failed; the first read is kept", "page", img.Page, "langs", langs, "err", msg)
-		note := fmt.Sprintf("%s failed: reading the page again with %s: %s; the first read, in %s, is kept", NoteReadInLang, langs, msg, lang)
-		if p.Note != "" {
-			note = p.Note + "; " + note
-		}
-		p.Note = note
+		addNote(&p, fmt.Sprintf("%s failed: reading the page again with %s: %s; the first read, in %s, is kept", NoteReadInLang, langs, msg, lang))
 		return p, nil
 	}
 	if byPPOCR {
@@ -453,7 +450,7 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 		}
 		img = t
 	}
-	text, words, err := engine.RecognizePage(ctx, img, langs, pdftext.Limits{Timeout: opts.PageTimeout, MemoryBytes: opts.Limits.MemoryBytes})
+	text, words, err := engine.RecognizePage(ctx, img, langs, opts.tesseractLimits())
 	if err != nil {
 		return kept(err)
 	}
@@ -461,11 +458,22 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 	p.Engine, p.Lang = engine.NameForPage(langs, img.Method), langs
 	p.Text, p.Confidence = text, confidence(words)
 	p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI, Words: words}
+	addNote(&p, note)
+	return p, nil
+}
+
+// addNote adds note to the page's notes.
+func addNote(p *storage.OCRPage, note string) {
 	if p.Note != "" {
 		note = p.Note + "; " + note
 	}
 	p.Note = note
-	return p, nil
+}
+
+// tesseractLimits bounds one Tesseract run on a page: the page's time
+// and the reader's memory.
+func (o Options) tesseractLimits() pdftext.Limits {
+	return pdftext.Limits{Timeout: o.PageTimeout, MemoryBytes: o.Limits.MemoryBytes}
 }
 
 func alnum(s string) int {

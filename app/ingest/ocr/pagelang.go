@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/docent/docent/storage"
 )
 
 // A page is read in the languages of the run (Options.Lang, by default the
@@ -130,23 +132,13 @@ var pageLangWordSets = func() map[string]map[string]bool {
 	return sets
 }()
 
-// accentFold maps the accented Latin letters of the languages above to
-// their base letters, as the word lists spell them.
-var accentFold = strings.NewReplacer(
-	"ä", "a", "à", "a", "á", "a", "â", "a", "ã", "a",
-	"ç", "c",
-	"é", "e", "è", "e", "ê", "e", "ë", "e",
-	"í", "i", "ì", "i", "î", "i", "ï", "i",
-	"ñ", "n",
-	"ö", "o", "ó", "o", "ò", "o", "ô", "o",
-	"ü", "u", "ú", "u", "ù", "u", "û", "u",
-	"ß", "ss", "œ", "oe", "æ", "ae",
-)
-
-// foldWord is a word lower-cased and without accents: "Fälligkeit" is
-// "falligkeit", "Échéance" "echeance".
+// foldWord is a word lower-cased and without accents, as the word lists
+// spell it: "Fälligkeit" is "falligkeit", "Échéance" "echeance", "Straße"
+// "strasse". The accents go as the data view drops them for sorting
+// (storage.SortKey); ß, a letter of its own rather than an s with a mark,
+// is spelt ss.
 func foldWord(w string) string {
-	return accentFold.Replace(strings.ToLower(w))
+	return strings.ReplaceAll(storage.SortKey(w), "ß", "ss")
 }
 
 // installedLangs are the languages of pageLangWords whose Tesseract data

@@ -8,9 +8,9 @@
 // A text layer keeps a cell's lines together, and a reader does too; so
 // does Join: a line right under a row, as close as the row's own line
 // spacing, whose parts each sit in one of the row's middle columns
-// (starting where that cell starts) or in a column the row leaves empty, is read as
-// the continuation of those cells: each part right after its cell's
-// words. The last column does not continue, nor does the first unless the
+// (starting where that cell starts) or in a column the row leaves empty,
+// is read as the continuation of those cells: each part right after its
+// cell's words. The last column does not continue, nor does the first unless the
 // row is a table's item of four cells or more: they hold a table's
 // amounts and a form's labels, where a line below starts a row of its
 // own.

@@ -290,7 +290,7 @@ func docentPageReader(engine *Engine) pageReader {
 		read: func(ctx context.Context, img PageImage) (string, error) {
 			lang := benchLang()
 			var pp *ppocrEngine
-			if usePPOCR(PageImage{}, lang) {
+			if usePPOCR(lang) {
 				pp, _ = findPPOCR(ctx, nil)
 			}
 			same := func(img PageImage) (PageImage, error) { return img, nil }

@@ -165,7 +165,7 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	// PP-OCR reads the pages when it is installed and spells the
 	// languages (usePPOCR); else Tesseract.
 	var pp *ppocrEngine
-	if engine != nil && usePPOCR(PageImage{}, lang) {
+	if engine != nil && usePPOCR(lang) {
 		pp, _ = findPPOCR(ctx, opts.Logger)
 		if err := ctx.Err(); err != nil {
 			return doc, nil, err
@@ -345,7 +345,7 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 		return p, nil
 	}
 	read := false
-	if engine != nil && pp != nil && usePPOCR(img, lang) {
+	if engine != nil && pp != nil && usePPOCR(lang) {
 		// An image file's page is read from the file, in colour and at
 		// its own size; a PDF page from its rendered image.
 		src, page, dpi := data, img.Page, img.Density

@@ -238,14 +238,14 @@ func (o Options) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// usePPOCR says whether PP-OCR reads the page img in the languages langs:
-// any page, a photo or a PDF page rendered or scanned, in languages its
+// usePPOCR says whether PP-OCR reads pages in the languages langs: any
+// page, a photo or a PDF page rendered or scanned, in languages its
 // dictionary spells. On the SROIE receipts it reads 109 values of 119
 // against Tesseract's 87; on the corpus invoices rendered to images and
 // read in English, it finds 1,520 of 1,628 text-layer values at 200 dpi
 // against Tesseract's 1,511 at 300 dpi, at three times the CPU
 // (docs/benchmarks.md, "OCR: rendered invoices").
-func usePPOCR(img PageImage, langs string) bool {
+func usePPOCR(langs string) bool {
 	for _, l := range strings.Split(langs, "+") {
 		if !ppocrLangs[l] {
 			return false
@@ -267,20 +267,4 @@ func (p *ppocrEngine) Read(ctx context.Context, data []byte, page int, timeout t
 		ppocrLoads.Add(1)
 	}
 	return rep, err
-}
-
-// PhotoEngine names the engine that reads the pages of image files in
-// langs when Tesseract is installed: PP-OCR's ("ppocr PP-OCRv4
-// onnxruntime 1.30.0") when it is installed and spells every language,
-// else "": Tesseract reads them, and the log says why PP-OCR is off.
-// EngineReaders says the same of PDF pages too.
-func PhotoEngine(ctx context.Context, langs string, logger *slog.Logger) string {
-	if !usePPOCR(PageImage{Method: "image"}, langs) {
-		return ""
-	}
-	pp, err := findPPOCR(ctx, logger)
-	if err != nil {
-		return ""
-	}
-	return pp.Name()
 }

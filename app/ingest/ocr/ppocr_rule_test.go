@@ -19,7 +19,7 @@ func TestUsePPOCR(t *testing.T) {
 		{"scan", "deu", false},
 		{"image", "eng+fra", false},
 	} {
-		if got := usePPOCR(PageImage{Method: c.method}, c.langs); got != c.want {
+		if got := usePPOCR(c.langs); got != c.want {
 			t.Errorf("usePPOCR(%s, %s) = %v, want %v", c.method, c.langs, got, c.want)
 		}
 	}

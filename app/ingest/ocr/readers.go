@@ -28,9 +28,9 @@ type Readers struct {
 	PPOCRNote string
 }
 
-// EngineReaders is the Readers of the languages langs: Tesseract (when
-// installed) and PP-OCR (when installed and it spells langs), chosen per
-// kind of page by usePPOCR.
+// EngineReaders is the Readers of the languages langs: PP-OCR for every
+// kind of page when it is installed and spells langs (usePPOCR), else
+// Tesseract (when installed), whose data differs by kind (pageData).
 func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Readers {
 	var r Readers
 	tess, terr := FindEngine(ctx)
@@ -47,24 +47,13 @@ func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Reade
 		}
 		return r
 	}
-	var left []string
-	for _, k := range []struct {
-		method string
-		to     *string
-		what   string
-	}{{"image", &r.Photos, "photos"}, {"scan", &r.PDFPages, "PDF pages"}} {
-		*k.to = tess.NameForPage(langs, k.method)
-		if r.PPOCR == "" {
-			continue
-		}
-		if usePPOCR(PageImage{Method: k.method}, langs) {
-			*k.to = r.PPOCR
-		} else {
-			left = append(left, k.what)
-		}
-	}
-	if r.PPOCR != "" && len(left) > 0 {
-		r.PPOCRNote = fmt.Sprintf("Tesseract reads %s: %s", strings.Join(left, " and "), ppocrWhyNot(langs))
+	r.Photos, r.PDFPages = tess.NameForPage(langs, "image"), tess.NameForPage(langs, "scan")
+	switch {
+	case r.PPOCR == "":
+	case usePPOCR(langs):
+		r.Photos, r.PDFPages = r.PPOCR, r.PPOCR
+	default:
+		r.PPOCRNote = "Tesseract reads photos and PDF pages: " + ppocrWhyNot(langs)
 	}
 	return r
 }

@@ -78,20 +78,25 @@ func (x *vectorIndex) add(chunkID int64, doc string, v []float32) {
 		x.words = (len(v) + 63) / 64
 		x.grow(cap(x.chunkIDs) - len(x.chunkIDs)) // the room grow left for them
 	}
+	scale := quantise(v, &x.codes)
+	x.signs = appendSigns(x.signs, v)
+	x.chunkIDs = append(x.chunkIDs, chunkID)
+	x.docs = append(x.docs, x.docOf(doc))
+	x.scales = append(x.scales, scale)
+	if x.dead != nil {
+		x.dead = append(x.dead, false)
+	}
+}
+
+// docOf is doc's index in docIDs, added when it is new.
+func (x *vectorIndex) docOf(doc string) int32 {
 	d, ok := x.docIndex[doc]
 	if !ok {
 		d = int32(len(x.docIDs))
 		x.docIDs = append(x.docIDs, doc)
 		x.docIndex[doc] = d
 	}
-	scale := quantise(v, &x.codes)
-	x.signs = appendSigns(x.signs, v)
-	x.chunkIDs = append(x.chunkIDs, chunkID)
-	x.docs = append(x.docs, d)
-	x.scales = append(x.scales, scale)
-	if x.dead != nil {
-		x.dead = append(x.dead, false)
-	}
+	return d
 }
 
 // grow makes room for n more vectors, once their size is known.
@@ -452,15 +457,8 @@ func (x *vectorIndex) compact() *vectorIndex {
 		if x.dead != nil && x.dead[i] {
 			continue
 		}
-		doc := x.docIDs[x.docs[i]]
-		d, ok := y.docIndex[doc]
-		if !ok {
-			d = int32(len(y.docIDs))
-			y.docIDs = append(y.docIDs, doc)
-			y.docIndex[doc] = d
-		}
 		y.chunkIDs = append(y.chunkIDs, x.chunkIDs[i])
-		y.docs = append(y.docs, d)
+		y.docs = append(y.docs, y.docOf(x.docIDs[x.docs[i]]))
 		y.scales = append(y.scales, x.scales[i])
 		y.codes = append(y.codes, x.codes[i*x.dim:(i+1)*x.dim]...)
 		y.signs = append(y.signs, x.signs[i*x.words:(i+1)*x.words]...)

@@ -337,23 +337,26 @@ func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (
 // and returns how many bytes they hold.
 func (r *stateReader) copyBlobs(t *writeTx, row tableRow, entry int64, scopeOrd, ord int) (int64, error) {
 	var size int64
+	var cond string
+	var pk []any
 	for i, c := range row.Cols {
 		if _, ok := row.Vals[i].(blobRef); !ok {
 			continue
 		}
-		cond, pk, err := r.pkCond(row)
-		if err != nil {
-			return 0, err
+		if cond == "" {
+			var err error
+			if cond, pk, err = r.pkCond(row); err != nil {
+				return 0, err
+			}
 		}
-		if _, err := t.ExecContext(r.ctx, `INSERT INTO journal_blobs (entry_id, scope_ord, ord, col, bytes)
-			SELECT ?, ?, ?, ?, `+quoteIdent(c)+` FROM `+quoteIdent(row.Table)+` WHERE `+cond,
-			append([]any{entry, scopeOrd, ord, c}, pk...)...); err != nil {
-			return 0, fmt.Errorf("keep %s.%s: %w", row.Table, c, err)
-		}
+		// RETURNING tells the size in the same statement: no second read
+		// of the bytes just copied.
 		var n int64
-		if err := t.QueryRowContext(r.ctx, `SELECT length(bytes) FROM journal_blobs WHERE entry_id = ? AND scope_ord = ? AND ord = ? AND col = ?`,
-			entry, scopeOrd, ord, c).Scan(&n); err != nil {
-			return 0, err
+		if err := t.QueryRowContext(r.ctx, `INSERT INTO journal_blobs (entry_id, scope_ord, ord, col, bytes)
+			SELECT ?, ?, ?, ?, `+quoteIdent(c)+` FROM `+quoteIdent(row.Table)+` WHERE `+cond+`
+			RETURNING length(bytes)`,
+			append([]any{entry, scopeOrd, ord, c}, pk...)...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("keep %s.%s: %w", row.Table, c, err)
 		}
 		size += n
 	}

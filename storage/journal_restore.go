@@ -69,13 +69,9 @@ func restore(ctx context.Context, t *writeTx, saved savedState) error {
 		if err != nil {
 			return err
 		}
-		conds := make([]string, len(ref.PK))
-		for i, c := range ref.PK {
-			conds[i] = quoteIdent(c) + ` = ?`
-		}
 		// Only where the reference is still cleared: one made since stays.
 		if _, err := t.ExecContext(ctx, `UPDATE `+quoteIdent(ref.Table)+` SET `+quoteIdent(ref.Column)+` = ? WHERE `+
-			strings.Join(conds, ` AND `)+` AND `+quoteIdent(ref.Column)+` IS NULL`, append([]any{v}, pk...)...); err != nil {
+			equalsAll(ref.PK)+` AND `+quoteIdent(ref.Column)+` IS NULL`, append([]any{v}, pk...)...); err != nil {
 			return fmt.Errorf("restore the link of %s.%s: %w", ref.Table, ref.Column, err)
 		}
 	}

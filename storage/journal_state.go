@@ -293,6 +293,22 @@ type storedRow struct {
 	Vals []any    `json:"v"`
 }
 
+// decodeStoredRow is a row of table as journal_rows.data keeps it
+// (blobs as blobRef).
+func decodeStoredRow(table, data string) (tableRow, error) {
+	var sr storedRow
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&sr); err != nil {
+		return tableRow{}, err
+	}
+	vals, err := decodeValues(sr.Vals)
+	if err != nil {
+		return tableRow{}, err
+	}
+	return tableRow{Table: table, Cols: sr.Cols, Vals: vals}, nil
+}
+
 // saveScope reads the state of s now and stores it as scope ord of the
 // entry, a row at a time; it returns the bytes stored.
 func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (int64, error) {
@@ -413,17 +429,11 @@ func eachSaved(ctx context.Context, q queryer, saved savedState, fn func(ord int
 			return err
 		}
 		for _, k := range batch {
-			var sr storedRow
-			dec := json.NewDecoder(strings.NewReader(k.data))
-			dec.UseNumber()
-			if err := dec.Decode(&sr); err != nil {
-				return fmt.Errorf("history entry %d: row of %s: %w", saved.entry, k.table, err)
-			}
-			vals, err := decodeValues(sr.Vals)
+			row, err := decodeStoredRow(k.table, k.data)
 			if err != nil {
 				return fmt.Errorf("history entry %d: row of %s: %w", saved.entry, k.table, err)
 			}
-			if err := fn(k.ord, tableRow{Table: k.table, Cols: sr.Cols, Vals: vals}); err != nil {
+			if err := fn(k.ord, row); err != nil {
 				return err
 			}
 			next = k.ord + 1

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -287,8 +286,8 @@ func checkReimported(ctx context.Context, q queryer, saved []savedState) error {
 		if err != nil {
 			return err
 		}
-		var row storedRow
-		if err := json.Unmarshal([]byte(data), &row); err != nil {
+		row, err := decodeStoredRow("documents", data)
+		if err != nil {
 			return fmt.Errorf("history entry %d: the document's row: %w", s.entry, err)
 		}
 		var sha, name string

@@ -148,9 +148,8 @@ func (r *stateReader) writeRow(t *writeTx, row tableRow, partial bool) error {
 	case partial:
 		return nil // the row is gone; the entry that removed it is journaled after this one
 	default:
-		marks := strings.TrimSuffix(strings.Repeat("?, ", len(row.Cols)), ", ")
 		_, err = t.ExecContext(r.ctx, `INSERT INTO `+quoteIdent(row.Table)+` (`+strings.Join(quoteAll(row.Cols), ", ")+
-			`) VALUES (`+marks+`)`, row.Vals...)
+			`) VALUES (`+placeholders(len(row.Cols))+`)`, row.Vals...)
 	}
 	if err != nil {
 		return fmt.Errorf("write back %s: %w", row.Table, err)

@@ -272,6 +272,9 @@ func (r *stateReader) pkCond(row tableRow) (string, []any, error) {
 	return equalsAll(ti.pk), pk, nil
 }
 
+// placeholders is n parameters, "?, ?, ?", for a list of values.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
 // equalsAll is the condition that each of cols equals its argument.
 func equalsAll(cols []string) string {
 	conds := make([]string, len(cols))

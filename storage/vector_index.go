@@ -397,17 +397,20 @@ func (db *DB) vectorIndex(ctx context.Context, model string) (vectorIndex, error
 // has no chunk left and all its vectors go at once.
 func (db *DB) dropGone(ctx context.Context, model string, docs []string) error {
 	live := map[int64]bool{}
+	args := make([]any, 0, len(docs)+1)
+	args = append(args, model)
 	for _, doc := range docs {
-		err := queryEach(ctx, db.sql, func(s scanner) error {
-			var id int64
-			err := s.Scan(&id)
-			live[id] = true
-			return err
-		}, `SELECT v.chunk_id FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
-		     WHERE c.document_id = ? AND v.model = ?`, doc, model)
-		if err != nil {
-			return fmt.Errorf("vector index: %w", err)
-		}
+		args = append(args, doc)
+	}
+	err := queryEach(ctx, db.sql, func(s scanner) error {
+		var id int64
+		err := s.Scan(&id)
+		live[id] = true
+		return err
+	}, `SELECT v.chunk_id FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
+	     WHERE v.model = ? AND c.document_id IN (`+placeholders(len(docs))+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("vector index: %w", err)
 	}
 	c := &db.vectors
 	c.mu.Lock()

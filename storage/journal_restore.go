@@ -69,13 +69,9 @@ func restore(ctx context.Context, t *writeTx, saved savedState) error {
 		if err != nil {
 			return err
 		}
-		conds := make([]string, len(ref.PK))
-		for i, c := range ref.PK {
-			conds[i] = quoteIdent(c) + ` = ?`
-		}
 		// Only where the reference is still cleared: one made since stays.
 		if _, err := t.ExecContext(ctx, `UPDATE `+quoteIdent(ref.Table)+` SET `+quoteIdent(ref.Column)+` = ? WHERE `+
-			strings.Join(conds, ` AND `)+` AND `+quoteIdent(ref.Column)+` IS NULL`, append([]any{v}, pk...)...); err != nil {
+			equalsAll(ref.PK)+` AND `+quoteIdent(ref.Column)+` IS NULL`, append([]any{v}, pk...)...); err != nil {
 			return fmt.Errorf("restore the link of %s.%s: %w", ref.Table, ref.Column, err)
 		}
 	}
@@ -152,9 +148,8 @@ func (r *stateReader) writeRow(t *writeTx, row tableRow, partial bool) error {
 	case partial:
 		return nil // the row is gone; the entry that removed it is journaled after this one
 	default:
-		marks := strings.TrimSuffix(strings.Repeat("?, ", len(row.Cols)), ", ")
 		_, err = t.ExecContext(r.ctx, `INSERT INTO `+quoteIdent(row.Table)+` (`+strings.Join(quoteAll(row.Cols), ", ")+
-			`) VALUES (`+marks+`)`, row.Vals...)
+			`) VALUES (`+placeholders(len(row.Cols))+`)`, row.Vals...)
 	}
 	if err != nil {
 		return fmt.Errorf("write back %s: %w", row.Table, err)

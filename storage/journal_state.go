@@ -293,6 +293,22 @@ type storedRow struct {
 	Vals []any    `json:"v"`
 }
 
+// decodeStoredRow is a row of table as journal_rows.data keeps it
+// (blobs as blobRef).
+func decodeStoredRow(table, data string) (tableRow, error) {
+	var sr storedRow
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&sr); err != nil {
+		return tableRow{}, err
+	}
+	vals, err := decodeValues(sr.Vals)
+	if err != nil {
+		return tableRow{}, err
+	}
+	return tableRow{Table: table, Cols: sr.Cols, Vals: vals}, nil
+}
+
 // saveScope reads the state of s now and stores it as scope ord of the
 // entry, a row at a time; it returns the bytes stored.
 func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (int64, error) {
@@ -337,23 +353,26 @@ func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (
 // and returns how many bytes they hold.
 func (r *stateReader) copyBlobs(t *writeTx, row tableRow, entry int64, scopeOrd, ord int) (int64, error) {
 	var size int64
+	var cond string
+	var pk []any
 	for i, c := range row.Cols {
 		if _, ok := row.Vals[i].(blobRef); !ok {
 			continue
 		}
-		cond, pk, err := r.pkCond(row)
-		if err != nil {
-			return 0, err
+		if cond == "" {
+			var err error
+			if cond, pk, err = r.pkCond(row); err != nil {
+				return 0, err
+			}
 		}
-		if _, err := t.ExecContext(r.ctx, `INSERT INTO journal_blobs (entry_id, scope_ord, ord, col, bytes)
-			SELECT ?, ?, ?, ?, `+quoteIdent(c)+` FROM `+quoteIdent(row.Table)+` WHERE `+cond,
-			append([]any{entry, scopeOrd, ord, c}, pk...)...); err != nil {
-			return 0, fmt.Errorf("keep %s.%s: %w", row.Table, c, err)
-		}
+		// RETURNING tells the size in the same statement: no second read
+		// of the bytes just copied.
 		var n int64
-		if err := t.QueryRowContext(r.ctx, `SELECT length(bytes) FROM journal_blobs WHERE entry_id = ? AND scope_ord = ? AND ord = ? AND col = ?`,
-			entry, scopeOrd, ord, c).Scan(&n); err != nil {
-			return 0, err
+		if err := t.QueryRowContext(r.ctx, `INSERT INTO journal_blobs (entry_id, scope_ord, ord, col, bytes)
+			SELECT ?, ?, ?, ?, `+quoteIdent(c)+` FROM `+quoteIdent(row.Table)+` WHERE `+cond+`
+			RETURNING length(bytes)`,
+			append([]any{entry, scopeOrd, ord, c}, pk...)...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("keep %s.%s: %w", row.Table, c, err)
 		}
 		size += n
 	}
@@ -410,17 +429,11 @@ func eachSaved(ctx context.Context, q queryer, saved savedState, fn func(ord int
 			return err
 		}
 		for _, k := range batch {
-			var sr storedRow
-			dec := json.NewDecoder(strings.NewReader(k.data))
-			dec.UseNumber()
-			if err := dec.Decode(&sr); err != nil {
-				return fmt.Errorf("history entry %d: row of %s: %w", saved.entry, k.table, err)
-			}
-			vals, err := decodeValues(sr.Vals)
+			row, err := decodeStoredRow(k.table, k.data)
 			if err != nil {
 				return fmt.Errorf("history entry %d: row of %s: %w", saved.entry, k.table, err)
 			}
-			if err := fn(k.ord, tableRow{Table: k.table, Cols: sr.Cols, Vals: vals}); err != nil {
+			if err := fn(k.ord, row); err != nil {
 				return err
 			}
 			next = k.ord + 1

@@ -196,11 +196,7 @@ func (r *stateReader) selectRows(table string, where []string, vals []any, cols 
 			quoted[i] = `(` + quoteIdent(c) + ` IS NOT NULL)`
 		}
 	}
-	conds := make([]string, len(where))
-	for i, c := range where {
-		conds[i] = quoteIdent(c) + ` = ?`
-	}
-	q := `SELECT ` + strings.Join(quoted, ", ") + ` FROM ` + quoteIdent(table) + ` WHERE ` + strings.Join(conds, ` AND `) +
+	q := `SELECT ` + strings.Join(quoted, ", ") + ` FROM ` + quoteIdent(table) + ` WHERE ` + equalsAll(where) +
 		` ORDER BY ` + strings.Join(quoteAll(ti.pk), ", ")
 	var out []tableRow
 	err = queryEach(r.ctx, r.q, func(s scanner) error {
@@ -273,9 +269,17 @@ func (r *stateReader) pkCond(row tableRow) (string, []any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	conds := make([]string, len(ti.pk))
-	for i, c := range ti.pk {
+	return equalsAll(ti.pk), pk, nil
+}
+
+// placeholders is n parameters, "?, ?, ?", for a list of values.
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+// equalsAll is the condition that each of cols equals its argument.
+func equalsAll(cols []string) string {
+	conds := make([]string, len(cols))
+	for i, c := range cols {
 		conds[i] = quoteIdent(c) + ` = ?`
 	}
-	return strings.Join(conds, ` AND `), pk, nil
+	return strings.Join(conds, ` AND `)
 }

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -45,30 +44,30 @@ func (db *DB) Undo(ctx context.Context, entryID int64, cascade bool) (UndoResult
 // UndoTurn undoes every change a chat turn made, newest first, in one
 // transaction: all or none.
 func (db *DB) UndoTurn(ctx context.Context, turnID string, cascade bool) (UndoResult, error) {
-	return db.undoGroup(ctx, "turn", "turn_id = ?", []any{turnID}, cascade)
+	return db.undoGroup(ctx, "turn", turnID, "turn_id = ?", []any{turnID}, cascade)
 }
 
 // UndoCall undoes the changes of one tool call of a chat turn, newest
 // first, in one transaction: an approved card's Undo.
 func (db *DB) UndoCall(ctx context.Context, turnID, callID string, cascade bool) (UndoResult, error) {
-	if strings.TrimSpace(callID) == "" {
+	if strings.TrimSpace(callID) == "" || strings.TrimSpace(turnID) == "" {
 		return UndoResult{}, Errorf(ErrInvalid, "no call given to undo")
 	}
-	return db.undoGroup(ctx, "call "+callID+" of turn", "turn_id = ? AND call_id = ?", []any{turnID, callID}, cascade)
+	return db.undoGroup(ctx, "call "+callID+" of turn", turnID, "turn_id = ? AND call_id = ?", []any{turnID, callID}, cascade)
 }
 
 // UndoRun undoes every change an auto-create run made, newest first, in
 // one transaction: all or none.
 func (db *DB) UndoRun(ctx context.Context, runID string, cascade bool) (UndoResult, error) {
-	return db.undoGroup(ctx, "run", "run_id = ?", []any{runID}, cascade)
+	return db.undoGroup(ctx, "run", runID, "run_id = ?", []any{runID}, cascade)
 }
 
 // undoGroup undoes the entries where cond holds (on the journal's own
-// columns, with args), newest first.
-func (db *DB) undoGroup(ctx context.Context, what, cond string, args []any, cascade bool) (UndoResult, error) {
-	id, _ := args[0].(string)
+// columns, with args), newest first; what and id name the group in
+// messages.
+func (db *DB) undoGroup(ctx context.Context, what, id, cond string, args []any, cascade bool) (UndoResult, error) {
 	if strings.TrimSpace(id) == "" {
-		return UndoResult{}, Errorf(ErrInvalid, "no %s given to undo", strings.Fields(what)[0])
+		return UndoResult{}, Errorf(ErrInvalid, "no %s given to undo", what)
 	}
 	var res UndoResult
 	err := db.update(ctx, "undo "+what, func(t *writeTx) error {
@@ -287,8 +286,8 @@ func checkReimported(ctx context.Context, q queryer, saved []savedState) error {
 		if err != nil {
 			return err
 		}
-		var row storedRow
-		if err := json.Unmarshal([]byte(data), &row); err != nil {
+		row, err := decodeStoredRow("documents", data)
+		if err != nil {
 			return fmt.Errorf("history entry %d: the document's row: %w", s.entry, err)
 		}
 		var sha, name string

@@ -275,7 +275,7 @@ func (db *DB) meaningHits(ctx context.Context, model string, vec []float32, filt
 		      FROM chunk_vectors v
 		      JOIN chunks c ON c.id = v.chunk_id
 		      JOIN documents d ON d.id = c.document_id
-		     WHERE v.model = ? AND v.chunk_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(cands)), ",")+`)`, ids...)
+		     WHERE v.model = ? AND v.chunk_id IN (`+placeholders(len(cands))+`)`, ids...)
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}

@@ -78,20 +78,25 @@ func (x *vectorIndex) add(chunkID int64, doc string, v []float32) {
 		x.words = (len(v) + 63) / 64
 		x.grow(cap(x.chunkIDs) - len(x.chunkIDs)) // the room grow left for them
 	}
+	scale := quantise(v, &x.codes)
+	x.signs = appendSigns(x.signs, v)
+	x.chunkIDs = append(x.chunkIDs, chunkID)
+	x.docs = append(x.docs, x.docOf(doc))
+	x.scales = append(x.scales, scale)
+	if x.dead != nil {
+		x.dead = append(x.dead, false)
+	}
+}
+
+// docOf is doc's index in docIDs, added when it is new.
+func (x *vectorIndex) docOf(doc string) int32 {
 	d, ok := x.docIndex[doc]
 	if !ok {
 		d = int32(len(x.docIDs))
 		x.docIDs = append(x.docIDs, doc)
 		x.docIndex[doc] = d
 	}
-	scale := quantise(v, &x.codes)
-	x.signs = appendSigns(x.signs, v)
-	x.chunkIDs = append(x.chunkIDs, chunkID)
-	x.docs = append(x.docs, d)
-	x.scales = append(x.scales, scale)
-	if x.dead != nil {
-		x.dead = append(x.dead, false)
-	}
+	return d
 }
 
 // grow makes room for n more vectors, once their size is known.
@@ -392,17 +397,20 @@ func (db *DB) vectorIndex(ctx context.Context, model string) (vectorIndex, error
 // has no chunk left and all its vectors go at once.
 func (db *DB) dropGone(ctx context.Context, model string, docs []string) error {
 	live := map[int64]bool{}
+	args := make([]any, 0, len(docs)+1)
+	args = append(args, model)
 	for _, doc := range docs {
-		err := queryEach(ctx, db.sql, func(s scanner) error {
-			var id int64
-			err := s.Scan(&id)
-			live[id] = true
-			return err
-		}, `SELECT v.chunk_id FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
-		     WHERE c.document_id = ? AND v.model = ?`, doc, model)
-		if err != nil {
-			return fmt.Errorf("vector index: %w", err)
-		}
+		args = append(args, doc)
+	}
+	err := queryEach(ctx, db.sql, func(s scanner) error {
+		var id int64
+		err := s.Scan(&id)
+		live[id] = true
+		return err
+	}, `SELECT v.chunk_id FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
+	     WHERE v.model = ? AND c.document_id IN (`+placeholders(len(docs))+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("vector index: %w", err)
 	}
 	c := &db.vectors
 	c.mu.Lock()
@@ -452,15 +460,8 @@ func (x *vectorIndex) compact() *vectorIndex {
 		if x.dead != nil && x.dead[i] {
 			continue
 		}
-		doc := x.docIDs[x.docs[i]]
-		d, ok := y.docIndex[doc]
-		if !ok {
-			d = int32(len(y.docIDs))
-			y.docIDs = append(y.docIDs, doc)
-			y.docIndex[doc] = d
-		}
 		y.chunkIDs = append(y.chunkIDs, x.chunkIDs[i])
-		y.docs = append(y.docs, d)
+		y.docs = append(y.docs, y.docOf(x.docIDs[x.docs[i]]))
 		y.scales = append(y.scales, x.scales[i])
 		y.codes = append(y.codes, x.codes[i*x.dim:(i+1)*x.dim]...)
 		y.signs = append(y.signs, x.signs[i*x.words:(i+1)*x.words]...)

@@ -51,6 +51,13 @@ func (o Options) ready() (*agent.Agent, error) {
 	return a, nil
 }
 
+// toolEnv is what a call through MCP may touch: the agent's store,
+// extractor, providers and embedder (search_docs by meaning), as the
+// agent's own turns have them; no current document.
+func (o Options) toolEnv(a *agent.Agent) *agent.ToolEnv {
+	return &agent.ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, Embedder: a.Embedder, Logger: o.logger()}
+}
+
 func (o Options) readOnly(ctx context.Context) bool { return o.ReadOnly != nil && o.ReadOnly(ctx) }
 
 func (o Options) logger() *slog.Logger {
@@ -149,7 +156,7 @@ func (o Options) handler(t agent.Tool) sdk.ToolHandler {
 		if err != nil {
 			return errorResult(o.errorMessage(ctx, "tool "+t.Name, err)), nil
 		}
-		env := &agent.ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, Logger: o.logger()}
+		env := o.toolEnv(a)
 		args := req.Params.Arguments
 		if t.OnDocument {
 			id, rest, msg := takeDocumentID(t, args)

@@ -171,7 +171,7 @@ func (o Options) handler(t agent.Tool) sdk.ToolHandler {
 		res := agent.CallTool(ctx, env, t.Name, args)
 		stop()
 		if t.Access == agent.ReadWrite && res.Success {
-			o.recordWrite(ctx, req, t, req.Params.Arguments, res)
+			o.recordWrite(ctx, req, t, res)
 		}
 		return resultOf(res), nil
 	}

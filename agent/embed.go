@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -118,7 +119,8 @@ func (e *Embedder) embedChunks(ctx context.Context, chunks []storage.ChunkToEmbe
 	_, prefix := embedPrefix(e.Model)
 	texts := make([]string, len(chunks))
 	for i, c := range chunks {
-		texts[i] = prefix + capRunes(c.Text, maxEmbedChars)
+		text, _ := textfmt.Cut(c.Text, maxEmbedChars)
+		texts[i] = prefix + text
 	}
 	vecs, err := e.Providers.Embed(ctx, e.Model, texts)
 	if err != nil {
@@ -142,7 +144,8 @@ func refusedInput(err error) bool {
 // the model's family (embedPrefix).
 func (e *Embedder) EmbedQuery(ctx context.Context, query string) ([]float32, error) {
 	prefix, _ := embedPrefix(e.Model)
-	vecs, err := e.Providers.Embed(ctx, e.Model, []string{prefix + capRunes(strings.TrimSpace(query), maxEmbedChars)})
+	text, _ := textfmt.Cut(strings.TrimSpace(query), maxEmbedChars)
+	vecs, err := e.Providers.Embed(ctx, e.Model, []string{prefix + text})
 	if err != nil {
 		return nil, err
 	}
@@ -162,17 +165,6 @@ func (e *Embedder) logger() *slog.Logger {
 		return e.Logger
 	}
 	return slog.Default()
-}
-
-func capRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
 }
 
 // errMeaningOff is the note of a search without an embedding model.

@@ -45,21 +45,21 @@ func (e *Embedder) Search(ctx context.Context, db *storage.DB, req SearchRequest
 		return SearchResult{}, err
 	}
 	by := strings.TrimSpace(req.By)
+	note := ""
 	switch by {
 	case "":
 		by = storage.ByWords
 		if e.On() {
 			by = storage.ByBoth
+		} else {
+			note = errMeaningOff.Error()
 		}
 	case storage.ByWords, storage.ByMeaning, storage.ByBoth:
 	default:
 		return SearchResult{}, fault.Errorf(fault.Invalid, "search by %q: want words, meaning or both", req.By)
 	}
 	q := storage.SearchQuery{Text: req.Query, Limit: req.Limit, TagIDs: req.TagIDs, KindID: req.KindID, By: by}
-	res := SearchResult{By: by}
-	if strings.TrimSpace(req.By) == "" && !e.On() {
-		res.Note = errMeaningOff.Error()
-	}
+	res := SearchResult{By: by, Note: note}
 	words := func(note error) (SearchResult, error) {
 		if by == storage.ByMeaning {
 			return SearchResult{}, note

@@ -52,24 +52,13 @@ func (p *Ollama) embed(ctx context.Context, model string, texts []string) ([][]f
 	truncate := true // a chunk longer than the model's window is cut, not refused
 	req := &api.EmbedRequest{Model: model, Input: texts, Truncate: &truncate, KeepAlive: &api.Duration{Duration: p.cfg.KeepAlive}}
 	var vecs [][]float32
-	// The answer is not streamed, so the idle timeout bounds the whole
-	// request.
-	err := p.retry.run(ctx, func() (bool, error) {
-		actx, cancel := context.WithTimeoutCause(ctx, p.cfg.IdleTimeout, errIdle)
-		defer cancel()
-		xctx, x := withExchange(actx)
-		resp, err := p.client.Embed(xctx, req)
-		switch {
-		case err != nil && fired(actx):
-			return false, embedTimeout(model, p.cfg)
-		case err != nil && ctx.Err() != nil:
-			return false, ctx.Err()
-		case err != nil:
-			return false, p.classify(err, x, model)
+	err := embedCall(ctx, p.retry, p.cfg, model, func(ctx context.Context) error {
+		resp, err := p.client.Embed(ctx, req)
+		if err == nil {
+			vecs = resp.Embeddings
 		}
-		vecs = resp.Embeddings
-		return false, nil
-	})
+		return err
+	}, func(err error, x *exchange) error { return p.classify(err, x, model) })
 	if err != nil {
 		return nil, err
 	}
@@ -95,22 +84,11 @@ func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]f
 		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
 	}
 	var resp *openai.CreateEmbeddingResponse
-	err := p.retry.run(ctx, func() (bool, error) {
-		actx, cancel := context.WithTimeoutCause(ctx, p.cfg.IdleTimeout, errIdle)
-		defer cancel()
-		xctx, x := withExchange(actx)
+	err := embedCall(ctx, p.retry, p.cfg, model, func(ctx context.Context) error {
 		var err error
-		resp, err = p.client.Embeddings.New(xctx, params)
-		switch {
-		case err != nil && fired(actx):
-			return false, embedTimeout(model, p.cfg)
-		case err != nil && ctx.Err() != nil:
-			return false, ctx.Err()
-		case err != nil:
-			return false, p.classify(err, x, model, false, 0, false)
-		}
-		return false, nil
-	})
+		resp, err = p.client.Embeddings.New(ctx, params)
+		return err
+	}, func(err error, x *exchange) error { return p.classify(err, x, model, false, 0, false) })
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +107,28 @@ func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]f
 		return nil, err
 	}
 	return vecs, nil
+}
+
+// embedCall makes one embedding request, call, under the retry policy.
+// The answer is not streamed, so the idle timeout bounds each attempt
+// whole; classify names a failure that is neither that timeout nor the
+// caller's cancellation.
+func embedCall(ctx context.Context, retry retryPolicy, cfg Config, model string, call func(context.Context) error, classify func(error, *exchange) error) error {
+	return retry.run(ctx, func() (bool, error) {
+		actx, cancel := context.WithTimeoutCause(ctx, cfg.IdleTimeout, errIdle)
+		defer cancel()
+		xctx, x := withExchange(actx)
+		err := call(xctx)
+		switch {
+		case err == nil:
+			return false, nil
+		case fired(actx):
+			return false, embedTimeout(model, cfg)
+		case ctx.Err() != nil:
+			return false, ctx.Err()
+		}
+		return false, classify(err, x)
+	})
 }
 
 func embedTimeout(model string, cfg Config) *Error {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -120,7 +119,7 @@ func embedMissing(ctx context.Context, env *Env, emb *agent.Embedder) error {
 	switch {
 	case ctx.Err() != nil:
 		return fault.Errorf(fault.Canceled, "embedding interrupted after %s; what was embedded is kept: %w", textfmt.Count(n, "chunk"), ctx.Err())
-	case errors.Is(err, context.DeadlineExceeded), err != nil:
+	case err != nil:
 		fmt.Fprintf(env.IO.Err, "note: %s wait to be embedded with %s: %s\n", textfmt.Count(left-n, "chunk"), emb.Model, env.errorText(ctx, "embed chunks", err))
 	case n > 0:
 		fmt.Fprintf(env.IO.Err, "embedded %s with %s\n", textfmt.Count(n, "chunk"), emb.Model)

@@ -14,8 +14,9 @@ import (
 // succeeded. The store has journaled it already, in the write's own
 // transaction, as the client's through the mcp edge (the handler's
 // storage.WithActor): the History page, `docent history` and undo show
-// it. The log line says the same for people who read logs.
-func (o Options) recordWrite(ctx context.Context, req *sdk.CallToolRequest, t agent.Tool, args json.RawMessage, res agent.ToolResult) {
+// it. The log line says the same for people who read logs, with the
+// arguments as the client sent them (document_id included).
+func (o Options) recordWrite(ctx context.Context, req *sdk.CallToolRequest, t agent.Tool, res agent.ToolResult) {
 	client := clientName(req)
 	created := make([]string, len(res.Created))
 	for i, r := range res.Created {
@@ -23,7 +24,7 @@ func (o Options) recordWrite(ctx context.Context, req *sdk.CallToolRequest, t ag
 	}
 	o.logger().InfoContext(ctx, "write through MCP",
 		"edge", "mcp", "transport", o.Edge, "client", client, "tool", t.Name,
-		"args", logArgs(args), "preview", res.Preview, "created", created)
+		"args", logArgs(req.Params.Arguments), "preview", res.Preview, "created", created)
 }
 
 // logArgs are a call's arguments as the log keeps them: cut at 2,000

@@ -89,7 +89,7 @@ func (o Options) toolResource(listURI, tool string, r *agent.Resource) sdk.Resou
 		if err != nil {
 			return nil, err
 		}
-		env := &agent.ToolEnv{DB: a.DB, Providers: a.Providers, Logger: o.logger()}
+		env := o.toolEnv(a)
 		res := agent.CallTool(ctx, env, tool, mustJSON(r.ResourceArgs(id)))
 		if !res.Success {
 			return nil, errors.New(res.Error) // what the agent would read: "schema x not found"

@@ -51,6 +51,13 @@ func (o Options) ready() (*agent.Agent, error) {
 	return a, nil
 }
 
+// toolEnv is what a call through MCP may touch: the agent's store,
+// extractor, providers and embedder (search_docs by meaning), as the
+// agent's own turns have them; no current document.
+func (o Options) toolEnv(a *agent.Agent) *agent.ToolEnv {
+	return &agent.ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, Embedder: a.Embedder, Logger: o.logger()}
+}
+
 func (o Options) readOnly(ctx context.Context) bool { return o.ReadOnly != nil && o.ReadOnly(ctx) }
 
 func (o Options) logger() *slog.Logger {
@@ -141,6 +148,7 @@ func inputSchema(t agent.Tool) json.RawMessage {
 // checks the arguments. Every failure is a tool error with the message the
 // agent would get; none is a protocol error.
 func (o Options) handler(t agent.Tool) sdk.ToolHandler {
+	keepID := t.OnDocument && ownsDocumentID(t) // the tool's schema, read once, not at every call
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if t.Access == agent.ReadWrite && o.readOnly(ctx) {
 			return errorResult(t.Name + " changes what Docent holds, and Docent's MCP server is read-only (Settings); only read-only tools run"), nil
@@ -149,10 +157,10 @@ func (o Options) handler(t agent.Tool) sdk.ToolHandler {
 		if err != nil {
 			return errorResult(o.errorMessage(ctx, "tool "+t.Name, err)), nil
 		}
-		env := &agent.ToolEnv{DB: a.DB, Extractor: a.Extractor, Providers: a.Providers, Logger: o.logger()}
+		env := o.toolEnv(a)
 		args := req.Params.Arguments
 		if t.OnDocument {
-			id, rest, msg := takeDocumentID(t, args)
+			id, rest, msg := takeDocumentID(t.Name, keepID, args)
 			if msg != "" {
 				return errorResult(msg), nil
 			}
@@ -164,41 +172,48 @@ func (o Options) handler(t agent.Tool) sdk.ToolHandler {
 		res := agent.CallTool(ctx, env, t.Name, args)
 		stop()
 		if t.Access == agent.ReadWrite && res.Success {
-			o.recordWrite(ctx, req, t, req.Params.Arguments, res)
+			o.recordWrite(ctx, req, t, res)
 		}
 		return resultOf(res), nil
 	}
 }
 
-// takeDocumentID takes document_id out of an OnDocument tool's arguments:
-// the document the call acts on. A tool with a document_id parameter of
-// its own keeps it in its arguments; the others get theirs without it.
-// msg says what is wrong when there is none.
-func takeDocumentID(t agent.Tool, args json.RawMessage) (id string, rest json.RawMessage, msg string) {
+// takeDocumentID takes document_id out of the arguments of an OnDocument
+// tool (named tool): the document the call acts on. A tool with a
+// document_id parameter of its own (keep) keeps it in its arguments; the
+// others get theirs without it. msg says what is wrong when there is none.
+func takeDocumentID(tool string, keep bool, args json.RawMessage) (id string, rest json.RawMessage, msg string) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(args, &m); err != nil || m == nil {
-		return "", args, "the arguments of " + t.Name + " must be a JSON object with document_id"
+		return "", args, "the arguments of " + tool + " must be a JSON object with document_id"
 	}
 	raw, ok := m["document_id"]
 	if !ok {
-		return "", args, "document_id is required: the id of the document " + t.Name + " acts on (search_docs and list_documents find it)"
+		return "", args, "document_id is required: the id of the document " + tool + " acts on (search_docs and list_documents find it)"
 	}
 	if err := json.Unmarshal(raw, &id); err != nil || strings.TrimSpace(id) == "" {
 		return "", args, "document_id must be a document's id, a non-empty string"
 	}
-	var own struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	_ = json.Unmarshal(t.Parameters, &own)
-	if _, ok := own.Properties["document_id"]; ok {
+	if keep {
 		return id, args, ""
 	}
 	delete(m, "document_id")
 	rest, err := json.Marshal(m)
 	if err != nil {
-		return "", args, "the arguments of " + t.Name + " must be a JSON object"
+		return "", args, "the arguments of " + tool + " must be a JSON object"
 	}
 	return id, rest, ""
+}
+
+// ownsDocumentID reports whether the tool has a document_id parameter of
+// its own.
+func ownsDocumentID(t agent.Tool) bool {
+	var own struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(t.Parameters, &own)
+	_, ok := own.Properties["document_id"]
+	return ok
 }
 
 // resultOf is a tool's result as MCP sends it: the JSON the agent gets as

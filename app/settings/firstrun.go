@@ -207,7 +207,7 @@ func (ls *Live) Status(ctx context.Context) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	setup, err := ls.setup(ctx, Patch{})
+	setup, err := ls.resolve(ctx, saved)
 	if err != nil {
 		return Status{}, err
 	}

@@ -208,7 +208,7 @@ func NewLive(ctx context.Context, db *storage.DB, env provider.Config, envModel 
 // the one the Settings page saved.
 func NewLiveEmbed(ctx context.Context, db *storage.DB, env provider.Config, envModel, envEmbed string, newAgent func(Setup) *agent.Agent) (*Live, error) {
 	ls := &Live{db: db, env: env, envModel: envModel, envEmbed: strings.TrimSpace(envEmbed), newAgent: newAgent}
-	setup, err := ls.setup(ctx, Patch{})
+	setup, err := ls.setup(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -216,18 +216,22 @@ func NewLiveEmbed(ctx context.Context, db *storage.DB, env provider.Config, envM
 	return ls, nil
 }
 
-func (ls *Live) setup(ctx context.Context, p Patch) (Setup, error) {
+// setup is the configuration in effect: the saved settings resolved.
+func (ls *Live) setup(ctx context.Context) (Setup, error) {
 	saved, err := ls.db.GetProviderSettings(ctx)
 	if err != nil {
 		return Setup{}, err
 	}
-	setup := Resolve(ls.env, ls.envModel, p.apply(saved))
+	return ls.resolve(ctx, saved)
+}
+
+// resolve is the configuration in effect on the saved provider settings,
+// with the embedding model (saved apart from them) added.
+func (ls *Live) resolve(ctx context.Context, saved storage.ProviderSettings) (Setup, error) {
+	setup := Resolve(ls.env, ls.envModel, saved)
 	var embed string
 	if _, err := ls.db.GetSetting(ctx, storage.SettingEmbedModel, &embed); err != nil {
 		return Setup{}, err
-	}
-	if p.EmbedModel != nil {
-		embed = strings.TrimSpace(*p.EmbedModel)
 	}
 	switch {
 	case ls.envEmbed != "":
@@ -283,7 +287,7 @@ func (ls *Live) Agent() *agent.Agent { return ls.agent.Load() }
 
 // Get returns the configuration in effect.
 func (ls *Live) Get(ctx context.Context) (View, error) {
-	setup, err := ls.setup(ctx, Patch{})
+	setup, err := ls.setup(ctx)
 	if err != nil {
 		return View{}, err
 	}
@@ -319,7 +323,7 @@ func (ls *Live) Put(ctx context.Context, p Patch) (View, error) {
 			return View{}, err
 		}
 	}
-	setup, err := ls.setup(ctx, Patch{})
+	setup, err := ls.setup(ctx)
 	if err != nil {
 		return View{}, err
 	}

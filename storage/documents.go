@@ -376,6 +376,9 @@ func (db *DB) ListDocuments(ctx context.Context, f DocumentFilter) ([]Document, 
 	var conds []string
 	var args []any
 	if s := strings.TrimSpace(f.Search); s != "" {
+		if err := checkListSearch(s); err != nil {
+			return nil, 0, err
+		}
 		cond := `d.name LIKE ? ESCAPE '\'`
 		args = append(args, "%"+escapeLike(s)+"%")
 		if q := ftsQuery(s); q != "" {

@@ -415,6 +415,9 @@ func (db *DB) ListPrompts(ctx context.Context, f PromptFilter) ([]PromptRevision
 	where := ` WHERE ` + latestPromptRevision
 	var args []any
 	if s := strings.TrimSpace(f.NameSearch); s != "" {
+		if err := checkListSearch(s); err != nil {
+			return nil, 0, err
+		}
 		where += ` AND p.name LIKE ? ESCAPE '\'`
 		args = append(args, "%"+escapeLike(s)+"%")
 	}

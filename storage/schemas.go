@@ -268,6 +268,9 @@ func (db *DB) ListSchemas(ctx context.Context, f ListFilter) ([]SchemaRevision, 
 	where := ` WHERE ` + latestSchemaRevision
 	var args []any
 	if s := strings.TrimSpace(f.NameSearch); s != "" {
+		if err := checkListSearch(s); err != nil {
+			return nil, 0, err
+		}
 		where += ` AND r.name LIKE ? ESCAPE '\'`
 		args = append(args, "%"+escapeLike(s)+"%")
 	}

@@ -87,6 +87,18 @@ func CheckSearchQuery(text string) error {
 	return nil
 }
 
+// checkListSearch refuses a list's search text (a document, schema or
+// prompt name to look for) longer than MaxSearchQueryChars, as a search
+// is refused: a few words of a name, not a document. SQLite itself
+// fails on a LIKE pattern over 50,000 bytes, and that failure is nothing a
+// person can act on.
+func checkListSearch(text string) error {
+	if n := utf8.RuneCountInString(text); n > MaxSearchQueryChars {
+		return Errorf(ErrInvalid, "search text is %d characters long; at most %d: search with a few words of the name", n, MaxSearchQueryChars)
+	}
+	return nil
+}
+
 // Search finds the chunks that contain every word of query, best first.
 // query is plain user text: words, not FTS5 syntax; a word ending in * also
 // matches words that start with it. A query without words is invalid.

@@ -95,6 +95,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqldb.Close()
 		return nil, fmt.Errorf("open database %s: %w", abs, err)
 	}
+	if err := db.useIncrementalVacuum(ctx); err != nil {
+		sqldb.Close()
+		return nil, err
+	}
 	if err := db.migrate(ctx); err != nil {
 		sqldb.Close()
 		return nil, err

@@ -96,8 +96,9 @@ type JournalEntry struct {
 	// this one.
 	Undoes   int64 `json:"undoes,omitempty"`
 	UndoneBy int64 `json:"undone_by,omitempty"`
-	// Size is the bytes of before-state the entry keeps; Pruned says the
-	// retention dropped them, so the entry can no longer be undone.
+	// Size is the bytes of before-state the entry keeps: 0 once it is
+	// undone (nothing can use them then). Pruned says the retention
+	// dropped them, so the entry can no longer be undone.
 	Size   int64 `json:"size"`
 	Pruned bool  `json:"pruned,omitempty"`
 }
@@ -302,7 +303,7 @@ func (db *DB) JournalRetention(ctx context.Context) (time.Duration, error) {
 
 // PruneJournal drops the before-state of entries older than the retention:
 // they stay in the history but can no longer be undone. It returns how
-// many entries it pruned.
+// many entries it pruned. The space they held goes back to the disk.
 func (db *DB) PruneJournal(ctx context.Context) (int, error) {
 	keep, err := db.JournalRetention(ctx)
 	if err != nil {
@@ -332,11 +333,17 @@ func (db *DB) PruneJournal(ctx context.Context) (int, error) {
 		n = int(m)
 		return err
 	})
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	db.giveBackFreeSpace(ctx)
+	return n, nil
 }
 
-// EmptyJournal deletes every entry, and with them all kept before-state.
+// EmptyJournal deletes every entry, and with them all kept before-state;
+// the space they held goes back to the disk.
 func (db *DB) EmptyJournal(ctx context.Context) error {
+	defer db.giveBackFreeSpace(ctx)
 	return db.update(ctx, "empty history", func(tx *writeTx) error {
 		// Entries refer to each other (undoes, undone_by): unlink first so
 		// the SET NULL actions have nothing left to do row by row.

@@ -38,6 +38,7 @@ func (db *DB) Undo(ctx context.Context, entryID int64, cascade bool) (UndoResult
 	if err != nil {
 		return UndoResult{}, err
 	}
+	db.giveBackFreeSpace(ctx)
 	return res, nil
 }
 
@@ -103,6 +104,7 @@ func (db *DB) undoGroup(ctx context.Context, what, id, cond string, args []any, 
 	if err != nil {
 		return UndoResult{}, err
 	}
+	db.giveBackFreeSpace(ctx)
 	return res, nil
 }
 
@@ -191,7 +193,12 @@ func (u *undoer) undo(entryID int64) error {
 			return fmt.Errorf("undo history entry %d: %w", e.ID, err)
 		}
 	}
-	if _, err := t.ExecContext(ctx, `UPDATE journal SET undone_by = ? WHERE id = ?`, undoID, e.ID); err != nil {
+	// An entry undone is never undone again (a redo is the undo of the
+	// undo, which keeps its own state): what it kept has no use left.
+	if _, err := t.ExecContext(ctx, `DELETE FROM journal_scopes WHERE entry_id = ?`, e.ID); err != nil {
+		return err
+	}
+	if _, err := t.ExecContext(ctx, `UPDATE journal SET undone_by = ?, size = 0 WHERE id = ?`, undoID, e.ID); err != nil {
 		return err
 	}
 	u.done[e.ID] = true

@@ -39,6 +39,9 @@ type historySettings struct {
 	// Entries and Bytes are what the history holds now.
 	Entries int64 `json:"entries"`
 	Bytes   int64 `json:"bytes"`
+	// FileBytes is the whole store's size on disk (database file and
+	// WAL): what emptying or pruning the history gives back shows here.
+	FileBytes int64 `json:"file_bytes"`
 }
 
 // historySettingsBody is the body of PUT /api/history/settings.
@@ -155,7 +158,11 @@ func (s *Server) historySettingsNow(r *http.Request) (historySettings, error) {
 	if err != nil {
 		return historySettings{}, err
 	}
-	return historySettings{RetentionDays: keep.Hours() / 24, Entries: st.Entries, Bytes: st.Bytes}, nil
+	size, err := s.cfg.DB.FileSize()
+	if err != nil {
+		return historySettings{}, err
+	}
+	return historySettings{RetentionDays: keep.Hours() / 24, Entries: st.Entries, Bytes: st.Bytes, FileBytes: size}, nil
 }
 
 func (s *Server) getHistorySettings(w http.ResponseWriter, r *http.Request) {

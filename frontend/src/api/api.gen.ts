@@ -471,6 +471,11 @@ export interface HistorySettings {
   /** Entries and Bytes are what the history holds now. */
   entries: number;
   bytes: number;
+  /**
+   * FileBytes is the whole store's size on disk (database file and
+   * WAL): what emptying or pruning the history gives back shows here.
+   */
+  file_bytes: number;
 }
 
 /** documentPatch is the body of PATCH /api/documents/{id}. */
@@ -1273,8 +1278,9 @@ export interface JournalEntry {
   undoes?: number;
   undone_by?: number;
   /**
-   * Size is the bytes of before-state the entry keeps; Pruned says the
-   * retention dropped them, so the entry can no longer be undone.
+   * Size is the bytes of before-state the entry keeps: 0 once it is
+   * undone (nothing can use them then). Pruned says the retention
+   * dropped them, so the entry can no longer be undone.
    */
   size: number;
   pruned?: boolean;

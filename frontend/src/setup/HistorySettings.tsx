@@ -1,6 +1,7 @@
 // The history's settings: how long what undo needs is kept (a deleted
-// document's bytes among it), how much the history holds, and emptying it
-// (GET/PUT /api/history/settings, DELETE /api/history).
+// document's bytes among it), how much the history holds and the store's
+// size on disk, and emptying it (GET/PUT /api/history/settings, DELETE
+// /api/history).
 
 import { useState } from "react";
 import { api } from "../api/routes";
@@ -24,7 +25,8 @@ export function HistorySettings() {
         <strong data-testid="history-size">
           {formatCount(d.entries)} {d.entries === 1 ? "change" : "changes"}, {formatBytes(d.bytes)}
         </strong>{" "}
-        kept for undo (deleted documents&apos; files among it).
+        kept for undo (deleted documents&apos; files among it). The store takes{" "}
+        <strong data-testid="store-size">{formatBytes(d.file_bytes)}</strong> on disk.
       </p>
       <form
         className="row"

@@ -708,7 +708,9 @@ func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls
 	if err != nil {
 		return t.fail(ctx, err)
 	}
-	ts, err := t.a.DB.SaveTurnState(ctx, t.ThreadID, t.doc.ID, raw, t.a.turnTTL())
+	// Saved as the turn's actor, so that the pause's id names the turn's
+	// changes in the history too (undo --turn takes either id).
+	ts, err := t.a.DB.SaveTurnState(storage.WithActor(ctx, t.actor()), t.ThreadID, t.doc.ID, raw, t.a.turnTTL())
 	if err != nil {
 		return t.fail(ctx, err)
 	}

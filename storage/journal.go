@@ -180,7 +180,9 @@ type JournalFilter struct {
 	DocumentID string
 	Edge       string
 	// Actor matches the actor name, the turn or the run.
-	Actor  string
+	Actor string
+	// TurnID is the turn's id in the history or the turn_id of one of its
+	// pauses (historyTurn).
 	TurnID string
 	RunID  string
 	// CallID, with TurnID, selects one tool call's changes.
@@ -228,7 +230,11 @@ func (db *DB) ListJournal(ctx context.Context, f JournalFilter) ([]JournalEntry,
 		add(`(j.actor = ? OR j.turn_id = ? OR j.run_id = ?)`, f.Actor, f.Actor, f.Actor)
 	}
 	if f.TurnID != "" {
-		add(`j.turn_id = ?`, f.TurnID)
+		turn, err := historyTurn(ctx, db.sql, f.TurnID)
+		if err != nil {
+			return nil, translate("list history", err)
+		}
+		add(`j.turn_id = ?`, turn)
 	}
 	if f.RunID != "" {
 		add(`j.run_id = ?`, f.RunID)
@@ -325,6 +331,10 @@ func (db *DB) PruneJournal(ctx context.Context) (int, error) {
 			(SELECT id FROM journal WHERE at < ? AND pruned = 0)`, cutoff); err != nil {
 			return err
 		}
+		// A pause that old names changes that can no longer be undone.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM journal_pauses WHERE at < ?`, cutoff); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE journal SET pruned = 1 WHERE at < ? AND pruned = 0`, cutoff)
 		if err != nil {
 			return err
@@ -370,3 +380,19 @@ func tagKeys(ids *[]string) []string {
 // NewHistoryTurnID makes the id a chat turn's changes are journaled with
 // (Actor.TurnID).
 func NewHistoryTurnID() string { return newID(prefixTurn) }
+
+// historyTurn is the turn id the history keys a chat turn's changes by,
+// for an id a person was shown: a pause's turn_id (what docent chat and
+// approve print, what approve takes) stands for its turn's
+// history_turn_id; any other id is taken as that id itself.
+func historyTurn(ctx context.Context, q queryer, id string) (string, error) {
+	var turn string
+	err := q.QueryRowContext(ctx, `SELECT turn_id FROM journal_pauses WHERE pause_id = ?`, id).Scan(&turn)
+	if errors.Is(err, sql.ErrNoRows) {
+		return id, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("look up turn %s: %w", id, err)
+	}
+	return turn, nil
+}

@@ -43,9 +43,14 @@ func (db *DB) Undo(ctx context.Context, entryID int64, cascade bool) (UndoResult
 }
 
 // UndoTurn undoes every change a chat turn made, newest first, in one
-// transaction: all or none.
+// transaction: all or none. turnID is the turn's history_turn_id or the
+// turn_id of one of its pauses.
 func (db *DB) UndoTurn(ctx context.Context, turnID string, cascade bool) (UndoResult, error) {
-	return db.undoGroup(ctx, "turn", turnID, "turn_id = ?", []any{turnID}, cascade)
+	turn, err := historyTurn(ctx, db.sql, turnID)
+	if err != nil {
+		return UndoResult{}, translate("undo turn", err)
+	}
+	return db.undoGroup(ctx, "turn", turnID, "turn_id = ?", []any{turn}, cascade)
 }
 
 // UndoCall undoes the changes of one tool call of a chat turn, newest
@@ -54,7 +59,11 @@ func (db *DB) UndoCall(ctx context.Context, turnID, callID string, cascade bool)
 	if strings.TrimSpace(callID) == "" || strings.TrimSpace(turnID) == "" {
 		return UndoResult{}, Errorf(ErrInvalid, "no call given to undo")
 	}
-	return db.undoGroup(ctx, "call "+callID+" of turn", turnID, "turn_id = ? AND call_id = ?", []any{turnID, callID}, cascade)
+	turn, err := historyTurn(ctx, db.sql, turnID)
+	if err != nil {
+		return UndoResult{}, translate("undo call", err)
+	}
+	return db.undoGroup(ctx, "call "+callID+" of turn", turnID, "turn_id = ? AND call_id = ?", []any{turn, callID}, cascade)
 }
 
 // UndoRun undoes every change an auto-create run made, newest first, in

@@ -58,7 +58,9 @@ func getTurnState(ctx context.Context, q queryer, turnID string) (TurnState, err
 // SaveTurnState saves a paused turn under a new turn id, to be claimed once
 // within ttl (DefaultTurnTTL when ttl <= 0). state must be a JSON object.
 // threadID is "" for a stateless turn; otherwise the thread must belong to
-// the document. An unknown document or thread is not found.
+// the document. An unknown document or thread is not found. When ctx
+// carries an actor with a TurnID (the turn's id in the history), the new
+// id names that turn's changes in the history too (journal_pauses).
 func (db *DB) SaveTurnState(ctx context.Context, threadID, documentID string, state json.RawMessage, ttl time.Duration) (TurnState, error) {
 	c, ok := compactJSON(state)
 	if !ok || c[0] != '{' {
@@ -85,6 +87,12 @@ func (db *DB) SaveTurnState(ctx context.Context, threadID, documentID string, st
 			VALUES (?, ?, ?, ?, ?, ?)`, id, thread, documentID, string(c), tx.nowText(), formatTime(expires))
 		if err != nil {
 			return err
+		}
+		if a, ok := ActorFrom(ctx); ok && a.TurnID != "" {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO journal_pauses (pause_id, turn_id, at) VALUES (?, ?, ?)`,
+				id, a.TurnID, tx.nowText()); err != nil {
+				return err
+			}
 		}
 		ts, err = getTurnState(ctx, tx, id)
 		return err

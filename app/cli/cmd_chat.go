@@ -365,6 +365,10 @@ func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
 		}
 		fmt.Fprintf(p.ios.Err, "approve with: docent approve %s --all\n", res.TurnID)
 	}
+	if res.HistoryTurnID != "" {
+		// The turn's changes so far, before and after its pauses.
+		fmt.Fprintf(p.ios.Err, "undo with: docent undo --turn %s\n", res.HistoryTurnID)
+	}
 	p.closing(res)
 	return nil
 }

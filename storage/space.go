@@ -24,7 +24,8 @@ const autoVacuumIncremental = 2
 // back. A new file takes the mode at once; a file made before this mode
 // existed takes it with one VACUUM, which rewrites the whole file once
 // (SQLite cannot change the mode otherwise), so the first opening after
-// an upgrade takes about as long as copying the file.
+// an upgrade takes about as long as copying the file, and when the
+// rewrite cannot be done now the store opens all the same.
 func (db *DB) useIncrementalVacuum(ctx context.Context) error {
 	conn, err := db.sql.Conn(ctx)
 	if err != nil {
@@ -43,8 +44,13 @@ func (db *DB) useIncrementalVacuum(ctx context.Context) error {
 	if _, err := conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
 		return fmt.Errorf("set auto_vacuum: %w", err)
 	}
+	// The rewrite is an improvement, not a need: a store another process
+	// holds open (docent --serve beside a CLI command), or a disk without
+	// room for the copy, works as before and is rewritten at a later
+	// opening.
 	if _, err := conn.ExecContext(ctx, `VACUUM`); err != nil {
-		return fmt.Errorf("rewrite the database to give back free space: %w", err)
+		slog.WarnContext(ctx, "the store keeps its free pages until it can be rewritten at a later opening",
+			"path", db.path, "error", err)
 	}
 	return nil
 }

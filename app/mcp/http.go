@@ -85,12 +85,41 @@ func (c *sessionCap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.next.ServeHTTP(w, r)
 		return
 	}
-	c.next.ServeHTTP(w, r)
-	// An initialize that opened a session: its answer names it.
+	c.next.ServeHTTP(&openingWriter{ResponseWriter: w, opened: c.opened}, r)
+}
+
+// openingWriter calls opened with the session an answer to initialize
+// opens (its Mcp-Session-Id) as the answer starts: before the client can
+// read it and use the session, so that the order sessions are noted in is
+// the order their clients use them.
+type openingWriter struct {
+	http.ResponseWriter
+	opened  func(id string)
+	started bool
+}
+
+func (w *openingWriter) start() {
+	if w.started {
+		return
+	}
+	w.started = true
 	if id := w.Header().Get(sessionIDHeader); id != "" {
-		c.opened(id)
+		w.opened(id)
 	}
 }
+
+func (w *openingWriter) WriteHeader(status int) {
+	w.start()
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *openingWriter) Write(p []byte) (int, error) {
+	w.start()
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController flush the event stream.
+func (w *openingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // begin notes a request to session id, and returns its use (nil for a
 // session this does not know: gone, or never opened) for end.

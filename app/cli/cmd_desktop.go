@@ -63,8 +63,9 @@ func runDesktop(ctx context.Context, env *Env) error {
 }
 
 // logLevelFromEnv reads DOCENT_LOG_LEVEL (debug, info, warn, error) for the
-// desktop app, whose log is its only window onto what the UI does; with
-// debug it logs every API request the window makes.
+// desktop app, whose log is its only window onto what the UI does (with
+// debug it logs every API request the window makes), and for `docent
+// --serve` (with debug, a client's first failed TLS handshake).
 func logLevelFromEnv() (slog.Level, bool) {
 	s := strings.TrimSpace(envvar.Get(envvar.LogLevel))
 	if s == "" {

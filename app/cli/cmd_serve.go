@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -90,6 +91,9 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
+	if level, ok := logLevelFromEnv(); ok {
+		env.Logger = slog.New(slog.NewTextHandler(env.IO.Err, &slog.HandlerOptions{Level: level}))
+	}
 	cfg, err := env.ServerConfig(ctx)
 	if err != nil {
 		return err
@@ -135,6 +139,7 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          serverErrorLog(env.Logger),
 	}
 	scheme, fp := "http", ""
 	if cert != nil {

@@ -7,7 +7,9 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -271,5 +273,60 @@ func TestServeTLSFlagsThatDoNotGoTogether(t *testing.T) {
 	code, _, errOut := docent(t, t.TempDir(), "--serve", "--listen", "127.0.0.1:0", "--tls-cert", cert, "--tls-key", cert)
 	if code == ExitOK || !strings.Contains(errOut, "--tls-cert") {
 		t.Errorf("missing certificate: exit %d %q", code, errOut)
+	}
+}
+
+// TestFailedHandshakesAreLoggedOncePerClient: a browser that does not
+// trust the self-made certificate fails a handshake at every connection.
+// With DOCENT_LOG_LEVEL=debug the log has one line for that client, at
+// debug, however often it tries; another client gets its own line; and
+// nothing reaches the process's standard log (where net/http wrote a line
+// for each).
+func TestFailedHandshakesAreLoggedOncePerClient(t *testing.T) {
+	t.Setenv("DOCENT_LOG_LEVEL", "debug")
+	var stdlog syncBuffer
+	log.SetOutput(&stdlog)
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	s := serve(t, t.TempDir(), "--listen", "0.0.0.0:0")
+	addr := strings.TrimPrefix(s.url, "https://")
+
+	// refuse connects from the address from (nil: the system picks) and
+	// refuses the certificate, as a browser does before a person accepts
+	// it. The server logs the failure, then closes the connection: reading
+	// to its end waits for the log.
+	refuse := func(from net.Addr) {
+		t.Helper()
+		raw, err := (&net.Dialer{LocalAddr: from}).Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("connect from %v: %v", from, err)
+		}
+		defer raw.Close()
+		if err := tls.Client(raw, &tls.Config{ServerName: "127.0.0.1"}).Handshake(); err == nil {
+			t.Fatal("a client with the system's authorities accepted the self-made certificate")
+		}
+		_ = raw.SetReadDeadline(time.Now().Add(30 * time.Second)) // against a hang only
+		if _, err := io.Copy(io.Discard, raw); err != nil {
+			t.Fatalf("the server did not close the connection after the failed handshake: %v", err)
+		}
+	}
+	handshakeLines := func() []string {
+		var lines []string
+		for line := range strings.Lines(s.stderr.String() + stdlog.String()) {
+			if strings.Contains(line, "TLS handshake") {
+				lines = append(lines, line)
+			}
+		}
+		return lines
+	}
+
+	refuse(nil)
+	refuse(nil)
+	if lines := handshakeLines(); len(lines) != 1 || !strings.Contains(lines[0], "level=DEBUG") || !strings.Contains(lines[0], "client=127.0.0.1 ") {
+		t.Fatalf("after two failed handshakes from 127.0.0.1, the log has %d lines about them, want one at debug naming the client:\n%s", len(lines), strings.Join(lines, ""))
+	}
+	refuse(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)})
+	refuse(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)})
+	if lines := handshakeLines(); len(lines) != 2 || !strings.Contains(lines[1], "client=127.0.0.2 ") {
+		t.Errorf("after two more from 127.0.0.2, %d lines, want one more naming it:\n%s", len(lines), strings.Join(lines, ""))
 	}
 }

@@ -12,12 +12,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log"
 	"log/slog"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docent/docent/storage/fault"
@@ -163,4 +165,56 @@ func fingerprint(cert tls.Certificate) string {
 		pairs[i] = fmt.Sprintf("%02X", b)
 	}
 	return strings.Join(pairs, ":")
+}
+
+// serverErrorLog is the HTTP server's ErrorLog: its lines go to logger, at
+// warn, but for a failed TLS handshake. A browser that has not accepted
+// the self-made certificate fails one at every connection it opens (and
+// every scanner on the network does too), which said nothing new after
+// the first; one line per client address is logged, at debug.
+func serverErrorLog(logger *slog.Logger) *log.Logger {
+	return log.New(&serverErrors{logger: logger, seen: map[string]bool{}}, "", 0)
+}
+
+// handshakeClientsKept is how many client addresses serverErrors keeps:
+// past it, it forgets them all, and each logs one line again.
+const handshakeClientsKept = 1024
+
+type serverErrors struct {
+	logger *slog.Logger
+
+	mu   sync.Mutex
+	seen map[string]bool // the clients whose failed handshake was logged, by IP address
+}
+
+// tlsHandshakeError starts net/http's line for a failed handshake:
+// "http: TLS handshake error from 192.0.2.1:53000: remote error: tls: bad certificate".
+const tlsHandshakeError = "http: TLS handshake error from "
+
+func (e *serverErrors) Write(p []byte) (int, error) {
+	line := strings.TrimSpace(string(p))
+	rest, ok := strings.CutPrefix(line, tlsHandshakeError)
+	if !ok {
+		e.logger.Warn("HTTP server", "err", line)
+		return len(p), nil
+	}
+	addr, reason, _ := strings.Cut(rest, ": ")
+	client := addr
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		client = host // one line per machine, not per connection's port
+	}
+	e.mu.Lock()
+	first := !e.seen[client]
+	if first {
+		if len(e.seen) >= handshakeClientsKept {
+			clear(e.seen)
+		}
+		e.seen[client] = true
+	}
+	e.mu.Unlock()
+	if first {
+		e.logger.Debug("TLS handshake failed; a browser does this until the certificate is accepted (later ones from this client are not logged)",
+			"client", client, "err", reason)
+	}
+	return len(p), nil
 }

@@ -12,3 +12,6 @@ func SetProgressEvery(d time.Duration) (restore func()) {
 
 // LeadingID is leadingID, for the id a refused body's answer carries.
 var LeadingID = leadingID
+
+// MaxHTTPSessions is maxHTTPSessions, the most HTTP sessions that live.
+const MaxHTTPSessions = maxHTTPSessions

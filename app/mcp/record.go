@@ -34,12 +34,19 @@ func logArgs(args json.RawMessage) string {
 	return s
 }
 
+// clientNameMax is how many characters of the name a client gives are
+// kept: enough for any real client's ("claude-ai", "Visual Studio Code"),
+// and a name of megabytes would otherwise be stored in every journal entry
+// of its writes, and logged with each.
+const clientNameMax = 200
+
 // clientName is how the history names an MCP client: the name it gave
-// when it connected ("claude-ai", "cursor"), or "MCP client".
+// when it connected ("claude-ai", "cursor"), cut to clientNameMax
+// characters, or "MCP client".
 func clientName(req *sdk.CallToolRequest) string {
 	if req.Session != nil {
 		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
-			return p.ClientInfo.Name
+			return textfmt.Shorten(p.ClientInfo.Name, clientNameMax)
 		}
 	}
 	return "MCP client"

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docent/docent/agent"
@@ -51,15 +52,48 @@ func addResources(s *sdk.Server, o Options) {
 		o.extraction)
 }
 
+// resourceNotFound is the protocol's "resource not found" for uri, as
+// sdk.ResourceNotFoundError makes it but with its data written as JSON: the
+// SDK quotes the URI with Go's %q, which writes a control character as
+// \x00, and an answer that is not JSON cannot be sent (on stdio the
+// session ended; over HTTP its every later answer was an empty 200).
+func resourceNotFound(uri string) error {
+	data, err := json.Marshal(struct {
+		URI string `json:"uri"`
+	}{uri})
+	if err != nil {
+		data = nil // a string always marshals; no data is still an answer
+	}
+	return &jsonrpc.Error{Code: sdk.CodeResourceNotFound, Message: "Resource not found", Data: data}
+}
+
+// sendableErrors is the server's middleware that keeps every error answer
+// JSON: the SDK answers a resources/read that no template takes with its
+// own sdk.ResourceNotFoundError, which becomes resourceNotFound; any other
+// error whose data is not JSON is sent without it.
+func sendableErrors(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		var rpcErr *jsonrpc.Error
+		if err == nil || !errors.As(err, &rpcErr) || len(rpcErr.Data) == 0 || json.Valid(rpcErr.Data) {
+			return res, err
+		}
+		if read, ok := req.(*sdk.ReadResourceRequest); ok && rpcErr.Code == sdk.CodeResourceNotFound {
+			return nil, resourceNotFound(read.Params.URI)
+		}
+		return nil, &jsonrpc.Error{Code: rpcErr.Code, Message: rpcErr.Message}
+	}
+}
+
 // resourceID is the id a docent://KIND/{id} URI names, unescaped.
 func resourceID(raw string) (string, url.Values, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "docent" {
-		return "", nil, sdk.ResourceNotFoundError(raw)
+		return "", nil, resourceNotFound(raw)
 	}
 	id := strings.TrimPrefix(u.Path, "/")
 	if id == "" || strings.Contains(id, "/") {
-		return "", nil, sdk.ResourceNotFoundError(raw)
+		return "", nil, resourceNotFound(raw)
 	}
 	return id, u.Query(), nil
 }
@@ -68,7 +102,7 @@ func resourceID(raw string) (string, url.Values, error) {
 // "resource not found"; anything else says what went wrong, as the tools do.
 func (o Options) readError(ctx context.Context, uri string, err error) error {
 	if errors.Is(err, storage.ErrNotFound) || fault.ErrorCode(err) == fault.NotFound {
-		return sdk.ResourceNotFoundError(uri)
+		return resourceNotFound(uri)
 	}
 	return errors.New(o.errorMessage(ctx, "read "+uri, err))
 }

@@ -24,6 +24,18 @@ func (f *fixture) read(t *testing.T, uri string) (string, error) {
 	return res.Contents[0].Text, nil
 }
 
+// badResourceURIs are URIs whose "not found" answer once was no JSON: the
+// SDK quoted the URI with Go's %q, which writes \x00, \x7f and \U0010ffff.
+// Some match no template (the SDK answers), some match one whose handler
+// finds nothing (Docent answers).
+var badResourceURIs = []string{
+	"docent://extractions/\u0000",
+	"docent://extractions/\x7f",
+	"docent://schemas/\U0010ffff",
+	"docent://documents/\x01?page=1",
+	"nope://\u0000",
+}
+
 func TestDocumentTextIsAPagedResource(t *testing.T) {
 	f := newFixture(t, false)
 	pages := make([]string, 25)

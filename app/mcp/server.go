@@ -90,6 +90,7 @@ func NewServer(opts Options, readOnly bool) *sdk.Server {
 	}
 	addResources(s, opts)
 	addPrompts(s, opts)
+	s.AddReceivingMiddleware(sendableErrors)
 	return s
 }
 

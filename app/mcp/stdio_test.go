@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/docent/docent/agent"
 	docentmcp "github.com/docent/docent/app/mcp"
@@ -33,16 +36,32 @@ type answer struct {
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
+		Code    int             `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
 	} `json:"error"`
 }
 
 func (c *rawClient) next() answer {
 	c.t.Helper()
-	line, err := c.out.ReadString('\n')
-	if err != nil {
-		c.t.Fatalf("read the answer: %v", err)
+	type read struct {
+		line string
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		line, err := c.out.ReadString('\n')
+		got <- read{line, err}
+	}()
+	var line string
+	select {
+	case r := <-got:
+		if r.err != nil {
+			c.t.Fatalf("read the answer: %v", r.err)
+		}
+		line = r.line
+	case <-time.After(30 * time.Second): // against a hang only
+		c.t.Fatal("no answer: the server wrote nothing more")
 	}
 	var a answer
 	if err := json.Unmarshal([]byte(line), &a); err != nil {
@@ -51,12 +70,11 @@ func (c *rawClient) next() answer {
 	return a
 }
 
-// TestStdioAnswersBadInputAndGoesOn: malformed JSON-RPC, a line that is
-// JSON but no message, a request before initialize, an unknown method, a
-// 10 MB argument and a message over the limit each get an error, and the
-// same session serves the calls after them.
-func TestStdioAnswersBadInputAndGoesOn(t *testing.T) {
-	f := newFixture(t, false)
+// serveStdio serves f's agent on pipes, as `docent mcp` serves stdin and
+// stdout, and returns a raw client on them; the server must return when
+// the test ends and closes its input.
+func serveStdio(t *testing.T, f *fixture) *rawClient {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -77,7 +95,16 @@ func TestStdioAnswersBadInputAndGoesOn(t *testing.T) {
 			t.Error("ServeStdio did not return when its input closed")
 		}
 	})
-	c := &rawClient{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+	return &rawClient{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+}
+
+// TestStdioAnswersBadInputAndGoesOn: malformed JSON-RPC, a line that is
+// JSON but no message, a request before initialize, an unknown method, a
+// 10 MB argument and a message over the limit each get an error, and the
+// same session serves the calls after them.
+func TestStdioAnswersBadInputAndGoesOn(t *testing.T) {
+	f := newFixture(t, false)
+	c := serveStdio(t, f)
 
 	expectError := func(what string, code int, id string) {
 		t.Helper()
@@ -128,5 +155,37 @@ func TestStdioAnswersBadInputAndGoesOn(t *testing.T) {
 	}
 	if _, err := f.db.GetDocument(context.Background(), f.doc.ID); err != nil {
 		t.Errorf("the document: %v", err)
+	}
+}
+
+// TestStdioBadResourceURIIsNotFound: a resource URI with a control
+// character, or with a character Go quotes in a way JSON does not read
+// (\x7f, \U0010ffff), is "Resource not found" with the URI as JSON data,
+// whether no template takes it (the SDK's answer) or Docent's handler
+// does not find it; and the session answers the next request.
+func TestStdioBadResourceURIIsNotFound(t *testing.T) {
+	f := newFixture(t, false)
+	c := serveStdio(t, f)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if a := c.next(); a.Error != nil {
+		t.Fatalf("initialize: %+v", a.Error)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, uri := range badResourceURIs {
+		id := strconv.Itoa(10 + i)
+		params, _ := json.Marshal(map[string]string{"uri": uri})
+		c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"resources/read","params":` + string(params) + `}`)
+		a := c.next()
+		if string(a.ID) != id || a.Error == nil || int64(a.Error.Code) != sdk.CodeResourceNotFound || a.Error.Message != "Resource not found" {
+			t.Errorf("read %+q: answer id %s error %+v result %.100s, want Resource not found (%d) for id %s", uri, a.ID, a.Error, a.Result, sdk.CodeResourceNotFound, id)
+		}
+		var data struct{ URI string }
+		if err := json.Unmarshal(a.Error.Data, &data); err != nil || data.URI != uri {
+			t.Errorf("read %+q: the error's data %s (%v), want the URI", uri, a.Error.Data, err)
+		}
+	}
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"docent://documents/` + f.doc.ID + `"}}`)
+	if a := c.next(); a.Error != nil || string(a.ID) != "2" || !strings.Contains(string(a.Result), "Invoice A-1") {
+		t.Errorf("after the bad URIs, reading the document: %+v %.300s", a.Error, a.Result)
 	}
 }

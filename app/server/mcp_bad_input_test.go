@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,8 +29,9 @@ type rpcAnswer struct {
 		ID     json.RawMessage `json:"id"`
 		Result json.RawMessage `json:"result"`
 		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
 		} `json:"error"`
 	}
 }
@@ -198,6 +200,33 @@ func TestMCPBadInputOverHTTP(t *testing.T) {
 	}
 	if d, err := f.db.GetDocument(ctx, f.doc.ID); err != nil || d.Name != "acme.txt" {
 		t.Errorf("the document is now %q (%v)", d.Name, err)
+	}
+}
+
+// TestMCPBadResourceURIOverHTTP: a resource URI with a control character
+// (or another character Go's %q writes in a way JSON does not read) is
+// "Resource not found" with the URI as JSON data, in an answer that is
+// JSON, and the session answers the next request.
+func TestMCPBadResourceURIOverHTTP(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	session := f.initializeMCP("raw-client")
+	for i, uri := range []string{"docent://extractions/\u0000", "docent://extractions/\x7f", "docent://schemas/\U0010ffff", "nope://\u0000"} {
+		id := strconv.Itoa(10 + i)
+		params, _ := json.Marshal(map[string]string{"uri": uri})
+		a := f.postMCP(ctx, session, `{"jsonrpc":"2.0","id":`+id+`,"method":"resources/read","params":`+string(params)+`}`)
+		if a.status != http.StatusOK || string(a.msg.ID) != id || a.msg.Error == nil || int64(a.msg.Error.Code) != sdk.CodeResourceNotFound {
+			t.Errorf("read %+q: %d %.300q, want a JSON-RPC Resource not found (%d) for id %s", uri, a.status, a.body, sdk.CodeResourceNotFound, id)
+			continue
+		}
+		var data struct{ URI string }
+		if err := json.Unmarshal(a.msg.Error.Data, &data); err != nil || data.URI != uri {
+			t.Errorf("read %+q: the error's data %s (%v), want the URI", uri, a.msg.Error.Data, err)
+		}
+	}
+	a := f.postMCP(ctx, session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_document","arguments":{"document_id":"`+f.doc.ID+`"}}}`)
+	if a.status != http.StatusOK || a.msg.Error != nil || string(a.msg.ID) != "2" || !strings.Contains(string(a.msg.Result), "acme.txt") {
+		t.Errorf("get_document after the bad URIs: %d %.300q", a.status, a.body)
 	}
 }
 

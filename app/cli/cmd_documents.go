@@ -108,21 +108,21 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 		tagNames = append(tagNames, tag.Name)
 	}
 	w := env.IO.Out
-	fmt.Fprintf(w, "%s\n", doc.Name)
+	fmt.Fprintf(w, "%s\n", textfmt.Visible(doc.Name))
 	fmt.Fprintf(w, "  id        %s\n", doc.ID)
 	fmt.Fprintf(w, "  type      %s, %s\n", doc.MediaType, humanSize(doc.Size))
 	fmt.Fprintf(w, "  pages     %d\n", doc.Pages)
 	fmt.Fprintf(w, "  status    %s\n", doc.Status)
 	if doc.Error != "" {
-		fmt.Fprintf(w, "  error     %s\n", doc.Error)
+		fmt.Fprintf(w, "  error     %s\n", textfmt.Visible(doc.Error))
 	}
 	if len(tagNames) > 0 {
-		fmt.Fprintf(w, "  tags      %s\n", strings.Join(tagNames, ", "))
+		fmt.Fprintf(w, "  tags      %s\n", textfmt.Visible(strings.Join(tagNames, ", ")))
 	}
 	fmt.Fprintf(w, "  sha256    %s\n", doc.SHA256)
 	fmt.Fprintf(w, "  imported  %s\n", formatTime(doc.CreatedAt))
 	if m := string(doc.Metadata); m != "" && m != "{}" {
-		fmt.Fprintf(w, "  metadata  %s\n", m)
+		fmt.Fprintf(w, "  metadata  %s\n", textfmt.Visible(m))
 	}
 	if latest != nil {
 		printExtractionEvidence(w, *latest)
@@ -133,7 +133,7 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 // printExtractionEvidence prints an extraction's values one per line, each
 // with the page and text it was found as, or why it was not.
 func printExtractionEvidence(w io.Writer, x storage.Extraction) {
-	fmt.Fprintf(w, "\nextraction %s (%s, by %s)\n", x.ID, x.ValidationStatus, x.Model)
+	fmt.Fprintf(w, "\nextraction %s (%s, by %s)\n", x.ID, x.ValidationStatus, textfmt.Visible(x.Model))
 	leaves, err := evidence.Leaves(x.Value)
 	if err != nil || len(leaves) == 0 {
 		fmt.Fprintf(w, "  no value\n")
@@ -156,7 +156,7 @@ func printExtractionEvidence(w io.Writer, x storage.Extraction) {
 		case e.Status == evidence.Edited:
 			where = "edited by hand"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Path, textfmt.Shorten(string(b), 50), where)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", textfmt.Visible(l.Path), textfmt.Visible(textfmt.Shorten(string(b), 50)), where)
 	}
 	tw.Flush()
 }
@@ -266,7 +266,7 @@ func runRemove(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", ref, env.errorText(ctx, "docent rm "+ref, err))
 			continue
 		}
-		fmt.Fprintf(env.IO.Out, "removed %s (%s)\n", doc.ID, doc.Name)
+		fmt.Fprintf(env.IO.Out, "removed %s (%s)\n", doc.ID, textfmt.Visible(doc.Name))
 	}
 	if failed > 0 {
 		return errPartial

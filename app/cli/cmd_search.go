@@ -84,14 +84,14 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 
 func printSearch(env *Env, query string, res agent.SearchResult) {
 	if res.Note != "" {
-		fmt.Fprintf(env.IO.Err, "note: %s\n", res.Note)
+		fmt.Fprintf(env.IO.Err, "note: %s\n", textfmt.Visible(res.Note))
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(env.IO.Err, "nothing found for %q (by %s)\n", query, res.By)
 		return
 	}
 	for i, h := range res.Hits {
-		fmt.Fprintf(env.IO.Out, "%d. %s  page %d  by %s  (%s, chunk %d)\n   %s\n", i+1, h.DocumentName, h.Page, h.Matched, h.DocumentID, h.ChunkID, h.Snippet)
+		fmt.Fprintf(env.IO.Out, "%d. %s  page %d  by %s  (%s, chunk %d)\n   %s\n", i+1, textfmt.Visible(h.DocumentName), h.Page, h.Matched, h.DocumentID, h.ChunkID, textfmt.Visible(h.Snippet))
 	}
 	if res.Model != "" {
 		fmt.Fprintf(env.IO.Err, "by %s with %s\n", res.By, res.Model)

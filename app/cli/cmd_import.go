@@ -93,7 +93,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		if emb := live.Agent().Embedder; emb.On() {
-			if err := embedMissing(ctx, env, emb); err != nil {
+			if err := embedMissing(ctx, env, emb, ""); err != nil {
 				return err
 			}
 		}

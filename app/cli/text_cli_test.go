@@ -81,6 +81,7 @@ func TestTextStreamsPagesWithBoundedMemory(t *testing.T) {
 		t.Errorf("pages out of order: page 1 at %d, page %d at %d", first, pages, last)
 	}
 	held := int64(out.peak) - int64(before)
+	t.Logf("live heap while writing %d MiB: %.1f MiB more than before", len(text)>>20, float64(held)/(1<<20))
 	if limit := int64(8 << 20); held > limit {
 		t.Errorf("the command held %d MiB while writing a %d MiB text, want at most %d MiB", held>>20, len(text)>>20, limit>>20)
 	}

@@ -91,7 +91,9 @@ type AutoCreateResult struct {
 	// ExtractionOnly is set for a run that reused a schema.
 	ExtractionOnly bool `json:"extraction_only,omitempty"`
 	// Refused lists the calls the run made outside its scope (changes to
-	// what it did not create), which were not run; the proposal keeps them.
+	// what it did not create), which were not run; the proposal and a
+	// failed run keep them, an interrupted run (back in the queue) has
+	// none.
 	Refused      []storage.Refusal   `json:"refused,omitempty"`
 	ThreadID     string              `json:"thread_id,omitempty"`
 	SchemaID     string              `json:"schema_id,omitempty"`
@@ -201,8 +203,10 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	res.ThreadID, res.SchemaID, res.SchemaRevID, res.PromptID, res.PromptRevID, res.ExtractionID, res.Extraction = "", "", "", "", "", "", nil
 	if ctx.Err() != nil {
 		// Interrupted: not the document's fault. It goes back to pending
-		// and the next batch runs it again.
-		res.Error = "interrupted"
+		// and the next batch runs it again; what this attempt tried
+		// outside its scope goes with it (the store keeps no refusal of a
+		// requeued run either): the run that counts is the next one.
+		res.Error, res.Refused = "interrupted", nil
 		interrupted := fmt.Errorf("auto-create of %s interrupted: %w", claim.Document.Name, ctx.Err())
 		d, rerr := db.RequeueAutoCreate(keep, claim)
 		if rerr != nil {

@@ -284,3 +284,43 @@ func TestAutoCreateInterruptedReportsAFailedRequeue(t *testing.T) {
 		t.Errorf("Run: %v, want the interruption and the failed requeue", err)
 	}
 }
+
+// An interrupted run goes back to the queue with nothing of its attempt:
+// the calls it had made outside its scope are neither in its result nor on
+// the document, since the run that counts is the next one.
+func TestAutoCreateInterruptedKeepsNoRefusals(t *testing.T) {
+	f := newTurnFixture(t)
+	v := plantVictims(t, f.db)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.srv.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{Name: "delete_document", Arguments: `{"document_id":"` + v.doc.ID + `"}`}}},
+		modeltest.Reply{Text: "never", Fault: modeltest.Fault{FirstTokenDelay: time.Hour}},
+	)
+	refused := false
+	sink := agent.SinkFunc(func(e agent.Event) error {
+		if r, ok := e.Payload.(agent.ToolResultPayload); ok && r.Name == "delete_document" {
+			refused = strings.HasPrefix(r.Error, "refused: ")
+			cancel() // while the next model call waits
+		}
+		return nil
+	})
+	res, err := (&agent.AutoCreator{Agent: f.agent}).Run(ctx, f.doc.ID, agent.AutoCreateOptions{Sink: sink})
+	if !refused {
+		t.Fatalf("the run's delete_document was not refused: %+v %v", res, err)
+	}
+	if err == nil || res.Status != storage.AutoCreatePending {
+		t.Fatalf("Run: %+v %v, want interrupted and pending", res, err)
+	}
+	if len(res.Refused) != 0 {
+		t.Errorf("the interrupted run's result keeps its attempt's refusals %+v", res.Refused)
+	}
+	d, err := f.db.GetDocument(context.Background(), f.doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.AutoCreateStatus != storage.AutoCreatePending || len(d.AutoCreateRefused) != 0 {
+		t.Errorf("requeued document: %s with refusals %+v, want pending with none", d.AutoCreateStatus, d.AutoCreateRefused)
+	}
+	v.checkUntouched(t, f.db)
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/textfmt"
@@ -140,13 +141,27 @@ func refusedInput(err error) bool {
 	return k == provider.KindRejected || k == provider.KindBadResponse || k == provider.KindContextOverflow
 }
 
+// QueryEmbedTimeout is how long a search waits for its query's vector:
+// someone waits for the answer, and a search by words is better than
+// none, so a model that is slower than this (hung, or loading for
+// longer) leaves the search to words, with a note that says why.
+// Embedding chunks in the background keeps the provider's idle timeout
+// (DOCENT_IDLE_TIMEOUT, 5 minutes).
+const QueryEmbedTimeout = 5 * time.Second
+
 // EmbedQuery is the vector of a search query, with the query prefix of
-// the model's family (embedPrefix).
+// the model's family (embedPrefix), or a timeout error once the model
+// has taken QueryEmbedTimeout.
 func (e *Embedder) EmbedQuery(ctx context.Context, query string) ([]float32, error) {
 	prefix, _ := embedPrefix(e.Model)
 	text, _ := textfmt.Cut(strings.TrimSpace(query), maxEmbedChars)
-	vecs, err := e.Providers.Embed(ctx, e.Model, []string{prefix + text})
+	qctx, cancel := context.WithTimeout(ctx, QueryEmbedTimeout)
+	defer cancel()
+	vecs, err := e.Providers.Embed(qctx, e.Model, []string{prefix + text})
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+			return nil, fault.Errorf(fault.Timeout, "the embedding model %s did not answer the query within %v", e.Model, QueryEmbedTimeout)
+		}
 		return nil, err
 	}
 	return vecs[0], nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/docent/docent/agent"
@@ -25,6 +26,14 @@ type embedFixture struct {
 
 func newEmbedFixture(t *testing.T, wire string, pages ...string) *embedFixture {
 	t.Helper()
+	srv := modeltest.New(t, modeltest.DefaultModel, modeltest.EmbedModel)
+	return newEmbedFixtureOn(t, srv, 5*time.Second, wire, pages...)
+}
+
+// newEmbedFixtureOn is newEmbedFixture on srv (modeltest.NewInMemory's
+// inside a testing/synctest bubble), with the providers' idle timeout.
+func newEmbedFixtureOn(t *testing.T, srv *modeltest.Server, idle time.Duration, wire string, pages ...string) *embedFixture {
+	t.Helper()
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
 	if err != nil {
@@ -36,10 +45,9 @@ func newEmbedFixture(t *testing.T, wire string, pages ...string) *embedFixture {
 			t.Fatal(err)
 		}
 	}
-	srv := modeltest.New(t, modeltest.DefaultModel, modeltest.EmbedModel)
 	reg := provider.NewRegistry(provider.Config{
 		OllamaHost: srv.OllamaURL(), OpenAIBaseURL: srv.OpenAIURL(), OpenAIKey: "test",
-		IdleTimeout: 5 * time.Second, MaxRetries: -1, HTTPClient: srv.Client(),
+		IdleTimeout: idle, MaxRetries: -1, HTTPClient: srv.Client(),
 	})
 	return &embedFixture{db: db, srv: srv, emb: &agent.Embedder{DB: db, Providers: reg, Model: wire + "/nomic-embed-text", BatchSize: 2}}
 }
@@ -206,5 +214,62 @@ func TestEmbedderSendsTheModelFamilysTaskPrefixes(t *testing.T) {
 				t.Errorf("the model was sent %q, want the chunk as %q and the query as %q", sent, c.doc, c.query)
 			}
 		})
+	}
+}
+
+// A search waits QueryEmbedTimeout for its query's vector from a model
+// that hangs, then goes on by words and says why; by meaning alone it
+// fails with the same reason. Embedding chunks in the background waits
+// the providers' idle timeout (five minutes here), far longer. The
+// bubble's clock makes the waits take no real time.
+func TestQueryEmbeddingGivesUpAfterItsDeadline(t *testing.T) {
+	for _, wire := range []string{"ollama", "openai"} {
+		t.Run(wire, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := modeltest.NewInMemory(t, modeltest.DefaultModel, modeltest.EmbedModel)
+				f := newEmbedFixtureOn(t, srv, 5*time.Minute, wire, "Taxifahrt vom 29.10.2018", "Beitragsrechnung zur Kraftfahrtversicherung")
+				ctx := context.Background()
+
+				// The background run waits a minute for a slow model, and
+				// embeds.
+				f.srv.EmbedFaults(modeltest.EmbedFault{Delay: time.Minute})
+				start := time.Now()
+				if n, err := f.emb.EmbedMissing(ctx, nil); err != nil || n != 2 {
+					t.Fatalf("EmbedMissing from a model that takes a minute: %d chunks, %v; want both after the minute", n, err)
+				}
+				if took := time.Since(start); took != time.Minute {
+					t.Errorf("the background run took %v, want the model's minute", took)
+				}
+
+				f.srv.EmbedFaults(modeltest.EmbedFault{Delay: time.Hour}, modeltest.EmbedFault{Delay: time.Hour})
+				start = time.Now()
+				res, err := f.emb.Search(ctx, f.db, agent.SearchRequest{Query: "Taxifahrt"})
+				if took := time.Since(start); took != agent.QueryEmbedTimeout {
+					t.Errorf("the search waited %v for the hung model, want %v", took, agent.QueryEmbedTimeout)
+				}
+				if err != nil || res.By != "words" || len(res.Hits) != 1 || !strings.Contains(res.Note, "search by meaning failed") ||
+					!strings.Contains(res.Note, "did not answer the query within 5s") {
+					t.Errorf("search with a hung model: %+v %v, want the hit by words and a note that says the model did not answer within 5s", res, err)
+				}
+				start = time.Now()
+				_, err = f.emb.Search(ctx, f.db, agent.SearchRequest{Query: "Taxifahrt", By: "meaning"})
+				if took := time.Since(start); took != agent.QueryEmbedTimeout || err == nil || !strings.Contains(err.Error(), "within 5s") {
+					t.Errorf("by meaning with a hung model: %v after %v, want the timeout after %v", err, took, agent.QueryEmbedTimeout)
+				}
+			})
+		})
+	}
+}
+
+// A server that streams a query's vector without end (here 64 MB) is
+// read no further than the vectors of one text can need: the search goes
+// on by words and says the answer was too large.
+func TestQueryEmbeddingOfAnEndlessAnswerFallsBackToWords(t *testing.T) {
+	f := newEmbedFixture(t, "ollama", "Taxifahrt vom 29.10.2018")
+	ctx := context.Background()
+	f.srv.EmbedFaults(modeltest.EmbedFault{Flood: 64 << 20})
+	res, err := f.emb.Search(ctx, f.db, agent.SearchRequest{Query: "Taxifahrt"})
+	if err != nil || res.By != "words" || len(res.Hits) != 1 || !strings.Contains(res.Note, "answered more than") {
+		t.Errorf("search against an endless answer: %+v %v, want the hit by words and a note that the answer was too large", res, err)
 	}
 }

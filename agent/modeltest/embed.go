@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -47,6 +48,14 @@ type EmbedFault struct {
 	Zero bool
 	// Delay waits this long before answering (or until the client leaves).
 	Delay time.Duration
+	// Flood puts this many bytes of numbers more into the first vector,
+	// written as the client reads them: a server that streams an answer
+	// of hundreds of megabytes, or without end for as long as the client
+	// reads (see embedFlood).
+	Flood int64
+	// FloodSent, when set, gets how many of the flood's bytes were written
+	// before the answer ended or the client left.
+	FloodSent func(n int64)
 }
 
 // EmbedFaults queues faults; each embedding request takes the next one, and
@@ -269,7 +278,42 @@ func (s *Server) vectors(r *http.Request, req Request, m Model, f EmbedFault) ([
 		}
 		out[i] = "[" + strings.Join(parts, ",") + "]"
 	}
+	if f.Flood > 0 && len(out) > 0 {
+		out[0] = "[" + floodMark + out[0][1:]
+	}
 	return out, true
+}
+
+// floodMark stands in an answer for where a Flood fault's numbers go.
+const floodMark = "\x00flood\x00"
+
+// writeAnswer writes an embedding answer, with a Flood fault's numbers at
+// floodMark: "0.001," repeated, f.Flood bytes of them or until the client
+// stops reading.
+func writeAnswer(w http.ResponseWriter, body string, f EmbedFault) {
+	before, after, flooded := strings.Cut(body, floodMark)
+	if !flooded {
+		_, _ = io.WriteString(w, body)
+		return
+	}
+	if _, err := io.WriteString(w, before); err != nil {
+		return
+	}
+	chunk := []byte(strings.Repeat("0.001,", 64<<10/6))
+	var sent int64
+	for sent < f.Flood {
+		n, err := w.Write(chunk[:min(int64(len(chunk)), f.Flood-sent)])
+		sent += int64(n)
+		if err != nil {
+			break
+		}
+	}
+	if f.FloodSent != nil {
+		f.FloodSent(sent)
+	}
+	if sent == f.Flood {
+		_, _ = io.WriteString(w, after)
+	}
 }
 
 func (s *Server) ollamaEmbed(w http.ResponseWriter, r *http.Request) {
@@ -288,8 +332,8 @@ func (s *Server) ollamaEmbed(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	fmt.Fprintf(w, `{"model":%q,"embeddings":[%s],"total_duration":%d,"load_duration":%d,"prompt_eval_count":%d}`,
-		req.Model, strings.Join(vecs, ","), int64(30*time.Millisecond), int64(5*time.Millisecond), Tokens(strings.Join(req.Inputs, " ")))
+	writeAnswer(w, fmt.Sprintf(`{"model":%q,"embeddings":[%s],"total_duration":%d,"load_duration":%d,"prompt_eval_count":%d}`,
+		req.Model, strings.Join(vecs, ","), int64(30*time.Millisecond), int64(5*time.Millisecond), Tokens(strings.Join(req.Inputs, " "))), f)
 }
 
 func (s *Server) openaiEmbed(w http.ResponseWriter, r *http.Request) {
@@ -313,6 +357,6 @@ func (s *Server) openaiEmbed(w http.ResponseWriter, r *http.Request) {
 	}
 	n := Tokens(strings.Join(req.Inputs, " "))
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"object":"list","data":[%s],"model":%q,"usage":{"prompt_tokens":%d,"total_tokens":%d}}`,
-		strings.Join(data, ","), req.Model, n, n)
+	writeAnswer(w, fmt.Sprintf(`{"object":"list","data":[%s],"model":%q,"usage":{"prompt_tokens":%d,"total_tokens":%d}}`,
+		strings.Join(data, ","), req.Model, n, n), f)
 }

@@ -130,6 +130,10 @@ type exchange struct {
 	status int
 	header http.Header
 	body   []byte
+	// limit, when above 0, is how many bytes of a successful answer the
+	// client may read; overLimit is set when the answer went past it.
+	limit     int64
+	overLimit bool
 }
 
 type exchangeKey struct{}
@@ -138,6 +142,13 @@ type exchangeKey struct{}
 func withExchange(ctx context.Context) (context.Context, *exchange) {
 	x := &exchange{}
 	return context.WithValue(ctx, exchangeKey{}, x), x
+}
+
+// tooLarge reports whether an answer went past the exchange's limit.
+func (x *exchange) tooLarge() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.overLimit
 }
 
 // failed returns the last response's status, headers and body when it was
@@ -170,9 +181,47 @@ func (t noteTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	x.mu.Lock()
 	x.status, x.header, x.body = resp.StatusCode, header, body
+	if x.limit > 0 && resp.StatusCode < 400 && resp.Body != nil {
+		resp.Body = &limitedBody{body: resp.Body, left: x.limit, x: x}
+	}
 	x.mu.Unlock()
 	return resp, err
 }
+
+// errAnswerTooLarge ends the reading of an answer past its exchange's
+// limit.
+var errAnswerTooLarge = errors.New("provider: the answer is larger than its limit")
+
+// limitedBody is an answer's body that fails with errAnswerTooLarge, and
+// notes it on its exchange, once more than left bytes are read: the
+// client library then stops, having held no more than the limit.
+type limitedBody struct {
+	body io.ReadCloser
+	left int64
+	x    *exchange
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errAnswerTooLarge
+	}
+	// One byte more than is left tells an answer of exactly the limit
+	// from a longer one.
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.body.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		b.x.mu.Lock()
+		b.x.overLimit = true
+		b.x.mu.Unlock()
+		return n + int(b.left), errAnswerTooLarge
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.body.Close() }
 
 // withNotes returns a copy of hc whose transport records exchanges.
 func withNotes(hc *http.Client) *http.Client {

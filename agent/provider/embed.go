@@ -6,6 +6,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/openai/openai-go/v3"
+
+	"github.com/docent/docent/agent/textfmt"
 )
 
 // SuggestedEmbedModel is the Ollama embedding model Docent suggests
@@ -52,7 +54,7 @@ func (p *Ollama) embed(ctx context.Context, model string, texts []string) ([][]f
 	truncate := true // a chunk longer than the model's window is cut, not refused
 	req := &api.EmbedRequest{Model: model, Input: texts, Truncate: &truncate, KeepAlive: &api.Duration{Duration: p.cfg.KeepAlive}}
 	var vecs [][]float32
-	err := embedCall(ctx, p.retry, p.cfg, model, func(ctx context.Context) error {
+	err := embedCall(ctx, p.retry, p.cfg, model, len(texts), func(ctx context.Context) error {
 		resp, err := p.client.Embed(ctx, req)
 		if err == nil {
 			vecs = resp.Embeddings
@@ -84,7 +86,7 @@ func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]f
 		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
 	}
 	var resp *openai.CreateEmbeddingResponse
-	err := embedCall(ctx, p.retry, p.cfg, model, func(ctx context.Context) error {
+	err := embedCall(ctx, p.retry, p.cfg, model, len(texts), func(ctx context.Context) error {
 		var err error
 		resp, err = p.client.Embeddings.New(ctx, params)
 		return err
@@ -109,19 +111,40 @@ func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]f
 	return vecs, nil
 }
 
-// embedCall makes one embedding request, call, under the retry policy.
-// The answer is not streamed, so the idle timeout bounds each attempt
-// whole; classify names a failure that is neither that timeout nor the
-// caller's cancellation.
-func embedCall(ctx context.Context, retry retryPolicy, cfg Config, model string, call func(context.Context) error, classify func(error, *exchange) error) error {
+// Bounds of an embedding answer: what the vectors of n texts can need as
+// JSON, generously. The embedding models in common use have at most 4,096
+// dimensions (OpenAI's largest 3,072, nomic-embed-text 768); a number is
+// at most about 25 characters with its comma ("-1.2345678901234567e-05,").
+// An answer past maxEmbedAnswer(n) is a bad answer, read no further: a
+// server that streams without end cannot fill the memory.
+const (
+	maxEmbedDimensions = 8192
+	maxEmbedNumberJSON = 32       // bytes of one number and its comma
+	embedAnswerSlack   = 64 << 10 // the answer's other fields
+	embedVectorBytes   = maxEmbedDimensions * maxEmbedNumberJSON
+)
+
+// maxEmbedAnswer is how many bytes the answer for n texts may have:
+// 320 KiB for one query, 8.1 MiB for a batch of 32 chunks.
+func maxEmbedAnswer(n int) int64 { return embedAnswerSlack + int64(n)*embedVectorBytes }
+
+// embedCall makes one embedding request of n texts, call, under the retry
+// policy. The answer is not streamed, so the idle timeout bounds each
+// attempt whole, and its size is bounded by maxEmbedAnswer(n); classify
+// names a failure that is neither of those nor the caller's cancellation.
+func embedCall(ctx context.Context, retry retryPolicy, cfg Config, model string, n int, call func(context.Context) error, classify func(error, *exchange) error) error {
 	return retry.run(ctx, func() (bool, error) {
 		actx, cancel := context.WithTimeoutCause(ctx, cfg.IdleTimeout, errIdle)
 		defer cancel()
 		xctx, x := withExchange(actx)
+		x.limit = maxEmbedAnswer(n)
 		err := call(xctx)
 		switch {
 		case err == nil:
 			return false, nil
+		case x.tooLarge():
+			return false, newError(KindBadResponse, errAnswerTooLarge, "the embedding model %s answered more than %d KiB for %s, more than its vectors can need: not read further",
+				model, x.limit>>10, textfmt.Count(n, "text"))
 		case fired(actx):
 			return false, embedTimeout(model, cfg)
 		case ctx.Err() != nil:

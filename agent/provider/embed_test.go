@@ -3,7 +3,10 @@ package provider
 import (
 	"context"
 	"math"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/docent/docent/agent/modeltest"
@@ -114,5 +117,40 @@ func TestRegistryEmbedByModelID(t *testing.T) {
 	}
 	if reqs := s.EmbedRequests(); len(reqs) != 2 || reqs[0].Wire != "ollama" || reqs[1].Wire != "openai" {
 		t.Errorf("requests %+v", reqs)
+	}
+}
+
+// An answer larger than the vectors of its texts can need (a server that
+// streams 16 MB for one text) is a bad answer, and the client stops
+// reading it near the bound (maxEmbedAnswer) instead of holding it all.
+// On the in-memory network the server writes only what the client reads,
+// so what it managed to send is what the client took.
+func TestEmbedAnswerLargerThanItsVectorsIsRefused(t *testing.T) {
+	for _, name := range []string{"ollama", "openai"} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := modeltest.NewInMemory(t, modeltest.EmbedModel)
+				var sent atomic.Int64
+				const flood = 16 << 20
+				s.EmbedFaults(modeltest.EmbedFault{Flood: flood, FloodSent: func(n int64) { sent.Store(n) }})
+				for _, p := range providers(t, testConfig(s)) {
+					if p.Name() != name {
+						continue
+					}
+					vecs, err := p.(Embedder).Embed(context.Background(), "nomic-embed-text", []string{"Taxifahrt"})
+					if vecs != nil {
+						t.Errorf("%d vectors returned from an answer of %d MB", len(vecs), flood>>20)
+					}
+					wantKind(t, err, ErrBadResponse)
+					if err == nil || !strings.Contains(err.Error(), "answered more than 320 KiB for 1 text,") {
+						t.Errorf("error %v, want one that says the answer was over 320 KiB", err)
+					}
+				}
+				synctest.Wait() // the server's handler has seen the client go
+				if n := sent.Load(); n <= 0 || n > 2*maxEmbedAnswer(1) {
+					t.Errorf("the server sent %d bytes of its %d before the client stopped, want at most about %d", n, flood, maxEmbedAnswer(1))
+				}
+			})
+		})
 	}
 }

@@ -98,3 +98,39 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+// Visible spells out what could steer a terminal or hide text, and leaves
+// every other character as it is.
+func TestVisible(t *testing.T) {
+	for _, tc := range []struct{ in, want, lines string }{
+		{"Rechnung März 2024.pdf", "Rechnung März 2024.pdf", "Rechnung März 2024.pdf"},
+		{"\x1b]0;PWNED\x07", `\x1b]0;PWNED\x07`, `\x1b]0;PWNED\x07`},
+		{"a\x1b[2Jb", `a\x1b[2Jb`, `a\x1b[2Jb`},
+		{"two\nlines\tand tab", `two\nlines\tand tab`, "two\nlines\tand tab"},
+		{"cr\rdel\x7fnul\x00", `cr\rdel\x7fnul\x00`, `cr\rdel\x7fnul\x00`},
+		{"c1 \u009b31m csi", `c1 \u009b31m csi`, `c1 \u009b31m csi`},
+		{"bad \x9b byte", `bad \x9b byte`, `bad \x9b byte`},
+		{"invoice\u202Efdp.exe", `invoice\u202efdp.exe`, `invoice\u202efdp.exe`},
+		{"\u2066iso\u2069 \u200fmark \u2028sep", `\u2066iso\u2069 \u200fmark \u2028sep`, `\u2066iso\u2069 \u200fmark \u2028sep`},
+		{"ok \ufffd ünïcödé 請求書 فاتورة \u200c\u200d", "ok \ufffd ünïcödé 請求書 فاتورة \u200c\u200d", "ok \ufffd ünïcödé 請求書 فاتورة \u200c\u200d"},
+		{`C:\docs\x1b`, `C:\docs\x1b`, `C:\docs\x1b`},
+		{"", "", ""},
+	} {
+		if got := Visible(tc.in); got != tc.want {
+			t.Errorf("Visible(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if got := VisibleLines(tc.in); got != tc.lines {
+			t.Errorf("VisibleLines(%q) = %q, want %q", tc.in, got, tc.lines)
+		}
+		for _, got := range []string{Visible(tc.in), VisibleLines(tc.in)} {
+			for i := 0; i < len(got); i++ {
+				if c := got[i]; (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+					t.Errorf("%q keeps the control byte %#x", got, c)
+				}
+			}
+			if !utf8.ValidString(got) {
+				t.Errorf("%q is not UTF-8", got)
+			}
+		}
+	}
+}

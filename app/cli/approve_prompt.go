@@ -91,7 +91,7 @@ func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []s
 	approvals := make([]agent.Approval, 0, len(pending))
 	for i, c := range pending {
 		if slices.Contains(p.always, c.Name) {
-			fmt.Fprintf(p.ios.Err, "approved %s (always, for this turn)\n", c.Name)
+			fmt.Fprintf(p.ios.Err, "approved %s (always, for this turn)\n", textfmt.Visible(c.Name))
 			approvals = append(approvals, agent.Approval{CallID: c.ID, Approved: true})
 			continue
 		}
@@ -111,14 +111,14 @@ func (p *approver) decide(ctx context.Context, calls []agent.ToolCall, needs []s
 
 // show writes what a call will do: its summary's title (in bold, red for a
 // delete), which call it is, the summary's lines, and with --verbose the
-// arguments as JSON.
+// arguments as JSON. What the model wrote goes through textfmt.Visible.
 func (p *approver) show(s agent.Summary, c agent.ToolCall, counter string) {
-	title := p.style.bold(s.Title)
+	title := p.style.bold(textfmt.Visible(s.Title))
 	if s.Danger {
-		title = p.style.boldRed(s.Title)
+		title = p.style.boldRed(textfmt.Visible(s.Title))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n%s %s\n", title, p.style.dim(fmt.Sprintf("(%s, call %s%s)", c.Name, c.ID, counter)))
+	fmt.Fprintf(&b, "\n%s %s\n", title, p.style.dim(fmt.Sprintf("(%s, call %s%s)", textfmt.Visible(c.Name), textfmt.Visible(c.ID), counter)))
 	lines := s.Lines
 	var why struct {
 		Reason string `json:"reason"`
@@ -131,10 +131,10 @@ func (p *approver) show(s agent.Summary, c agent.ToolCall, counter string) {
 			fmt.Fprintf(&b, "  … %d more lines ([e]dit shows the arguments)\n", len(lines)-i)
 			break
 		}
-		b.WriteString("  " + p.diffColour(textfmt.Shorten(l, promptArgsLineLen)) + "\n")
+		b.WriteString("  " + p.diffColour(textfmt.Visible(textfmt.Shorten(l, promptArgsLineLen))) + "\n")
 	}
 	if p.verbose {
-		fmt.Fprintf(&b, "%s\n%s\n", p.style.dim("arguments:"), prettyArgs(c.Arguments, promptArgsLines, promptArgsLineLen))
+		fmt.Fprintf(&b, "%s\n%s\n", p.style.dim("arguments:"), textfmt.VisibleLines(prettyArgs(c.Arguments, promptArgsLines, promptArgsLineLen)))
 	}
 	fmt.Fprint(p.ios.Err, b.String())
 }
@@ -191,7 +191,7 @@ func (p *approver) ask(ctx context.Context, c agent.ToolCall) (agent.Approval, e
 				fmt.Fprintf(p.ios.Err, "%v\n", err)
 				continue
 			}
-			fmt.Fprintf(p.ios.Err, "approved %s with the edited arguments %s\n", c.Name, compactArgs(args))
+			fmt.Fprintf(p.ios.Err, "approved %s with the edited arguments %s\n", textfmt.Visible(c.Name), textfmt.Visible(compactArgs(args)))
 			return agent.Approval{CallID: c.ID, Approved: true, Arguments: args}, nil
 		default:
 			fmt.Fprintln(p.ios.Err, "answer a, r, l or e")

@@ -43,16 +43,18 @@ func (s styler) boldRed(t string) string { return s.wrap("1;31", t) }
 func (s styler) key(t string) string     { return s.wrap("1;36", t) }
 
 // qname quotes a name for a closing line: "Invoice".
-func qname(s string) string { return strconv.Quote(textfmt.Shorten(s, 60)) }
+func qname(s string) string { return textfmt.Visible(strconv.Quote(textfmt.Shorten(s, 60))) }
 
 // callLine is a tool call on one line for people, without the arrow:
 // `create_schema "Invoice" (7 fields)`, `get_ocr_text page 2`: the tool's
-// name and the words of its summary s.
+// name and the words of its summary s. Names the model gave are in it, so
+// it goes through textfmt.Visible, as resultLine's and every line of
+// names does.
 func callLine(c agent.ToolCall, s agent.Summary) string {
 	if s.Call != "" {
-		return c.Name + " " + s.Call
+		return textfmt.Visible(c.Name + " " + s.Call)
 	}
-	return c.Name
+	return textfmt.Visible(c.Name)
 }
 
 // summaryOf is the summary a call came with; a call stored before calls
@@ -69,7 +71,9 @@ func summaryOf(ctx context.Context, c agent.ToolCall, env *agent.ToolEnv) agent.
 // mark: `get_ocr_text: page 2 of 3, 1,234 characters`, `create_tag:
 // created tag aws (tag_…)`, or the tool's name alone when there is
 // nothing to say; a failure is `tool: why`.
-func resultLine(ev agent.ToolResultPayload) string {
+func resultLine(ev agent.ToolResultPayload) string { return textfmt.Visible(resultWords(ev)) }
+
+func resultWords(ev agent.ToolResultPayload) string {
 	if !ev.Success {
 		return ev.Name + ": " + cmp.Or(oneLine(ev.Error), "failed")
 	}

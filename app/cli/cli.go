@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/envvar"
@@ -204,7 +205,9 @@ func reportError(ctx context.Context, w io.Writer, logger *slog.Logger, op strin
 		return ExitFailure // the command has said which items failed
 	}
 	code, msg, _ := fault.Describe(fault.Report(ctx, logger, op, err))
-	fmt.Fprintf(w, "docent: %s\n", msg)
+	// A message may carry a name (the store quotes most, not all) or a
+	// server's words; a usage error's lines stay lines.
+	fmt.Fprintf(w, "docent: %s\n", textfmt.VisibleLines(msg))
 	if status, ok := exitOf[code]; ok {
 		return status
 	}
@@ -215,7 +218,7 @@ func reportError(ctx context.Context, w io.Writer, logger *slog.Logger, op strin
 // failure and goes on: the message every edge shows, with an internal
 // error logged, once, with op.
 func (e *Env) errorText(ctx context.Context, op string, err error) string {
-	return fault.ErrorMessage(fault.Report(ctx, e.Logger, op, err))
+	return textfmt.Visible(fault.ErrorMessage(fault.Report(ctx, e.Logger, op, err)))
 }
 
 func printHelp(w io.Writer) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -84,12 +85,12 @@ func createSchema(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(env.IO.Err, "warning: %s: %s\n", w.Path, w.Message)
+		fmt.Fprintf(env.IO.Err, "warning: %s: %s\n", textfmt.Visible(w.Path), textfmt.Visible(w.Message))
 	}
 	if *asJSON {
 		return writeJSON(env.IO, res)
 	}
-	fmt.Fprintf(env.IO.Out, "created schema %s (%s), version %d, revision %s\n", res.Name, res.SchemaID, res.Version, res.SchemaRevID)
+	fmt.Fprintf(env.IO.Out, "created schema %s (%s), version %d, revision %s\n", textfmt.Visible(res.Name), res.SchemaID, res.Version, res.SchemaRevID)
 	return nil
 }
 
@@ -114,7 +115,7 @@ func showSchema(ctx context.Context, env *Env, args []string) error {
 	if *asJSON {
 		return writeJSON(env.IO, rev)
 	}
-	fmt.Fprintf(env.IO.Out, "%s (%s), version %d, revision %s, created %s\n", rev.Name, rev.SchemaID, rev.Version, rev.SchemaRevID, formatTime(rev.CreatedAt))
+	fmt.Fprintf(env.IO.Out, "%s (%s), version %d, revision %s, created %s\n", textfmt.Visible(rev.Name), rev.SchemaID, rev.Version, rev.SchemaRevID, formatTime(rev.CreatedAt))
 	return writeIndented(env, rev.ResponseFormat)
 }
 
@@ -124,7 +125,7 @@ func writeIndented(env *Env, raw json.RawMessage) error {
 		return fmt.Errorf("stored JSON: %w", err)
 	}
 	out, _ := json.MarshalIndent(v, "", "  ")
-	_, err := fmt.Fprintln(env.IO.Out, string(out))
+	_, err := fmt.Fprintln(env.IO.Out, textfmt.VisibleLines(string(out))) // JSON escapes controls, not bidi overrides
 	return err
 }
 
@@ -220,7 +221,7 @@ func createPrompt(ctx context.Context, env *Env, args []string) error {
 	if *asJSON {
 		return writeJSON(env.IO, rev)
 	}
-	fmt.Fprintf(env.IO.Out, "created prompt %s (%s), version %d, revision %s\n", rev.Name, rev.PromptID, rev.Version, rev.PromptRevID)
+	fmt.Fprintf(env.IO.Out, "created prompt %s (%s), version %d, revision %s\n", textfmt.Visible(rev.Name), rev.PromptID, rev.Version, rev.PromptRevID)
 	return nil
 }
 
@@ -282,6 +283,6 @@ func createTag(ctx context.Context, env *Env, args []string) error {
 	if *asJSON {
 		return writeJSON(env.IO, tag)
 	}
-	fmt.Fprintf(env.IO.Out, "created tag %s (%s)\n", tag.Name, tag.ID)
+	fmt.Fprintf(env.IO.Out, "created tag %s (%s)\n", textfmt.Visible(tag.Name), tag.ID)
 	return nil
 }

@@ -100,7 +100,7 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 			if d.Status == storage.StatusReady {
 				docs = append(docs, d)
 			} else {
-				fmt.Fprintf(env.IO.Err, "%s: not auto-created: its status is %s\n", d.Name, d.Status)
+				fmt.Fprintf(env.IO.Err, "%s: not auto-created: its status is %s\n", textfmt.Visible(d.Name), d.Status)
 			}
 		}
 	}
@@ -502,7 +502,7 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 	if len(failures) > 0 {
 		fmt.Fprintln(b.env.IO.Err, "failed:")
 		for _, r := range failures {
-			fmt.Fprintf(b.env.IO.Err, "  %s: %s\n", r.DocumentName, r.Error)
+			fmt.Fprintf(b.env.IO.Err, "  %s: %s\n", textfmt.Visible(r.DocumentName), textfmt.Visible(r.Error))
 		}
 	}
 	if len(refused) > 0 {
@@ -510,14 +510,14 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 		fmt.Fprintln(b.env.IO.Err, "refused, outside the run's scope (review these documents, failed or proposed, before accepting anything of theirs):")
 		for _, r := range refused {
 			for _, x := range r.Refused {
-				fmt.Fprintf(b.env.IO.Err, "  %s: %s: %s\n", r.DocumentName, x.Tool, x.Reason)
+				fmt.Fprintf(b.env.IO.Err, "  %s: %s: %s\n", textfmt.Visible(r.DocumentName), textfmt.Visible(x.Tool), textfmt.Visible(x.Reason))
 			}
 		}
 	}
 	if len(running) > 0 {
 		fmt.Fprintln(b.env.IO.Err, "skipped, still marked running:")
 		for _, r := range running {
-			fmt.Fprintf(b.env.IO.Err, "  %s: %s\n", r.DocumentName, r.Error)
+			fmt.Fprintf(b.env.IO.Err, "  %s: %s\n", textfmt.Visible(r.DocumentName), textfmt.Visible(r.Error))
 		}
 	}
 	printEmptyFields(b.env.IO.Err, empty)
@@ -571,6 +571,6 @@ func printEmptyFields(w io.Writer, fields []emptyField) {
 	}
 	fmt.Fprintln(w, "fields left empty:")
 	for _, f := range fields {
-		fmt.Fprintf(w, "  %s: %s empty in %d of %d\n", f.Schema, f.Field, f.Empty, f.Documents)
+		fmt.Fprintf(w, "  %s: %s empty in %d of %d\n", textfmt.Visible(f.Schema), textfmt.Visible(f.Field), f.Empty, f.Documents)
 	}
 }

@@ -254,13 +254,14 @@ func (p *turnPrinter) Emit(e agent.Event) error {
 			fmt.Fprint(p.ios.Err, "\033[2m")
 		}
 		p.thinkingOpen = true
-		fmt.Fprint(p.ios.Err, ev.Chunk)
+		fmt.Fprint(p.ios.Err, textfmt.VisibleLines(ev.Chunk))
 	case agent.ThinkingDonePayload:
 		p.endThinking()
 	case agent.TextChunkPayload:
 		p.endThinking()
 		p.textOpen = !strings.HasSuffix(ev.Chunk, "\n")
-		_, err := fmt.Fprint(p.ios.Out, ev.Chunk)
+		// The model's words may repeat a document's, whatever they hold.
+		_, err := fmt.Fprint(p.ios.Out, textfmt.VisibleLines(ev.Chunk))
 		return err
 	case agent.TextDonePayload:
 		p.endText()
@@ -270,7 +271,7 @@ func (p *turnPrinter) Emit(e agent.Event) error {
 		for _, c := range ev.ToolCalls {
 			fmt.Fprintf(p.ios.Err, "→ %s\n", callLine(c, summaryOf(p.ctx, c, nil)))
 			if p.verbose {
-				fmt.Fprintf(p.ios.Err, "  %s\n", fullArgs(c.Arguments))
+				fmt.Fprintf(p.ios.Err, "  %s\n", textfmt.VisibleLines(fullArgs(c.Arguments)))
 			}
 			if slices.Contains(ev.NeedsApproval, c.ID) {
 				p.pending = append(p.pending, c)
@@ -358,9 +359,9 @@ func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
 	if res.Paused() {
 		fmt.Fprintf(p.ios.Err, "\nturn %s waits for approval of:\n", res.TurnID)
 		for _, c := range p.pending {
-			fmt.Fprintf(p.ios.Err, "  %s  %s (%s)\n", c.ID, summaryOf(p.ctx, c, p.summaryEnv(res.WorkingState)).Title, c.Name)
+			fmt.Fprintf(p.ios.Err, "  %s  %s (%s)\n", textfmt.Visible(c.ID), textfmt.Visible(summaryOf(p.ctx, c, p.summaryEnv(res.WorkingState)).Title), textfmt.Visible(c.Name))
 			if p.verbose {
-				fmt.Fprintf(p.ios.Err, "      %s\n", fullArgs(c.Arguments))
+				fmt.Fprintf(p.ios.Err, "      %s\n", textfmt.VisibleLines(fullArgs(c.Arguments)))
 			}
 		}
 		fmt.Fprintf(p.ios.Err, "approve with: docent approve %s --all\n", res.TurnID)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -107,21 +108,21 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 		tagNames = append(tagNames, tag.Name)
 	}
 	w := env.IO.Out
-	fmt.Fprintf(w, "%s\n", doc.Name)
+	fmt.Fprintf(w, "%s\n", textfmt.Visible(doc.Name))
 	fmt.Fprintf(w, "  id        %s\n", doc.ID)
 	fmt.Fprintf(w, "  type      %s, %s\n", doc.MediaType, humanSize(doc.Size))
 	fmt.Fprintf(w, "  pages     %d\n", doc.Pages)
 	fmt.Fprintf(w, "  status    %s\n", doc.Status)
 	if doc.Error != "" {
-		fmt.Fprintf(w, "  error     %s\n", doc.Error)
+		fmt.Fprintf(w, "  error     %s\n", textfmt.Visible(doc.Error))
 	}
 	if len(tagNames) > 0 {
-		fmt.Fprintf(w, "  tags      %s\n", strings.Join(tagNames, ", "))
+		fmt.Fprintf(w, "  tags      %s\n", textfmt.Visible(strings.Join(tagNames, ", ")))
 	}
 	fmt.Fprintf(w, "  sha256    %s\n", doc.SHA256)
 	fmt.Fprintf(w, "  imported  %s\n", formatTime(doc.CreatedAt))
 	if m := string(doc.Metadata); m != "" && m != "{}" {
-		fmt.Fprintf(w, "  metadata  %s\n", m)
+		fmt.Fprintf(w, "  metadata  %s\n", textfmt.Visible(m))
 	}
 	if latest != nil {
 		printExtractionEvidence(w, *latest)
@@ -132,7 +133,7 @@ func runShow(ctx context.Context, env *Env, args []string) error {
 // printExtractionEvidence prints an extraction's values one per line, each
 // with the page and text it was found as, or why it was not.
 func printExtractionEvidence(w io.Writer, x storage.Extraction) {
-	fmt.Fprintf(w, "\nextraction %s (%s, by %s)\n", x.ID, x.ValidationStatus, x.Model)
+	fmt.Fprintf(w, "\nextraction %s (%s, by %s)\n", x.ID, x.ValidationStatus, textfmt.Visible(x.Model))
 	leaves, err := evidence.Leaves(x.Value)
 	if err != nil || len(leaves) == 0 {
 		fmt.Fprintf(w, "  no value\n")
@@ -155,7 +156,7 @@ func printExtractionEvidence(w io.Writer, x storage.Extraction) {
 		case e.Status == evidence.Edited:
 			where = "edited by hand"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.Path, textfmt.Shorten(string(b), 50), where)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", textfmt.Visible(l.Path), textfmt.Visible(textfmt.Shorten(string(b), 50)), where)
 	}
 	tw.Flush()
 }
@@ -175,18 +176,50 @@ func runText(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.IO.Out, strings.TrimRight(text, "\n"))
 		return nil
 	}
-	pages, err := db.DocumentText(ctx, doc.ID)
+	return writeText(ctx, env.IO.Out, db, doc)
+}
+
+// textBatchBytes is about how much page text `docent text` reads from the
+// store at a time, as the server's GET .../text does: a document's text is
+// written as it is read, so a 256 MiB text file's 4,096 pages never sit in
+// memory at once.
+const textBatchBytes = 1 << 20
+
+// writeText writes every page of doc's text to w, each after a header
+// when there are several, reading a batch of pages at a time.
+func writeText(ctx context.Context, w io.Writer, db *storage.DB, doc storage.Document) error {
+	batch, pages, err := db.PageTexts(ctx, doc.ID, 1, textBatchBytes)
 	if err != nil {
 		return err
 	}
-	if len(pages) == 0 && doc.Error != "" {
+	if len(batch) == 0 && doc.Error != "" {
 		return fault.Errorf(fault.Invalid, "%s has no text: %s", doc.Name, doc.Error)
 	}
-	for i, text := range pages {
-		if len(pages) > 1 {
-			fmt.Fprintf(env.IO.Out, "=== page %d of %d ===\n", i+1, len(pages))
+	out := bufio.NewWriterSize(w, 64<<10)
+	for len(batch) > 0 {
+		for _, p := range batch {
+			if pages > 1 {
+				fmt.Fprintf(out, "=== page %d of %d ===\n", p.Page, pages)
+			}
+			out.WriteString(strings.TrimRight(p.Text, "\n"))
+			if err := out.WriteByte('\n'); err != nil {
+				return fmt.Errorf("write the text of %s: %w", doc.ID, err)
+			}
 		}
-		fmt.Fprintln(env.IO.Out, strings.TrimRight(text, "\n"))
+		next, n, err := db.PageTexts(ctx, doc.ID, batch[len(batch)-1].Page+1, textBatchBytes)
+		if err == nil && n != pages {
+			// Read again with a password, say: the rest would not
+			// belong to what was written.
+			err = fault.Errorf(fault.Conflict, "the pages of %s changed from %d to %d while its text was written", doc.ID, pages, n)
+		}
+		if err != nil {
+			out.Flush()
+			return err
+		}
+		batch = next
+	}
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("write the text of %s: %w", doc.ID, err)
 	}
 	return nil
 }
@@ -233,7 +266,7 @@ func runRemove(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", ref, env.errorText(ctx, "docent rm "+ref, err))
 			continue
 		}
-		fmt.Fprintf(env.IO.Out, "removed %s (%s)\n", doc.ID, doc.Name)
+		fmt.Fprintf(env.IO.Out, "removed %s (%s)\n", doc.ID, textfmt.Visible(doc.Name))
 	}
 	if failed > 0 {
 		return errPartial

@@ -45,7 +45,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 		var missing []string
 		cases, missing, err = truthCases(ctx, db, *truth)
 		for _, name := range missing {
-			fmt.Fprintf(env.IO.Err, "docent: %s: no imported document of that name; skipped\n", name)
+			fmt.Fprintf(env.IO.Err, "docent: %s: no imported document of that name; skipped\n", textfmt.Visible(name))
 		}
 	} else {
 		cases, err = agent.CorrectionCases(ctx, db, *promptRef)
@@ -65,7 +65,7 @@ func runEval(ctx context.Context, env *Env, args []string) error {
 			if d.Error != "" {
 				what = "failed: " + d.Error
 			}
-			bar.step(done, fmt.Sprintf("%s: %s", d.DocumentName, what))
+			bar.step(done, fmt.Sprintf("%s: %s", textfmt.Visible(d.DocumentName), what))
 		},
 	})
 	bar.finish()
@@ -152,11 +152,11 @@ func documentsByBase(ctx context.Context, db *storage.DB) (map[string]storage.Do
 // documents' mismatches, and how to compare a later run with this one.
 func printEval(env *Env, rep agent.EvalReport) {
 	out := env.IO.Out
-	fmt.Fprintf(out, "Prompt %q v%d with %s, %d documents (%s)\n\n", rep.PromptName, rep.Version, rep.Model, len(rep.Documents), rep.Source)
+	fmt.Fprintf(out, "Prompt %q v%d with %s, %d documents (%s)\n\n", rep.PromptName, rep.Version, textfmt.Visible(rep.Model), len(rep.Documents), textfmt.Visible(rep.Source))
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FIELD\tKNOWN\tEXACT\tWRONG\tMISSING\tEXTRA\tGROUNDED")
 	for _, f := range rep.Fields {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", f.Field, f.Known, f.Exact, f.Wrong, f.Missing, f.Extra, f.Grounded)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", textfmt.Visible(f.Field), f.Known, f.Exact, f.Wrong, f.Missing, f.Extra, f.Grounded)
 	}
 	tw.Flush()
 	o := rep.Overall
@@ -171,25 +171,25 @@ func printEval(env *Env, rep agent.EvalReport) {
 	}
 	for _, d := range rep.Documents {
 		if d.Error != "" {
-			fmt.Fprintf(out, "\n%s: not extracted: %s\n", d.DocumentName, d.Error)
+			fmt.Fprintf(out, "\n%s: not extracted: %s\n", textfmt.Visible(d.DocumentName), textfmt.Visible(d.Error))
 			continue
 		}
 		if len(d.Mismatches) == 0 {
 			continue
 		}
-		fmt.Fprintf(out, "\n%s:\n", d.DocumentName)
+		fmt.Fprintf(out, "\n%s:\n", textfmt.Visible(d.DocumentName))
 		for _, m := range d.Mismatches {
 			switch m.Kind {
 			case "missing":
-				fmt.Fprintf(out, "  %s: missing (want %s)\n", m.Path, evalValue(m.Want))
+				fmt.Fprintf(out, "  %s: missing (want %s)\n", textfmt.Visible(m.Path), textfmt.Visible(evalValue(m.Want)))
 			case "extra":
-				fmt.Fprintf(out, "  %s: extra %s\n", m.Path, evalValue(m.Got))
+				fmt.Fprintf(out, "  %s: extra %s\n", textfmt.Visible(m.Path), textfmt.Visible(evalValue(m.Got)))
 			default:
 				note := ""
 				if m.Status == "ungrounded" {
 					note = " — not found in the document"
 				}
-				fmt.Fprintf(out, "  %s: got %s, want %s%s\n", m.Path, evalValue(m.Got), evalValue(m.Want), note)
+				fmt.Fprintf(out, "  %s: got %s, want %s%s\n", textfmt.Visible(m.Path), textfmt.Visible(evalValue(m.Got)), textfmt.Visible(evalValue(m.Want)), note)
 			}
 		}
 	}

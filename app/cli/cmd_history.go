@@ -120,7 +120,7 @@ func runUndo(ctx context.Context, env *Env, args []string) error {
 		return writeJSON(env.IO, res)
 	}
 	for _, e := range res.Undone {
-		fmt.Fprintf(env.IO.Out, "undid %d: %s\n", e.ID, e.Summary)
+		fmt.Fprintf(env.IO.Out, "undid %d: %s\n", e.ID, textfmt.Visible(e.Summary))
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		if emb := live.Agent().Embedder; emb.On() {
-			if err := embedMissing(ctx, env, emb); err != nil {
+			if err := embedMissing(ctx, env, emb, ""); err != nil {
 				return err
 			}
 		}
@@ -240,7 +240,7 @@ func (imp imported) printSummary(env *Env) {
 	if len(r.Errors) > 0 {
 		fmt.Fprintln(env.IO.Err, "failed:")
 		for _, e := range r.Errors {
-			fmt.Fprintf(env.IO.Err, "  %s: %s\n", e.File, e.Error)
+			fmt.Fprintf(env.IO.Err, "  %s: %s\n", textfmt.Visible(e.File), textfmt.Visible(e.Error))
 		}
 	}
 }
@@ -277,13 +277,13 @@ func newProgress(ios *IOStreams, total int, verb string) *progress {
 
 func (p *progress) step(done int, line string) {
 	if !p.ios.ErrTTY {
-		fmt.Fprintf(p.ios.Err, "[%d/%d] %s\n", done, p.total, line)
+		fmt.Fprintf(p.ios.Err, "[%d/%d] %s\n", done, p.total, textfmt.Visible(line))
 		return
 	}
 	const width = 30
 	filled := width * done / max(p.total, 1)
 	fmt.Fprintf(p.ios.Err, "\r\033[K%s [%s%s] %d/%d %s", p.verb,
-		strings.Repeat("█", filled), strings.Repeat("·", width-filled), done, p.total, textfmt.Shorten(line, 60))
+		strings.Repeat("█", filled), strings.Repeat("·", width-filled), done, p.total, textfmt.Shorten(textfmt.Visible(line), 60))
 }
 
 func (p *progress) finish() {

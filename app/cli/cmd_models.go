@@ -10,6 +10,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -181,7 +182,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		bar.step(i+1, step)
 		if !*asJSON {
 			fmt.Fprintf(env.IO.Out, "%s: %s extraction %s by %s (%d prompt + %d completion tokens)\n",
-				doc.Name, ext.ValidationStatus, ext.ID, ext.Model, ext.PromptTokens, ext.CompletionTokens)
+				textfmt.Visible(doc.Name), ext.ValidationStatus, ext.ID, textfmt.Visible(ext.Model), ext.PromptTokens, ext.CompletionTokens)
 			if err := writeIndented(env, ext.Value); err != nil {
 				return err
 			}
@@ -197,10 +198,10 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	for _, w := range warnings {
-		fmt.Fprintln(env.IO.Err, w)
+		fmt.Fprintln(env.IO.Err, textfmt.Visible(w))
 	}
 	for _, e := range report.Errors {
-		fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", e.Document, e.Error)
+		fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", textfmt.Visible(e.Document), textfmt.Visible(e.Error))
 	}
 	if err := ctx.Err(); err != nil {
 		return fault.Errorf(fault.Canceled, "extraction interrupted after %d of %d documents: %w", len(report.Extractions)+len(report.Errors), len(docs), err)

@@ -170,7 +170,7 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintf(env.IO.Err, "read %s with %s, failed %d\n", textfmt.Count(len(report.Documents), "document"), with, len(report.Errors))
 	for _, e := range report.Errors {
-		fmt.Fprintf(env.IO.Err, "  %s: %s\n", e.File, e.Error)
+		fmt.Fprintf(env.IO.Err, "  %s: %s\n", textfmt.Visible(e.File), textfmt.Visible(e.Error))
 	}
 	if err := ctx.Err(); err != nil {
 		return fault.Errorf(fault.Canceled, "OCR interrupted; what finished is kept: %w", err)
@@ -246,7 +246,7 @@ func ocrDocumentsWith(ctx context.Context, env *Env, db *storage.DB, ids []strin
 		results[i] = ocrOne(ctx, db, id, opts, again, func(d storage.Document, done, total int) {
 			if total > 1 && !env.IO.ErrTTY {
 				mu.Lock()
-				fmt.Fprintf(env.IO.Err, "  %s: page %d of %d read\n", d.Name, done, total)
+				fmt.Fprintf(env.IO.Err, "  %s: page %d of %d read\n", textfmt.Visible(d.Name), done, total)
 				mu.Unlock()
 			}
 		})

@@ -67,7 +67,7 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	}
 	emb := live.Agent().Embedder
 	if *by != storage.ByWords && emb.On() {
-		if err := embedMissing(ctx, env, emb); err != nil {
+		if err := embedMissing(ctx, env, emb, query); err != nil {
 			return err
 		}
 	}
@@ -84,14 +84,14 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 
 func printSearch(env *Env, query string, res agent.SearchResult) {
 	if res.Note != "" {
-		fmt.Fprintf(env.IO.Err, "note: %s\n", res.Note)
+		fmt.Fprintf(env.IO.Err, "note: %s\n", textfmt.Visible(res.Note))
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(env.IO.Err, "nothing found for %q (by %s)\n", query, res.By)
 		return
 	}
 	for i, h := range res.Hits {
-		fmt.Fprintf(env.IO.Out, "%d. %s  page %d  by %s  (%s, chunk %d)\n   %s\n", i+1, h.DocumentName, h.Page, h.Matched, h.DocumentID, h.ChunkID, h.Snippet)
+		fmt.Fprintf(env.IO.Out, "%d. %s  page %d  by %s  (%s, chunk %d)\n   %s\n", i+1, textfmt.Visible(h.DocumentName), h.Page, h.Matched, h.DocumentID, h.ChunkID, textfmt.Visible(strings.Join(strings.Fields(h.Snippet), " ")))
 	}
 	if res.Model != "" {
 		fmt.Fprintf(env.IO.Err, "by %s with %s\n", res.By, res.Model)
@@ -102,7 +102,13 @@ func printSearch(env *Env, query string, res agent.SearchResult) {
 // display on stderr. A model that fails leaves them waiting and says so:
 // it is a note, not an error (search by words still works, and the next
 // run embeds them). Only an interruption is returned.
-func embedMissing(ctx context.Context, env *Env, emb *agent.Embedder) error {
+//
+// For a search (query set), the model is first asked for the query's
+// vector, under the query's short deadline (agent.QueryEmbedTimeout): one
+// that does not answer that in time would keep the person waiting for a
+// batch's idle timeout (5 minutes) before the search went on by words.
+// Import (query "") waits as background embedding does.
+func embedMissing(ctx context.Context, env *Env, emb *agent.Embedder, query string) error {
 	p, err := emb.Progress(ctx, "")
 	if err != nil {
 		return err
@@ -110,6 +116,15 @@ func embedMissing(ctx context.Context, env *Env, emb *agent.Embedder) error {
 	left := p.Chunks - p.Embedded
 	if left <= 0 {
 		return nil
+	}
+	if query != "" {
+		if _, err := emb.EmbedQuery(ctx, query); err != nil {
+			if ctx.Err() != nil {
+				return fault.Errorf(fault.Canceled, "embedding interrupted: %w", ctx.Err())
+			}
+			fmt.Fprintf(env.IO.Err, "note: %s wait to be embedded with %s: %s\n", textfmt.Count(left, "chunk"), emb.Model, env.errorText(ctx, "embed chunks", err))
+			return nil
+		}
 	}
 	bar := newProgress(env.IO, left, "embedding")
 	n, err := emb.EmbedMissing(ctx, func(done int) {

@@ -52,7 +52,7 @@ func runThreads(ctx context.Context, env *Env, args []string) error {
 		return writeJSON(env.IO, threadList{Threads: threads})
 	}
 	if len(threads) == 0 {
-		fmt.Fprintf(env.IO.Err, "no conversations about %s yet; start one with: docent chat %s \"...\"\n", doc.Name, doc.ID)
+		fmt.Fprintf(env.IO.Err, "no conversations about %s yet; start one with: docent chat %s \"...\"\n", textfmt.Visible(doc.Name), doc.ID)
 		return nil
 	}
 	t := newTable(env.IO.Out, "THREAD", "TITLE", "MESSAGES", "UPDATED")
@@ -80,8 +80,8 @@ func showThread(ctx context.Context, env *Env, db *storage.DB, docID, threadID s
 		return writeJSON(env.IO, server.ThreadWithMessages{Thread: th, Messages: msgs})
 	}
 	w := env.IO.Out
-	fmt.Fprintf(w, "%s  %s\n", th.ID, th.Title)
-	fmt.Fprintf(w, "%d messages, model %s, updated %s\n", th.MessageCount, cmp.Or(th.Model, "(default)"), formatTime(th.UpdatedAt))
+	fmt.Fprintf(w, "%s  %s\n", th.ID, textfmt.Visible(th.Title))
+	fmt.Fprintf(w, "%d messages, model %s, updated %s\n", th.MessageCount, textfmt.Visible(cmp.Or(th.Model, "(default)")), formatTime(th.UpdatedAt))
 	for _, m := range msgs {
 		printThreadMessage(ctx, w, m)
 	}
@@ -94,20 +94,20 @@ func printThreadMessage(ctx context.Context, w io.Writer, m storage.ThreadMessag
 	data := agent.ParseMessageData(m.Data) // Data is optional; a missing field reads as zero
 	switch m.Role {
 	case storage.RoleUser:
-		fmt.Fprintf(w, "\nyou: %s\n", m.Content)
+		fmt.Fprintf(w, "\nyou: %s\n", textfmt.VisibleLines(m.Content))
 	case storage.RoleAssistant:
 		if m.Thinking != "" {
-			fmt.Fprintf(w, "\n  (thought: %s)\n", textfmt.Shorten(strings.Join(strings.Fields(m.Thinking), " "), 160))
+			fmt.Fprintf(w, "\n  (thought: %s)\n", textfmt.Visible(textfmt.Shorten(strings.Join(strings.Fields(m.Thinking), " "), 160)))
 		}
 		if strings.TrimSpace(m.Content) != "" {
-			fmt.Fprintf(w, "\nassistant: %s\n", m.Content)
+			fmt.Fprintf(w, "\nassistant: %s\n", textfmt.VisibleLines(m.Content))
 		}
 		var calls []agent.ToolCall
 		_ = json.Unmarshal(m.ToolCalls, &calls)
 		for _, c := range calls {
 			// Named as the model made them (no store), not by what their
 			// references name today.
-			fmt.Fprintf(w, "  → %s  [%s]\n", callLine(c, agent.Summarize(ctx, nil, c.Name, c.Arguments)), c.ID)
+			fmt.Fprintf(w, "  → %s  [%s]\n", callLine(c, agent.Summarize(ctx, nil, c.Name, c.Arguments)), textfmt.Visible(c.ID))
 		}
 		if data.TurnID != "" {
 			fmt.Fprintf(w, "  (paused for approval as turn %s)\n", data.TurnID)
@@ -129,6 +129,6 @@ func printThreadMessage(ctx context.Context, w io.Writer, m storage.ThreadMessag
 		if detail == "" {
 			detail = textfmt.Shorten(strings.Join(strings.Fields(m.Content), " "), 160)
 		}
-		fmt.Fprintf(w, "  ← %s %s: %s\n", m.ToolName, status, detail)
+		fmt.Fprintf(w, "  ← %s %s: %s\n", textfmt.Visible(m.ToolName), status, textfmt.Visible(detail))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent/evidence"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 )
 
@@ -36,9 +37,13 @@ func newTable(w io.Writer, header ...string) *table {
 	return t
 }
 
+// row writes one row. Every cell goes through textfmt.Visible: a cell is
+// one line, and a name in it reaches the terminal with its control
+// characters spelled out (a tab or newline too, which would break the
+// columns).
 func (t *table) row(cells ...string) {
 	for i, c := range cells {
-		cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+		cells[i] = textfmt.Visible(c)
 	}
 	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
 }
@@ -80,5 +85,5 @@ func evidenceLine(x storage.Extraction) string {
 	if c.Edited > 0 {
 		line += fmt.Sprintf(", %d edited", c.Edited)
 	}
-	return line
+	return textfmt.Visible(line) // the paths are a schema's field names
 }

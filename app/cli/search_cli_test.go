@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/modeltest"
@@ -252,5 +253,29 @@ func TestSearchBadInput(t *testing.T) {
 		if code == ExitOK || !strings.HasPrefix(errOut, "docent: ") || len(errOut) > 400 {
 			t.Errorf("docent %.40s: exit %d, %q", strings.Join(args, " "), code, errOut)
 		}
+	}
+}
+
+// A model that hangs keeps docent search waiting for the query's deadline
+// (agent.QueryEmbedTimeout, 5 s), not for the idle timeout of a batch of
+// chunks: the chunks left wait, and the search is by words with a note
+// that says the model did not answer the query in time.
+func TestSearchWithAHungModelGoesOnByWords(t *testing.T) {
+	corpus := testcorpus.Dir(t)
+	srv := modeltest.New(t, modeltest.DefaultModel, modeltest.EmbedModel)
+	t.Setenv("OLLAMA_HOST", srv.OllamaURL())
+	t.Setenv("DOCENT_MODEL", "")
+	t.Setenv("DOCENT_EMBED_MODEL", embedModel)
+	t.Setenv("DOCENT_IDLE_TIMEOUT", "30s") // the batch's wait, which the search must not take
+	data := t.TempDir()
+	file := filepath.Join(corpus, "zugferd", germanInvoices[0])
+	if code, _, errOut := docent(t, data, "import", "--no-ocr", "--no-embed", file); code != ExitOK {
+		t.Fatalf("import --no-embed: %d %s", code, errOut)
+	}
+	srv.EmbedFaults(modeltest.EmbedFault{Delay: time.Hour}, modeltest.EmbedFault{Delay: time.Hour}, modeltest.EmbedFault{Delay: time.Hour})
+	code, out, errOut := docent(t, data, "search", "Taxifahrt")
+	if code != ExitOK || !strings.Contains(out, "by words") || !strings.Contains(errOut, "wait to be embedded") ||
+		!strings.Contains(errOut, "did not answer the query within 5s") || strings.Contains(errOut, "DOCENT_IDLE_TIMEOUT") {
+		t.Errorf("search with a hung model: exit %d, want hits by words and notes that the model did not answer the query within 5s\n%s\n%s", code, out, errOut)
 	}
 }

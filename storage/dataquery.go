@@ -75,79 +75,164 @@ type DataDescription struct {
 	Views []DataView `json:"views"`
 }
 
-// dataConns opens the read-only connections of queries, once a query
-// needs one. Connections are not kept: each query's views and guard go
-// with its connection.
+// dataConns are the read-only connections of queries, opened once a
+// query needs one and kept (up to maxIdleDataConns) with their views and
+// guard, so that the next query finds SQLite's page cache warm and makes
+// the views again only when a schema changed.
 type dataConns struct {
-	mu sync.Mutex
-	db *sql.DB
+	mu   sync.Mutex
+	db   *sql.DB
+	idle []*dataConn
 }
 
-func (c *dataConns) conn(ctx context.Context, path string) (*sql.Conn, error) {
+// maxIdleDataConns is how many query connections are kept between
+// queries.
+const maxIdleDataConns = 2
+
+// dataConn is a query connection, its guard, and the views it has.
+type dataConn struct {
+	conn  *sql.Conn
+	guard *queryGuard
+	// views is the SQL that made its views, cat what they are.
+	views string
+	cat   dataCatalog
+}
+
+// get returns an idle connection or opens one: read-only (mode=ro),
+// with SQLite's limits and the guard installed.
+func (c *dataConns) get(ctx context.Context, path string) (*dataConn, error) {
 	c.mu.Lock()
+	if n := len(c.idle); n > 0 {
+		dc := c.idle[n-1]
+		c.idle = c.idle[:n-1]
+		c.mu.Unlock()
+		return dc, nil
+	}
 	if c.db == nil {
 		q := url.Values{}
 		q.Set("mode", "ro")
 		q.Add("_pragma", "busy_timeout(10000)")
+		// Pages are read from the file's mapping rather than copied by a
+		// read call each.
+		q.Add("_pragma", "mmap_size(1073741824)")
 		db, err := sql.Open("sqlite", fileURI(path, q))
 		if err != nil {
 			c.mu.Unlock()
 			return nil, fmt.Errorf("open the database to query its data: %w", err)
 		}
+		// The kept connections are held as *sql.Conn, out of the pool:
+		// one given back to the pool is closed.
 		db.SetMaxIdleConns(0)
 		c.db = db
 	}
 	db := c.db
 	c.mu.Unlock()
-	return db.Conn(ctx)
+
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open the database to query its data: %w", err)
+	}
+	dc := &dataConn{conn: conn, guard: &queryGuard{setup: true}}
+	if err := dc.guard.install(conn); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	for id, v := range map[int]int{sqlite3.SQLITE_LIMIT_LENGTH: maxDataValueLength, sqlite3.SQLITE_LIMIT_ATTACHED: 0} {
+		if _, err := sqlite.Limit(conn, id, v); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("limit the data connection: %w", err)
+		}
+	}
+	return dc, nil
+}
+
+// put keeps a connection for the next query, or closes it when keep is
+// false (an interrupted query, an internal error) or enough are kept.
+func (c *dataConns) put(dc *dataConn, keep bool) {
+	c.mu.Lock()
+	if keep && c.db != nil && len(c.idle) < maxIdleDataConns {
+		c.idle = append(c.idle, dc)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	dc.conn.Close()
 }
 
 func (c *dataConns) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.db == nil {
-		return nil
+	var errs []error
+	for _, dc := range c.idle {
+		errs = append(errs, dc.conn.Close())
 	}
-	err := c.db.Close()
-	c.db = nil
-	return err
+	c.idle = nil
+	if c.db != nil {
+		errs = append(errs, c.db.Close())
+		c.db = nil
+	}
+	return errors.Join(errs...)
 }
 
-// withDataViews runs fn on a read-only connection of its own that has the
-// data views, and closes the connection after it.
-func (db *DB) withDataViews(ctx context.Context, fn func(*sql.Conn, dataCatalog) error) error {
-	conn, err := db.dataConns.conn(ctx, db.path)
+// withDataViews runs fn on a read-only query connection that has the
+// data views as the store's schemas are now, with the guard on.
+func (db *DB) withDataViews(ctx context.Context, fn func(*dataConn) error) (err error) {
+	dc, err := db.dataConns.get(ctx, db.path)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	cat, err := loadDataCatalog(ctx, conn)
+	defer func() {
+		// A refused or mistaken query leaves the connection as it was;
+		// anything else (an interrupt, an internal error) may not.
+		var fe *Error
+		db.dataConns.put(dc, ctx.Err() == nil && (err == nil || errors.As(err, &fe)))
+	}()
+	if err := dc.prepare(ctx); err != nil {
+		return err
+	}
+	return fn(dc)
+}
+
+// prepare brings a connection's views up to date with the schemas, and
+// turns query_only and the guard on.
+func (dc *dataConn) prepare(ctx context.Context) error {
+	dc.guard.setup = true
+	cat, err := loadDataCatalog(ctx, dc.conn)
 	if err != nil {
 		return err
 	}
-	for _, stmt := range cat.sql {
-		if _, err := conn.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("make the data views: %w", err)
+	views := strings.Join(cat.sql, ";\n")
+	if views != dc.views {
+		stmts := []string{`PRAGMA query_only = 0`}
+		for _, name := range dc.cat.viewNames() {
+			stmts = append(stmts, `DROP VIEW temp.`+sqlIdent(name))
 		}
+		dc.views, dc.cat = "", dataCatalog{}
+		for _, stmt := range append(stmts, cat.sql...) {
+			if _, err := dc.conn.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("make the data views: %w", err)
+			}
+		}
+		if err := dc.guard.learn(ctx, dc.conn, cat); err != nil {
+			return err
+		}
+		dc.views, dc.cat = views, cat
 	}
-	if _, err := conn.ExecContext(ctx, `PRAGMA query_only = 1`); err != nil {
+	if _, err := dc.conn.ExecContext(ctx, `PRAGMA query_only = 1`); err != nil {
 		return fmt.Errorf("make the data connection read-only: %w", err)
 	}
-	for id, v := range map[int]int{sqlite3.SQLITE_LIMIT_LENGTH: maxDataValueLength, sqlite3.SQLITE_LIMIT_ATTACHED: 0} {
-		if _, err := sqlite.Limit(conn, id, v); err != nil {
-			return fmt.Errorf("limit the data connection: %w", err)
-		}
-	}
-	return fn(conn, cat)
+	dc.guard.denied = ""
+	dc.guard.setup = false
+	return nil
 }
 
 // DescribeData lists the data views with their columns, the types of
 // these and a few of their values, and how many rows each view has.
 func (db *DB) DescribeData(ctx context.Context) (DataDescription, error) {
 	var out DataDescription
-	err := db.withDataViews(ctx, func(conn *sql.Conn, cat dataCatalog) error {
-		for _, v := range cat.views {
-			if err := describeView(ctx, conn, &v); err != nil {
+	err := db.withDataViews(ctx, func(dc *dataConn) error {
+		for _, v := range dc.cat.views {
+			if err := describeView(ctx, dc.conn, &v); err != nil {
 				return fmt.Errorf("describe view %s: %w", v.Name, err)
 			}
 			out.Views = append(out.Views, v)
@@ -218,27 +303,30 @@ func cutSample(s string) string {
 // there or runs too long is invalid, with a message that says what to
 // change; nothing is ever written.
 func (db *DB) QueryData(ctx context.Context, q DataQuery) (DataResult, error) {
+	return db.queryData(ctx, q, DataQueryTimeout)
+}
+
+// queryData is QueryData with its time limit, which a benchmark on a
+// loaded machine raises.
+func (db *DB) queryData(ctx context.Context, q DataQuery, limit time.Duration) (DataResult, error) {
 	text, err := oneSelect(q.SQL)
 	if err != nil {
 		return DataResult{}, err
 	}
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, DataQueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var out DataResult
-	err = db.withDataViews(ctx, func(conn *sql.Conn, cat dataCatalog) error {
-		guard, err := guardQuery(ctx, conn, cat)
-		if err != nil {
-			return err
-		}
-		out, err = readDataRows(ctx, conn, text, q.MaxRows)
-		return guard.explain(err)
+	err = db.withDataViews(ctx, func(dc *dataConn) error {
+		var err error
+		out, err = readDataRows(ctx, dc.conn, text, q.MaxRows)
+		return dc.guard.explain(err)
 	})
 	switch {
 	case err == nil:
 		return out, nil
 	case parent.Err() == nil && ctx.Err() != nil:
-		return DataResult{}, Errorf(ErrInvalid, "the query ran longer than %s and was stopped: ask for less (a WHERE, a LIMIT, an aggregate) or make sure a recursive WITH ends", DataQueryTimeout)
+		return DataResult{}, Errorf(ErrInvalid, "the query ran longer than %s and was stopped: ask for less (a WHERE, a LIMIT, an aggregate) or make sure a recursive WITH ends", limit)
 	}
 	return DataResult{}, translate("query data", err)
 }
@@ -301,8 +389,9 @@ func dataValue(v any) any {
 
 // oneSelect checks that text is one statement that starts with SELECT,
 // WITH or VALUES, and returns it without its closing semicolon. It reads
-// SQL as SQLite's tokenizer does where that matters here: quotes (”, "",
-// “, []) and comments (--, /* */) may hold a semicolon.
+// SQL as SQLite's tokenizer does where that matters here: quoted text
+// and names (in single, double or back quotes, or brackets) and comments
+// (--, /* */) may hold a semicolon.
 func oneSelect(text string) (string, error) {
 	if len(text) > MaxDataQueryLength {
 		return "", Errorf(ErrInvalid, "the query is %d characters long; the most is %d", len(text), MaxDataQueryLength)
@@ -381,27 +470,25 @@ func firstWord(text string) string {
 	return ""
 }
 
-// queryGuard is the authorizer of a query's connection: SQLite asks it
+// queryGuard is the authorizer of a query connection: SQLite asks it
 // about every table column read, function called and action taken while
-// it compiles the query.
+// it compiles a statement.
 type queryGuard struct {
-	views map[string]bool
-	// baseReads are the table.column of the store that the views read.
-	baseReads map[string]bool
+	// setup is set while the store's own statements run (making the
+	// views), which it allows all of.
+	setup bool
 	// recording is set while the views' own reads are learnt.
 	recording bool
+	views     map[string]bool
+	names     []string
+	// baseReads are the table.column of the store that the views read.
+	baseReads map[string]bool
 	// denied is why the first refused action was refused.
 	denied string
-	names  []string
 }
 
-// guardQuery learns which columns of the store the views read, by
-// compiling a SELECT * of each, then installs the guard.
-func guardQuery(ctx context.Context, conn *sql.Conn, cat dataCatalog) (*queryGuard, error) {
-	g := &queryGuard{views: map[string]bool{}, baseReads: map[string]bool{}, recording: true, names: cat.viewNames()}
-	for _, n := range g.names {
-		g.views[n] = true
-	}
+// install makes g the connection's authorizer.
+func (g *queryGuard) install(conn *sql.Conn) error {
 	err := conn.Raw(func(driverConn any) error {
 		r, ok := driverConn.(sqlite.AuthorizerRegisterer)
 		if !ok {
@@ -410,24 +497,36 @@ func guardQuery(ctx context.Context, conn *sql.Conn, cat dataCatalog) (*queryGua
 		return r.RegisterAuthorizer(g.authorize)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("guard the data connection: %w", err)
+		return fmt.Errorf("guard the data connection: %w", err)
 	}
+	return nil
+}
+
+// learn takes the views of cat and learns which columns of the store
+// they read, by compiling a SELECT * of each.
+func (g *queryGuard) learn(ctx context.Context, conn *sql.Conn, cat dataCatalog) error {
+	g.names = cat.viewNames()
+	g.views, g.baseReads = map[string]bool{}, map[string]bool{}
+	for _, n := range g.names {
+		g.views[n] = true
+	}
+	g.recording = true
+	defer func() { g.recording = false }()
 	for _, n := range g.names {
 		stmt, err := conn.PrepareContext(ctx, `SELECT * FROM `+sqlIdent(n))
 		if err != nil {
-			return nil, fmt.Errorf("read view %s: %w", n, err)
+			return fmt.Errorf("read view %s: %w", n, err)
 		}
 		stmt.Close()
 	}
-	g.recording = false
-	return g, nil
+	return nil
 }
 
 func (g *queryGuard) authorize(action sqlite.AuthorizerActionCode, arg1, arg2, dbName, inner string) sqlite.AuthorizerReturnCode {
-	if g.recording {
-		if action == sqlite.AuthRead && dbName == "main" {
-			g.baseReads[arg1+"."+arg2] = true
-		}
+	if g.recording && action == sqlite.AuthRead && dbName == "main" {
+		g.baseReads[arg1+"."+arg2] = true
+	}
+	if g.setup {
 		return sqlite.AuthorizerOK
 	}
 	why := g.check(action, arg1, arg2, dbName, inner)

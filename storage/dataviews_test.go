@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -263,7 +262,9 @@ func storeSnapshot(t *testing.T, db *DB) string {
 func TestQueryDataConnectionIsReadOnlyWithoutTheAuthorizer(t *testing.T) {
 	ctx := context.Background()
 	db := mustOpen(t)
-	err := db.withDataViews(ctx, func(conn *sql.Conn, _ dataCatalog) error {
+	err := db.withDataViews(ctx, func(dc *dataConn) error {
+		conn := dc.conn
+		dc.guard.setup = true // the guard would refuse the PRAGMA and the INSERT
 		var on int
 		if err := conn.QueryRowContext(ctx, `PRAGMA query_only`).Scan(&on); err != nil || on != 1 {
 			t.Errorf("query_only = %d (%v), want 1", on, err)
@@ -328,5 +329,35 @@ func TestOneSelect(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("oneSelect(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
+	}
+}
+
+func TestDataViewsFollowTheSchemasOnAKeptConnection(t *testing.T) {
+	ctx := context.Background()
+	f := newRowsFixture(t)
+	a := f.doc(t, "a.pdf")
+	f.extract(t, a, f.pInv, `{"number":"A-1","total":9.5,"due":"2026-01-01"}`, ValidationValid)
+	queryData(t, f.db, `SELECT total FROM invoice`)
+	// A refused query leaves the kept connection as it was.
+	if _, err := f.db.QueryData(ctx, DataQuery{SQL: `SELECT * FROM settings`}); err == nil {
+		t.Fatal("reading settings was allowed")
+	}
+	if _, _, err := f.db.UpdateSchema(ctx, f.invoice.SchemaID, nil, json.RawMessage(`{"type":"object","properties":{"total":{"type":"number"},"due":{"type":"string"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	name := "Bills"
+	if _, _, err := f.db.UpdateSchema(ctx, f.letter.SchemaID, &name, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The new field is a column; number, which only the older version
+	// has, still is; the renamed schema's view has its new name.
+	if got := rowsJSON(t, queryData(t, f.db, `SELECT number, total, due FROM invoice`)); got != `[["A-1",9.5,"2026-01-01"]]` {
+		t.Errorf("invoice after the new version: %s", got)
+	}
+	queryData(t, f.db, `SELECT count(*) FROM bills`)
+	_, err := f.db.QueryData(ctx, DataQuery{SQL: `SELECT count(*) FROM letter`})
+	wantInvalid(t, "the old name", err, "no such table: letter")
+	if n := len(f.db.dataConns.idle); n != 1 {
+		t.Errorf("%d connections kept, want the one the queries shared", n)
 	}
 }

@@ -17,13 +17,13 @@ import (
 func dataTools() []Tool {
 	return []Tool{
 		{
-			Name:  "describe_data",
-			Title: "Describe the extracted data as SQL views",
+			Name:        "describe_data",
+			Title:       "Describe the extracted data as SQL views",
 			Description: "List the SQL views query_data reads: one per schema (a row per document: its current extraction, a column per top-level field) and documents. Gives columns, types, sample values and row counts. Call it before query_data.",
-			Parameters: params(nil, map[string]string{}),
-			Access:     ReadOnly,
-			Run:        decodeArgs(describeData),
-			Summarize:  summarizer(fixedSummary("Describe the extracted data"), noWords, listOutcome("views", "view")),
+			Parameters:  params(nil, map[string]string{}),
+			Access:      ReadOnly,
+			Run:         decodeArgs(describeData),
+			Summarize:   summarizer(fixedSummary("Describe the extracted data"), noWords, listOutcome("views", "view")),
 		},
 		{
 			Name:  "query_data",

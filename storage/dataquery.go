@@ -231,8 +231,13 @@ func (dc *dataConn) prepare(ctx context.Context) error {
 func (db *DB) DescribeData(ctx context.Context) (DataDescription, error) {
 	var out DataDescription
 	err := db.withDataViews(ctx, func(dc *dataConn) error {
-		for _, v := range dc.cat.views {
-			if err := describeView(ctx, dc.conn, &v); err != nil {
+		counts, err := countViewRows(ctx, dc.conn, dc.cat)
+		if err != nil {
+			return fmt.Errorf("count the views' rows: %w", err)
+		}
+		for i, v := range dc.cat.views {
+			v.Rows = counts[i]
+			if err := sampleView(ctx, dc.conn, &v); err != nil {
 				return fmt.Errorf("describe view %s: %w", v.Name, err)
 			}
 			out.Views = append(out.Views, v)
@@ -245,15 +250,34 @@ func (db *DB) DescribeData(ctx context.Context) (DataDescription, error) {
 	return out, nil
 }
 
+// countViewRows counts the rows of every view in one pass over the
+// documents view, whose data_view names the view that has each
+// document's row: a count per view would read every document's newest
+// extraction once per schema.
+func countViewRows(ctx context.Context, conn *sql.Conn, cat dataCatalog) ([]int, error) {
+	cols := make([]string, len(cat.views))
+	for i, v := range cat.views {
+		if v.Name == documentsViewName {
+			cols[i] = `count(*)`
+		} else {
+			cols[i] = `count(*) FILTER (WHERE data_view = ` + sqlString(v.Name) + `)`
+		}
+	}
+	counts := make([]int, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range counts {
+		ptrs[i] = &counts[i]
+	}
+	err := conn.QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM `+documentsViewName).Scan(ptrs...)
+	return counts, err
+}
+
 // sampleRows is how many rows of a view its samples are taken from.
 const sampleRows = 20
 
-// describeView counts a view's rows and takes a few values of each
-// column from its first rows.
-func describeView(ctx context.Context, conn *sql.Conn, v *DataView) error {
-	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM `+sqlIdent(v.Name)).Scan(&v.Rows); err != nil {
-		return err
-	}
+// sampleView takes a few values of each of a view's columns from its
+// first rows.
+func sampleView(ctx context.Context, conn *sql.Conn, v *DataView) error {
 	v.Columns = slices.Clone(v.Columns)
 	for i := range v.Columns {
 		v.Columns[i].Samples = []any{}

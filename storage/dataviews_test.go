@@ -78,6 +78,21 @@ func TestDataViewHasEachDocumentsCurrentExtractionOnce(t *testing.T) {
 	if want := `[["a.pdf","invoice","[\"q1\"]"],["b.pdf","invoice","[]"],["moved.pdf","letter","[]"],["never.pdf",null,"[]"]]`; got != want {
 		t.Errorf("documents:\n got %s\nwant %s", got, want)
 	}
+	// describe_data counts each view's rows in one pass over documents:
+	// the same rows as the views'.
+	d, err := f.db.DescribeData(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range d.Views {
+		n := queryData(t, f.db, `SELECT count(*) FROM `+v.Name).Rows[0][0]
+		if n != int64(v.Rows) {
+			t.Errorf("describe_data says %s has %d rows; it has %v", v.Name, v.Rows, n)
+		}
+	}
+	if len(d.Views) != 3 || d.Views[0].Rows != 4 || d.Views[1].Rows != 2 || d.Views[2].Rows != 1 {
+		t.Errorf("views %+v, want documents (4 rows), invoice (2) and letter (1)", d.Views)
+	}
 }
 
 func TestDataViewTypesBooleansAndArrays(t *testing.T) {

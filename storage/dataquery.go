@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"errors"
@@ -27,7 +28,8 @@ import (
 //     with PRAGMA query_only on once its views are made, and closed after
 //     the query, so nothing a query does outlives it;
 //   - SQLite's authorizer (queryGuard) lets the statement read the views,
-//     the columns of the store that the views read and nothing else, and
+//     the columns of the store that the views read (through inner views
+//     whose random names a query cannot know) and nothing else, and
 //     call the functions of allowedFunctions; every other action (a write,
 //     ATTACH, PRAGMA, CREATE) is refused while the statement is compiled;
 //   - the text is one statement that starts with SELECT, WITH or VALUES;
@@ -132,7 +134,9 @@ func (c *dataConns) get(ctx context.Context, path string) (*dataConn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open the database to query its data: %w", err)
 	}
-	dc := &dataConn{conn: conn, guard: &queryGuard{setup: true}}
+	secret := make([]byte, 8)
+	rand.Read(secret)
+	dc := &dataConn{conn: conn, guard: &queryGuard{setup: true, secret: "docent_" + hex.EncodeToString(secret)}}
 	if err := dc.guard.install(conn); err != nil {
 		conn.Close()
 		return nil, err
@@ -201,14 +205,19 @@ func (dc *dataConn) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	views := strings.Join(cat.sql, ";\n")
+	views := strings.Join(cat.selects, ";\n")
 	if views != dc.views {
 		stmts := []string{`PRAGMA query_only = 0`}
 		for _, name := range dc.cat.viewNames() {
-			stmts = append(stmts, `DROP VIEW temp.`+sqlIdent(name))
+			stmts = append(stmts, `DROP VIEW temp.`+sqlIdent(name), `DROP VIEW temp.`+sqlIdent(dc.guard.inner(name)))
+		}
+		for i, name := range cat.viewNames() {
+			inner := dc.guard.inner(name)
+			stmts = append(stmts, `CREATE TEMP VIEW `+sqlIdent(inner)+` AS `+cat.selects[i],
+				`CREATE TEMP VIEW `+sqlIdent(name)+` AS SELECT * FROM temp.`+sqlIdent(inner))
 		}
 		dc.views, dc.cat = "", dataCatalog{}
-		for _, stmt := range append(stmts, cat.sql...) {
+		for _, stmt := range stmts {
 			if _, err := dc.conn.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("make the data views: %w", err)
 			}
@@ -503,13 +512,24 @@ type queryGuard struct {
 	setup bool
 	// recording is set while the views' own reads are learnt.
 	recording bool
-	views     map[string]bool
-	names     []string
+	// views are the views' names, names the same in order.
+	views map[string]bool
+	names []string
+	// secret names the views that read the store (inner): each view
+	// selects * from its inner view, named after it and the secret, a
+	// random name a query cannot know, so that only these views may read
+	// the store. (SQLite tells the authorizer which view a read is for
+	// by name, and a query's WITH may take a view's name.)
+	secret     string
+	innerViews map[string]bool
 	// baseReads are the table.column of the store that the views read.
 	baseReads map[string]bool
 	// denied is why the first refused action was refused.
 	denied string
 }
+
+// inner is the name of the view that view reads the store through.
+func (g *queryGuard) inner(view string) string { return g.secret + "_" + view }
 
 // install makes g the connection's authorizer.
 func (g *queryGuard) install(conn *sql.Conn) error {
@@ -530,9 +550,10 @@ func (g *queryGuard) install(conn *sql.Conn) error {
 // they read, by compiling a SELECT * of each.
 func (g *queryGuard) learn(ctx context.Context, conn *sql.Conn, cat dataCatalog) error {
 	g.names = cat.viewNames()
-	g.views, g.baseReads = map[string]bool{}, map[string]bool{}
+	g.views, g.innerViews, g.baseReads = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, n := range g.names {
 		g.views[n] = true
+		g.innerViews[g.inner(n)] = true
 	}
 	g.recording = true
 	defer func() { g.recording = false }()
@@ -574,11 +595,11 @@ func (g *queryGuard) check(action sqlite.AuthorizerActionCode, arg1, arg2, dbNam
 			return ""
 		case dbName == "temp" && g.views[arg1]:
 			return ""
+		case dbName == "temp" && g.innerViews[arg1] && g.views[inner]:
+			return ""
 		case dbName == "main" && (arg1 == "json_each" || arg1 == "json_tree"):
 			return ""
-		case dbName == "main" && g.views[inner] && g.baseReads[arg1+"."+arg2]:
-			// Inside a view (or a WITH named like one: it may read no
-			// more than the views do).
+		case dbName == "main" && g.innerViews[inner] && g.baseReads[arg1+"."+arg2]:
 			return ""
 		}
 		return fmt.Sprintf("%s is not a data view: query only the views %s (describe_data lists their columns)",

@@ -85,7 +85,8 @@ type DataColumn struct {
 // the SQL that makes them.
 type dataCatalog struct {
 	views []DataView
-	sql   []string // CREATE TEMP VIEW statements, one per view
+	// selects are the SELECTs that make the views, one per view.
+	selects []string
 }
 
 // viewNames returns the views' names.
@@ -226,12 +227,12 @@ func loadDataCatalog(ctx context.Context, q queryer) (dataCatalog, error) {
 			return dataCatalog{}, err
 		}
 		c.views = append(c.views, v)
-		c.sql = append(c.sql, stmt)
+		c.selects = append(c.selects, stmt)
 		cases = append(cases, fmt.Sprintf("WHEN %s THEN %s", sqlString(s.id), sqlString(name)))
 	}
 	docs, docsSQL := documentsView(cases)
 	c.views = append([]DataView{docs}, c.views...)
-	c.sql = append([]string{docsSQL}, c.sql...)
+	c.selects = append([]string{docsSQL}, c.selects...)
 	return c, nil
 }
 
@@ -272,7 +273,7 @@ func fieldType(raw string) string {
 }
 
 // schemaViewSQL names a schema view's field columns and returns the
-// statement that makes it. A field's value is json_extract's: numbers
+// SELECT that makes it. A field's value is json_extract's: numbers
 // stay numbers, true and false are 1 and 0, arrays and objects JSON
 // text; a field missing from a row, or a row whose output was not JSON,
 // is NULL.
@@ -305,7 +306,7 @@ func schemaViewSQL(v *DataView, fields []schemaField) (string, error) {
 		v.fields = append(v.fields, f.key)
 		cols = append(cols, fieldValueSQL(f.key)+` AS `+sqlIdent(name))
 	}
-	return `CREATE TEMP VIEW ` + sqlIdent(v.Name) + ` AS SELECT ` + strings.Join(cols, ", ") +
+	return `SELECT ` + strings.Join(cols, ", ") +
 		currentRows(sqlString(v.SchemaID)), nil
 }
 
@@ -343,7 +344,7 @@ func documentsView(cases []string) (DataView, string) {
 	if len(cases) > 0 {
 		dataView = `CASE sr.schema_id ` + strings.Join(cases, " ") + ` END`
 	}
-	return v, `CREATE TEMP VIEW ` + documentsViewName + ` AS SELECT d.id AS document_id, d.name AS document,
+	return v, `SELECT d.id AS document_id, d.name AS document,
 		e.id AS extraction_id, ` + dataView + ` AS data_view, ` + documentKindSQL + ` AS kind, ` + documentTagsSQL + ` AS tags,
 		d.created_at AS created_at, d.media_type AS media_type, d.pages AS pages, d.size AS size, d.status AS status
 		FROM main.documents d

@@ -219,6 +219,7 @@ func TestQueryDataRefusesAllButOneSelectOverTheViews(t *testing.T) {
 		{`SELECT raw_output FROM extractions`, "extractions is not a data view"},
 		// A WITH named like a view reads no more than the views do.
 		{`WITH invoice AS (SELECT raw_output FROM main.extractions) SELECT * FROM invoice`, "extractions is not a data view"},
+		{`WITH invoice AS (SELECT value FROM main.extractions) SELECT * FROM invoice`, "extractions is not a data view"},
 		{`SELECT 1; SELECT 2`, "more than one statement"},
 		{`SELECT 1; DELETE FROM documents`, "more than one statement"},
 		{`SELECT total FROM invoice; -- fine` + "\n; ;", ""},

@@ -205,7 +205,8 @@ func (dc *dataConn) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	views := strings.Join(cat.selects, ";\n")
+	// The views as they should be: their names and what they select.
+	views := strings.Join(cat.viewNames(), ",") + "\n" + strings.Join(cat.selects, ";\n")
 	if views != dc.views {
 		stmts := []string{`PRAGMA query_only = 0`}
 		for _, name := range dc.cat.viewNames() {

@@ -232,7 +232,7 @@ func ProviderTools() []provider.Tool {
 }
 
 // registry is every tool; tools_*.go define them.
-var registry = slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), historyTools(), helpTools())
+var registry = slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), dataTools(), historyTools(), helpTools())
 
 func init() {
 	// Catalogue order, as docs/tools.md lists them: read-only first.
@@ -247,7 +247,7 @@ var catalogueOrder = []string{
 	"get_ocr_text", "get_document", "list_documents", "get_extraction_result",
 	"get_schema", "list_schemas", "validate_schema", "validate_against_schema",
 	"get_prompt", "list_prompts", "get_tag", "list_tags", "get_history", "help_schemas", "help_prompts",
-	"list_models", "search_docs", "open_citation",
+	"list_models", "search_docs", "open_citation", "describe_data", "query_data",
 	"run_extraction", "update_extraction_field", "update_document", "delete_document",
 	"create_schema", "update_schema", "delete_schema",
 	"create_prompt", "update_prompt", "delete_prompt",

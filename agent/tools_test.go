@@ -24,7 +24,7 @@ var catalogue = []struct {
 	{"validate_schema", ReadOnly}, {"validate_against_schema", ReadOnly}, {"get_prompt", ReadOnly},
 	{"list_prompts", ReadOnly}, {"get_tag", ReadOnly}, {"list_tags", ReadOnly}, {"get_history", ReadOnly},
 	{"help_schemas", ReadOnly}, {"help_prompts", ReadOnly}, {"list_models", ReadOnly},
-	{"search_docs", ReadOnly}, {"open_citation", ReadOnly},
+	{"search_docs", ReadOnly}, {"open_citation", ReadOnly}, {"describe_data", ReadOnly}, {"query_data", ReadOnly},
 	{"run_extraction", ReadWrite}, {"update_extraction_field", ReadWrite},
 	{"update_document", ReadWrite}, {"delete_document", ReadWrite},
 	{"create_schema", ReadWrite}, {"update_schema", ReadWrite}, {"delete_schema", ReadWrite},

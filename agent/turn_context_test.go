@@ -281,9 +281,10 @@ func TestTurnOnlyTheLastCitationsStayInFull(t *testing.T) {
 func TestTurnHistoryFitsTheContextWindow(t *testing.T) {
 	f := newTurnFixture(t)
 	ctx := context.Background()
-	// An 8,000-token window, about 3,500 of them taken by the system message
-	// and the tools; each exchange is about 1,000 tokens.
-	small := provider.NewRegistry(provider.Config{OllamaHost: f.srv.OllamaURL(), MaxNumCtx: 8000, IdleTimeout: 5 * time.Second, MaxRetries: -1})
+	// A 9,000-token window, about 3,800 of them taken by the system message
+	// and the tools; each exchange is about 1,000 tokens, so the six do not
+	// all fit.
+	small := provider.NewRegistry(provider.Config{OllamaHost: f.srv.OllamaURL(), MaxNumCtx: 9000, IdleTimeout: 5 * time.Second, MaxRetries: -1})
 	a := &agent.Agent{DB: f.db, Providers: small, DefaultModel: "ollama/qwen3:8b"}
 	long := strings.Repeat("word ", 800)
 	var threadID string

@@ -40,6 +40,10 @@ type DB struct {
 	// vectors are the chunk vectors of each embedding model, kept in
 	// memory for search by meaning (vector_index.go).
 	vectors vectorCache
+
+	// dataConns are the read-only connections of query_data
+	// (dataquery.go).
+	dataConns dataConns
 }
 
 // timeLayout is how times are stored: UTC, fixed width, millisecond
@@ -131,22 +135,27 @@ func Open(ctx context.Context, path string) (*DB, error) {
 //     then writes can fail with SQLITE_BUSY without waiting at all. Read-only
 //     transactions (sql.TxOptions{ReadOnly: true}) still begin deferred.
 func dsn(path string) string {
-	p := filepath.ToSlash(path)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p // Windows: file:///C:/...
-	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")
+	return fileURI(path, q)
+}
+
+// fileURI is the file: URI of path with the parameters q.
+func fileURI(path string, q url.Values) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // Windows: file:///C:/...
+	}
 	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
 	return u.String()
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error { return errors.Join(db.sql.Close(), db.dataConns.close()) }
 
 // Path returns the absolute path of the database file.
 func (db *DB) Path() string { return db.path }

@@ -152,9 +152,25 @@ func jsonPathOf(path string) (string, error) {
 }
 
 // latestExtractionOfDocument is the condition that extraction e is its
-// document's newest.
-const latestExtractionOfDocument = `NOT EXISTS (SELECT 1 FROM extractions y WHERE y.document_id = e.document_id
+// document's newest. Its tables are named with their database (main.),
+// as in currentRows, so that the data views (dataviews.go), TEMP views
+// one of which is called documents, never stand in for them.
+const latestExtractionOfDocument = `NOT EXISTS (SELECT 1 FROM main.extractions y WHERE y.document_id = e.document_id
 	AND (y.created_at > e.created_at OR (y.created_at = e.created_at AND y.id > e.id)))`
+
+// currentRows is the one definition of a schema's rows, which the data
+// view, the export by schema and the data views of query_data all read:
+// the extractions e (with their prompt revision p, schema revision sr
+// and document d) that are their document's newest and were made with
+// a revision of the schema schemaID names, an SQL expression ("?" to
+// bind it). A document extracted twice is one row, its newest.
+func currentRows(schemaID string) string {
+	return ` FROM main.extractions e
+		JOIN main.prompt_revisions p ON p.id = e.prompt_revid
+		JOIN main.schema_revisions sr ON sr.id = p.schema_revid
+		JOIN main.documents d ON d.id = e.document_id
+		WHERE sr.schema_id = ` + schemaID + ` AND ` + latestExtractionOfDocument
+}
 
 // rowText is the SQL for the text of a row key, as a filter reads it: a
 // JSON string as itself, other values as their JSON (numbers as written,
@@ -207,7 +223,7 @@ func rowOrder(key string, desc bool) (sortKey string, args []any, order string, 
 // how many rows match in all. A schema that does not exist is not found;
 // one no document's latest extraction used has no rows.
 func (db *DB) SchemaRows(ctx context.Context, q SchemaRowsQuery) ([]SchemaRow, int, error) {
-	conds := []string{`sr.schema_id = ?`, latestExtractionOfDocument}
+	var conds []string
 	args := []any{q.SchemaID}
 	if q.PromptID != "" {
 		conds = append(conds, `p.prompt_id = ?`)
@@ -257,11 +273,10 @@ func (db *DB) SchemaRows(ctx context.Context, q SchemaRowsQuery) ([]SchemaRow, i
 	// copy every value and raw output into SQLite's sorter, and a sort key
 	// in the ORDER BY would parse each value again per use), then the
 	// page's extractions.
-	from := ` FROM extractions e
-		JOIN prompt_revisions p ON p.id = e.prompt_revid
-		JOIN schema_revisions sr ON sr.id = p.schema_revid
-		JOIN documents d ON d.id = e.document_id
-		WHERE ` + strings.Join(conds, " AND ")
+	from := currentRows("?")
+	for _, c := range conds {
+		from += " AND " + c
+	}
 	pageArgs := append(append(append([]any{}, kargs...), args...), limit, max(q.Offset, 0))
 
 	var out []SchemaRow

@@ -94,6 +94,7 @@ func commands() []command {
 		{"history", "history [--document DOC] [--limit N] [--json]", "list the changes made to documents, schemas, prompts, tags, kinds and extractions, newest first: when, through which edge (agent, auto_create, ui, cli, mcp), by whom, and what", runHistory},
 		{"undo", "undo (ENTRY | --turn TURN | --run RUN) [--cascade] [--json]", "take back a change of the history, or every change of a chat turn or an auto-create run (newest first, all or nothing); --cascade also takes back the later changes that depend on it", runUndo},
 		{"export", "export (--schema SCHEMA [--prompt PROMPT] | --prompt PROMPT) [--tag NAME]... [--format csv|json|jsonl|xlsx] [--out FILE] [--explode PATH] [--raw] [--evidence]", "export a table of extracted data: with --schema, a row per document whose latest extraction used the schema; with --prompt alone, the prompt's latest extraction of each document (CSV cells that begin like a formula get a leading ' unless --raw; --evidence adds each value's page and the values not found in the document)", runExport},
+		{"sql", "sql QUERY [--format table|csv|json]", "run one read-only SELECT over the extracted data, as the agent's query_data does: a view per schema (a row per document, a column per field) and documents; at most 10,000 rows are printed (a note says how many there were)", runSQL},
 		{"mcp", "mcp [--read-only]", "serve Docent's tools, documents and prompts to an MCP client (Claude Desktop, Claude Code, Cursor) on stdin and stdout; --read-only: only the tools that change nothing", runMCP},
 	}
 }

@@ -207,6 +207,7 @@ func (s *Server) routeTable() []route {
 
 		{"GET /api/search", s.search},
 		{"GET /api/search/status", s.searchStatus},
+		{"GET /api/sql", s.querySQL},
 		{"GET /api/models", s.listModels},
 		{"GET /api/chat/tools", s.listTools},
 		{"POST /api/tools/{name}/summary", s.toolSummary},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/docent/docent/storage"
 )
@@ -61,7 +60,7 @@ func runSQL(ctx context.Context, env *Env, args []string) error {
 func writeSQLTable(env *Env, res storage.DataResult) error {
 	header := make([]string, len(res.Columns))
 	for i, c := range res.Columns {
-		header[i] = terminalSafe(c)
+		header[i] = c
 	}
 	t := newTable(env.IO.Out, header...)
 	for _, row := range res.Rows {
@@ -70,7 +69,7 @@ func writeSQLTable(env *Env, res storage.DataResult) error {
 			if v == nil {
 				cells[i] = "NULL"
 			} else {
-				cells[i] = terminalSafe(sqlCell(v))
+				cells[i] = sqlCell(v)
 			}
 		}
 		t.row(cells...)
@@ -118,28 +117,3 @@ func sqlCell(v any) string {
 	return fmt.Sprint(v)
 }
 
-// terminalSafe escapes what a terminal would act on rather than show
-// (control characters: escape sequences, carriage returns, bells; and
-// the marks that reorder text, such as U+202E): each is written as Go
-// writes it in a quoted string (\n, \x1b, \u202e), so that a value in the
-// data cannot rewrite the screen. (A local copy: the CLI's printing is
-// to get one shared function.)
-func terminalSafe(s string) string {
-	if strings.IndexFunc(s, unsafeForTerminal) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if !unsafeForTerminal(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r) // '\x1b', '\u202e'
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}
-
-func unsafeForTerminal(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) || r == '\u2028' || r == '\u2029'
-}

@@ -116,4 +116,3 @@ func sqlCell(v any) string {
 	}
 	return fmt.Sprint(v)
 }
-

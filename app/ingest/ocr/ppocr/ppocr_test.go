@@ -58,6 +58,10 @@ func receipt(tb testing.TB, id string) (image.Image, map[string]string) {
 // normalise drops whitespace and case, as the benchmark's metric does.
 func normalise(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), "")) }
 
+// singleSpaced drops case and makes every run of whitespace one space:
+// text as printed, its spaces kept.
+func singleSpaced(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), " ")) }
+
 // TestReceiptTotals reads five receipt photos: the total a user wants
 // from each is in the text of at least four, and every word has a box
 // inside the image.
@@ -91,3 +95,4 @@ func TestReceiptTotals(t *testing.T) {
 		t.Errorf("totals found in %d of %d receipts, want at least 4", found, len(ids))
 	}
 }
+

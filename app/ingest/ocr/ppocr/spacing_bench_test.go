@@ -73,8 +73,9 @@ func BenchmarkSpacing(b *testing.B) {
 				rule = "a gap wider than the pitch alone"
 			}
 			first, last := scores[i][0], scores[i][1]
-			b.Logf("%s: receipts 1-%d precision %.3f recall %.3f (%d labelled spaces), receipts %d-%d precision %.3f recall %.3f (%d)",
-				rule, half, first.precision(), first.recall(), first.labelled, half+1, len(files), last.precision(), last.recall(), last.labelled)
+			id := func(n int) string { return strings.TrimSuffix(filepath.Base(files[n]), ".jpg") }
+			b.Logf("%s: receipts %s-%s precision %.3f recall %.3f (%d labelled spaces), receipts %s-%s precision %.3f recall %.3f (%d)",
+				rule, id(0), id(half-1), first.precision(), first.recall(), first.labelled, id(half), id(len(files)-1), last.precision(), last.recall(), last.labelled)
 			if th == minSpaceProb {
 				b.ReportMetric(last.precision(), "precision")
 				b.ReportMetric(last.recall(), "recall")

@@ -96,10 +96,25 @@ func guessPageLang(text string, read []string, candidates []string) (lang string
 		return "", false
 	}
 	if hits[second] >= minLangHits && 4*hits[second] >= hits[best] && hits[second] > hits[third] &&
-		!slices.Contains(read, second) && slices.Contains(candidates, second) {
+		!slices.Contains(read, second) && slices.Contains(candidates, second) && hitsApart(text, second, read) >= minLangHits {
 		return second, true
 	}
 	return "", false
+}
+
+// hitsApart counts the words of text on lang's list and on no list of the
+// languages read: "total" and "date" are French words, but on a page read
+// in English they are no sign of French (an English receipt PP-OCR read
+// with its spaces had three French words, all of them these).
+func hitsApart(text, lang string, read []string) int {
+	n := 0
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		w = foldWord(w)
+		if pageLangWordSets[lang][w] && !slices.ContainsFunc(read, func(l string) bool { return pageLangWordSets[l][w] }) {
+			n++
+		}
+	}
+	return n
 }
 
 // langHits counts, per language of pageLangWords, the words of text that

@@ -58,6 +58,10 @@ func receipt(tb testing.TB, id string) (image.Image, map[string]string) {
 // normalise drops whitespace and case, as the benchmark's metric does.
 func normalise(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), "")) }
 
+// singleSpaced drops case and makes every run of whitespace one space:
+// text as printed, its spaces kept.
+func singleSpaced(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), " ")) }
+
 // TestReceiptTotals reads five receipt photos: the total a user wants
 // from each is in the text of at least four, and every word has a box
 // inside the image.
@@ -89,5 +93,38 @@ func TestReceiptTotals(t *testing.T) {
 	}
 	if found < 4 {
 		t.Errorf("totals found in %d of %d receipts, want at least 4", found, len(ids))
+	}
+}
+
+// TestReceiptLinesKeepTheirSpaces reads the labelled lines of two
+// receipts whose large and bold lines the recogniser reads glued
+// ("GOODSSOLDARENOTRETURNABLEOR"; it wrote 13 of their 78 spaces): with
+// the spaces markSpaces adds, most of the label's spaces are in the text,
+// and few that it does not have.
+func TestReceiptLinesKeepTheirSpaces(t *testing.T) {
+	e := openEngine(t)
+	var score spacingScore
+	for _, id := range []string{"000", "003"} {
+		img, _ := receipt(t, id)
+		src := toRGBA(img)
+		for _, l := range labelledLines(t, filepath.Join(testcorpus.Dir(t), "sroie", id+".boxes.txt")) {
+			r := l.r.Intersect(src.Bounds())
+			if r.Dx() < 4 || r.Dy() < 4 {
+				continue
+			}
+			read, err := e.recognise(src, box{r: r})
+			if err != nil {
+				t.Fatalf("%s: %v", id, err)
+			}
+			before := score
+			score.add(read.text, l.text)
+			if score.tp-before.tp != score.labelled-before.labelled || score.tp-before.tp != score.written-before.written {
+				t.Logf("%s: %q read %q", id, l.text, read.text)
+			}
+		}
+	}
+	if score.recall() < 0.8 || score.precision() < 0.85 {
+		t.Errorf("word boundaries: %d of the label's %d written, %d written in all (recall %.2f, precision %.2f), want recall 0.8 and precision 0.85 at least",
+			score.tp, score.labelled, score.written, score.recall(), score.precision())
 	}
 }

@@ -14,10 +14,10 @@ import (
 // An HTTP client's session lives until the client ends it (DELETE), until
 // httpSessionIdle has passed since its last POST (the SDK's timer; an open
 // GET stream does not hold it), or until maxHTTPSessions newer ones push it
-// out. Each session holds some 20 KB (10,000 opened and
-// left took the server from 85 to 306 MB), and a client that went away
-// without saying so never ends its own; a client whose session is gone is
-// answered 404, and starts a new one, as the protocol says.
+// out. Each session holds some 20 KB (10,000 opened and left took the
+// server from 85 to 306 MB), and a client that went away without saying so
+// never ends its own; a client whose session is gone is answered 404, and
+// starts a new one, as the protocol says.
 const (
 	httpSessionIdle = 10 * time.Minute
 	maxHTTPSessions = 100

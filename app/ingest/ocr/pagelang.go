@@ -43,7 +43,7 @@ var pageLangWords = map[string][]string{
 		"nous", "notre", "nos", "une", "est", "dans", "ce", "cette", "ces", "qui", "que", "pas", "ou", "sont",
 		"leur", "selon", "chez", "sans", "il", "elle"},
 	"nld": {"het", "een", "van", "voor", "met", "op", "te", "aan", "bij", "uw", "wij", "niet", "zijn", "naar",
-		"door", "om", "tot", "ons", "onze", "deze", "dit", "worden", "wordt", "ook", "heeft", "u"},
+		"door", "om", "tot", "ons", "onze", "deze", "dit", "worden", "wordt", "ook", "heeft"},
 	"spa": {"el", "los", "las", "del", "para", "por", "con", "una", "es", "que", "se", "su", "sus", "al", "lo",
 		"como", "este", "esta", "sin", "hasta", "nuestro", "usted"},
 	"ita": {"il", "lo", "gli", "della", "delle", "dello", "dei", "del", "con", "di", "che", "una", "al", "alla",
@@ -66,14 +66,18 @@ var langNames = map[string]string{
 }
 
 // minLangHits is the fewest function words of a language a page must
-// have to be taken for it, and minLangShare the least share of the
-// page's words they must be: a line or two of a stray language (an
-// address abroad, a Malay line on a receipt) must not make a page be read
-// again, while a page of an invoice in that language has tens of them.
-// minPageWords is the fewest words a page must have for its language to
-// be told at all. (Tuned on the corpus: docs/benchmarks.md, "Receipts".)
+// have to be taken for it, two of them different at least, and
+// minLangShare the least share of the page's words they must be:
+// a line or two of a stray language (an address abroad, a Malay line on
+// a receipt) must not make a page be read again, while a page of an
+// invoice in that language has tens of them. minPageWords is the fewest
+// words a page must have for its language to be told at all. Tuned on
+// the corpus (docs/benchmarks.md, "Receipts: each page's language, and
+// the product's path"): its English pages have at most one function word
+// of another language, the pages of its German, French and Dutch
+// invoices three to eighty of their own.
 const (
-	minLangHits  = 5
+	minLangHits  = 3
 	minLangShare = 0.04
 	minPageWords = 30
 )
@@ -84,19 +88,20 @@ const (
 // else "". The evidence of a language is its own function words
 // (pageLangWords) that the languages read do not also have (ownWords):
 // the language whose words the page has most, at least minLangHits of
-// them, at least minLangShare of the page's words, on a page of at least
-// minPageWords, and more than any other language's that is not read.
-// Every listed language competes, installed or not, so that a Spanish
-// page is not taken for French when only French is installed. A page
-// read again for nothing costs a Tesseract read, so a tie or a page of
-// few words is left as read.
+// them, two different, and more than any other language's that is not
+// read, on a page of at least minPageWords. Every listed language
+// competes, installed or not, so that a Spanish page is not taken for
+// French when only French is installed. A page read again for nothing
+// costs a Tesseract read, so a tie or a page of few words is left as
+// read.
 //
-// A page may be partly in that language (partly): an English invoice of
-// a French seller, with its address and terms in French. It is when the
-// language read has more function words on the page than the other, but
-// no more than four times as many.
+// The page is in that language when it has more of its words than of
+// the languages read, and they are at least minLangShare of its words.
+// It is partly in it (partly) when the languages read have more, but no
+// more than four times as many: an English invoice of a French seller,
+// with its address and terms in French.
 func guessPageLang(text string, read []string, candidates []string) (lang string, partly bool) {
-	hits, words := langHits(text, read)
+	hits, distinct, words := langHits(text, read)
 	if words < minPageWords {
 		return "", false
 	}
@@ -117,11 +122,13 @@ func guessPageLang(text string, read []string, candidates []string) (lang string
 	slices.SortFunc(others, byHits)
 	slices.SortFunc(ours, byHits)
 	best := others[0]
-	if hits[best] < minLangHits || float64(hits[best]) < minLangShare*float64(words) || hits[best] == hits[others[1]] ||
-		!slices.Contains(candidates, best) {
+	if hits[best] < minLangHits || distinct[best] < 2 || hits[best] == hits[others[1]] || !slices.Contains(candidates, best) {
 		return "", false
 	}
 	if len(ours) == 0 || hits[best] > hits[ours[0]] {
+		if float64(hits[best]) < minLangShare*float64(words) {
+			return "", false
+		}
 		return best, false
 	}
 	if 4*hits[best] >= hits[ours[0]] {
@@ -131,11 +138,12 @@ func guessPageLang(text string, read []string, candidates []string) (lang string
 }
 
 // langHits counts, per language of pageLangWords, the words of text that
-// are its function words, and how many words text has. A word that the
-// languages read also have (in their pageLangWords or ownWords) counts
-// for no other language.
-func langHits(text string, read []string) (hits map[string]int, words int) {
-	hits = map[string]int{}
+// are its function words, and how many different ones, and how many
+// words text has. A word that the languages read also have (in their
+// pageLangWords or ownWords) counts for no other language.
+func langHits(text string, read []string) (hits, distinct map[string]int, words int) {
+	hits, distinct = map[string]int{}, map[string]int{}
+	seen := map[string]bool{}
 	for lang := range pageLangWords {
 		hits[lang] = 0
 	}
@@ -154,10 +162,14 @@ func langHits(text string, read []string) (hits map[string]int, words int) {
 		for lang, set := range pageLangWordSets {
 			if set[w] && (slices.Contains(read, lang) || !mine) {
 				hits[lang]++
+				if !seen[lang+" "+w] {
+					seen[lang+" "+w] = true
+					distinct[lang]++
+				}
 			}
 		}
 	}
-	return hits, words
+	return hits, distinct, words
 }
 
 // pageLangWordSets and ownWordSets are pageLangWords and ownWords as sets.

@@ -56,7 +56,7 @@ func TestGuessPageLang(t *testing.T) {
 		{"only numbers", "4711 05.03.2013 235,62 €", "eng", installed, ""},
 	} {
 		if got, _ := guessPageLang(c.text, strings.Split(c.read, "+"), c.candidates); got != c.want {
-			t.Errorf("%s: guessed %q, want %q (hits, words: %v)", c.name, got, c.want, fmt.Sprint(langHits(c.text, strings.Split(c.read, "+"))))
+			t.Errorf("%s: guessed %q, want %q (hits, distinct, words: %v)", c.name, got, c.want, fmt.Sprint(langHits(c.text, strings.Split(c.read, "+"))))
 		}
 	}
 }
@@ -91,7 +91,7 @@ func TestGuessPagePartlyInAnotherLanguage(t *testing.T) {
 	frenchPart := "\nLe Moulin SARL, 1242 chemin de l'Olive, 84340 Malaucène\nConditions de paiement: par virement avec la facture, règlement à réception pour le client"
 	lang, partly := guessPageLang(english+frenchPart, []string{"eng"}, installed)
 	if lang != "fra" || !partly {
-		t.Errorf("English with a French part: guessed %q (partly %v), want fra partly (hits, words: %v)", lang, partly, fmt.Sprint(langHits(english+frenchPart, []string{"eng"})))
+		t.Errorf("English with a French part: guessed %q (partly %v), want fra partly (hits, distinct, words: %v)", lang, partly, fmt.Sprint(langHits(english+frenchPart, []string{"eng"})))
 	}
 	if lang, _ := guessPageLang(english+frenchPart, []string{"eng"}, []string{"deu", "eng"}); lang != "" {
 		t.Errorf("English with a French part, no French data: guessed %q", lang)
@@ -101,7 +101,7 @@ func TestGuessPagePartlyInAnotherLanguage(t *testing.T) {
 	}
 	stray := english + "\nDate of delivery: see total"
 	if lang, _ := guessPageLang(stray, []string{"eng"}, installed); lang != "" {
-		t.Errorf("English with a few French words: guessed %q (hits, words: %v)", lang, fmt.Sprint(langHits(stray, []string{"eng"})))
+		t.Errorf("English with a few French words: guessed %q (hits, distinct, words: %v)", lang, fmt.Sprint(langHits(stray, []string{"eng"})))
 	}
 }
 

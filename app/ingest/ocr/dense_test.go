@@ -18,7 +18,7 @@ import (
 	"github.com/docent/docent/storage"
 )
 
-// densePage draws 150 lines of 20 six-digit numbers, 12 px type in the
+// densePage draws 150 lines of 40 six-digit numbers, 12 px type in the
 // Go font, on a page of 3,000 × 3,000 pixels: small print that PP-OCR's
 // detection, which sees the page scaled to 1,600 pixels, cannot make
 // out. It returns the page and its numbers.
@@ -38,7 +38,7 @@ func densePage(t *testing.T) (*image.Gray, []string) {
 	var numbers []string
 	for i := range 150 {
 		var line []string
-		for j := range 20 {
+		for j := range 40 {
 			line = append(line, fmt.Sprintf("%06d", (i*7919+j*104729)%1000000))
 		}
 		numbers = append(numbers, line...)
@@ -48,7 +48,7 @@ func densePage(t *testing.T) (*image.Gray, []string) {
 	return img, numbers
 }
 
-// TestDensePageOfSmallNumbersIsRead: a page of 3,000 small numbers
+// TestDensePageOfSmallNumbersIsRead: a page of 6,000 small numbers
 // imported as a PNG and read on an English machine is not left ready
 // with a line or two that PP-OCR made out and a high confidence (Docent
 // issue #31): its ink shows 150 lines, so Tesseract reads it too, at full

@@ -459,6 +459,24 @@ const blankInk = 0.0002
 // much darker than the paper's own tone. A scan's noise and a sheet's
 // texture stay under the threshold; one short line of text is above it.
 func blank(g *image.Gray) bool {
+	total := g.Rect.Dx() * g.Rect.Dy()
+	if total == 0 {
+		return true
+	}
+	paper := paperTone(g)
+	ink := 0
+	for y := range g.Rect.Dy() {
+		for _, v := range g.Pix[y*g.Stride : y*g.Stride+g.Rect.Dx()] {
+			if dark(v, paper) {
+				ink++
+			}
+		}
+	}
+	return float64(ink)/float64(total) < blankInk
+}
+
+// paperTone is the grey of a page's paper: the median of its pixels.
+func paperTone(g *image.Gray) int {
 	var hist [256]int
 	for y := range g.Rect.Dy() {
 		for _, v := range g.Pix[y*g.Stride : y*g.Stride+g.Rect.Dx()] {
@@ -466,25 +484,18 @@ func blank(g *image.Gray) bool {
 		}
 	}
 	total := g.Rect.Dx() * g.Rect.Dy()
-	if total == 0 {
-		return true
-	}
-	// The paper's tone: the median.
-	paper, n := 0, 0
+	n := 0
 	for v, c := range hist {
 		n += c
 		if n*2 >= total {
-			paper = v
-			break
+			return v
 		}
 	}
-	ink := 0
-	for v := 0; v < paper-80 && v < 256; v++ {
-		ink += hist[v]
-	}
-	// Also light text on dark paper.
-	for v := min(paper+80, 256); v < 256; v++ {
-		ink += hist[v]
-	}
-	return float64(ink)/float64(total) < blankInk
+	return 255
+}
+
+// dark reports whether a pixel of grey v is ink on paper of tone paper:
+// much darker than it, or, for light text on dark paper, much lighter.
+func dark(v uint8, paper int) bool {
+	return int(v) < paper-80 || int(v) >= paper+80
 }

@@ -224,29 +224,7 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	stop := renewLease(ctx, db, job, func() int { mu.Lock(); defer mu.Unlock(); return done })
 	defer stop()
 
-	// The page images of a document PP-OCR reads are made in children of
-	// PP-OCR's kind (reader children are pooled by memory limit) that
-	// keep its models loaded. Made in the 1 GiB children, the two kinds
-	// took turns in the reader slots, and an idle PP-OCR child, stopped
-	// whenever the other kind needed its slot, loaded the models again
-	// for nearly every page: 43 loads for 40 receipts read two at a time.
-	// They are not enlarged for Tesseract (PP-OCR reads the file at its
-	// own size), which would leave the child holding hundreds of MB more;
-	// a page PP-OCR fails on is made again, enlarged, for Tesseract
-	// (tesseractImage). A memory limit the caller set is kept.
-	pagesLim, scale := opts.Limits, (*scaleRule)(nil)
-	tesseractImage := func(img PageImage) (PageImage, error) { return img, nil }
-	if pp != nil && !pdf && pagesLim.MemoryBytes == 0 {
-		pagesLim, scale = ppocrLimits(opts.Limits.Timeout), &scaleRule{}
-		tesseractImage = func(img PageImage) (PageImage, error) {
-			os.Remove(img.File) // the new one has its name
-			imgs, err := runPages(ctx, data, pagesRequest{Pages: []int{img.Page}, Dir: dir}, opts.Limits)
-			if err != nil {
-				return img, err
-			}
-			return imgs[0], nil
-		}
-	}
+	pagesLim, scale, tesseractImage := pageImaging(ctx, data, pdf, pp, dir, opts.Limits)
 
 	for start := 0; start < len(todo); start += batchPages {
 		batch := todo[start:min(start+batchPages, len(todo))]
@@ -297,6 +275,40 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	}
 	slices.SortFunc(pages, func(a, b storage.OCRPage) int { return a.Page - b.Page })
 	return doc, pages, nil
+}
+
+// pageImaging is how the page images of a document (data, a PDF when
+// pdf) are made, within what limits and at what scale, for the engines
+// that read them (pp when PP-OCR is installed), and tesseractImage, the
+// image Tesseract reads of a page when PP-OCR read it or failed on it;
+// dir holds the images.
+//
+// The page images of a document PP-OCR reads are made in children of
+// PP-OCR's kind (reader children are pooled by memory limit) that
+// keep its models loaded. Made in the 1 GiB children, the two kinds
+// took turns in the reader slots, and an idle PP-OCR child, stopped
+// whenever the other kind needed its slot, loaded the models again
+// for nearly every page: 43 loads for 40 receipts read two at a time.
+// They are not enlarged for Tesseract (PP-OCR reads the file at its
+// own size), which would leave the child holding hundreds of MB more;
+// a page Tesseract reads after PP-OCR is made again, enlarged
+// (tesseractImage). A memory limit the caller set is kept.
+func pageImaging(ctx context.Context, data []byte, pdf bool, pp *ppocrEngine, dir string, lim pdftext.Limits) (
+	pagesLim pdftext.Limits, scale *scaleRule, tesseractImage func(PageImage) (PageImage, error)) {
+	pagesLim = lim
+	tesseractImage = func(img PageImage) (PageImage, error) { return img, nil }
+	if pp != nil && !pdf && pagesLim.MemoryBytes == 0 {
+		pagesLim, scale = ppocrLimits(lim.Timeout), &scaleRule{}
+		tesseractImage = func(img PageImage) (PageImage, error) {
+			os.Remove(img.File) // the new one has its name
+			imgs, err := runPages(ctx, data, pagesRequest{Pages: []int{img.Page}, Dir: dir}, lim)
+			if err != nil {
+				return img, err
+			}
+			return imgs[0], nil
+		}
+	}
+	return pagesLim, scale, tesseractImage
 }
 
 // renewLease renews the job's lease every third of Lease until the
@@ -363,6 +375,13 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 			words.DPI = dpi // the pixels PP-OCR read
 			p.Engine, p.Text, p.Words, p.Confidence = pp.Name(), rep.Text, &words, confidence(words.Words)
 			read = true
+			// A page of small print PP-OCR's detection could not see
+			// is read by Tesseract too (dense.go).
+			if why := missedLines(img, rep.Lines); why != "" {
+				if p, img, err = readMissed(ctx, engine, lang, img, p, why, tesseractImage, opts); err != nil {
+					return p, err
+				}
+			}
 		case ctx.Err() != nil:
 			return p, ctx.Err()
 		default:
@@ -379,7 +398,7 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 			p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}
 		}
 	}
-	byPPOCR := read
+	byPPOCR := read && pp != nil && p.Engine == pp.Name()
 	if engine != nil && !read {
 		text, words, err := engine.RecognizePage(ctx, img, lang, opts.tesseractLimits())
 		if err != nil {
@@ -454,7 +473,14 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 	if err != nil {
 		return kept(err)
 	}
-	note := pageLangNote(g, partly, p.Engine, lang, langs)
+	first := describeReading(p.Engine, p.Words.Words, p.Confidence) + spelt(p.Words.Words)
+	again := describeReading("Tesseract", words, confidence(words)) + spelt(words)
+	if !readsBetter(words, p.Words.Words) {
+		addNote(&p, pageLangNote(g, partly, p.Engine, lang, langs)+
+			fmt.Sprintf("; %s, %s: the first reading is kept, the second being no better", first, again))
+		return p, nil
+	}
+	note := pageLangNote(g, partly, p.Engine, lang, langs) + fmt.Sprintf("; %s, %s: the second reading is kept", first, again)
 	p.Engine, p.Lang = engine.NameForPage(langs, img.Method), langs
 	p.Text, p.Confidence = text, confidence(words)
 	p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI, Words: words}

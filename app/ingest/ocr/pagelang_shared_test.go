@@ -12,6 +12,7 @@ func TestSharedWordsAreNoSignOfAnotherLanguage(t *testing.T) {
 		"GOODS SOLD ARE NOT RETURNABLE OR EXCHANGEABLE\nTHANK YOU\nPLEASE COME AGAIN !"
 	installed := []string{"deu", "eng", "fra", "ita", "nld", "spa"}
 	if lang, partly := guessPageLang(receipt, []string{"eng"}, installed); lang != "" {
-		t.Errorf("an English receipt: guessed %q (partly %v), hits %v", lang, partly, langHits(receipt))
+		hits, _, words := langHits(receipt, []string{"eng"})
+		t.Errorf("an English receipt: guessed %q (partly %v), hits %v of %d words", lang, partly, hits, words)
 	}
 }

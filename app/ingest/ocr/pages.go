@@ -146,6 +146,11 @@ type PageImage struct {
 	Density float64 `json:"density,omitempty"`
 	// Blank: the page is empty paper; OCR need not read it.
 	Blank bool `json:"blank,omitempty"`
+	// InkLines and InkLineHeight are the lines of text the page's ink
+	// suggests and their median height in pixels (inkLines): what
+	// readPage checks PP-OCR's reading against.
+	InkLines      int `json:"ink_lines,omitempty"`
+	InkLineHeight int `json:"ink_line_height,omitempty"`
 	// Method says how the image was made: "image" (an image file's page),
 	// "scan" (a PDF page whose only content is one image, rendered at that
 	// image's own resolution) or "render" (a PDF page rendered at DPI).
@@ -285,6 +290,9 @@ func writePage(dir string, page int, img image.Image) (PageImage, error) {
 	pi := PageImage{Page: page, File: name, Width: b.Dx(), Height: b.Dy()}
 	if g, ok := img.(*image.Gray); ok {
 		pi.Blank = blank(g)
+		if !pi.Blank {
+			pi.InkLines, pi.InkLineHeight = inkLines(g)
+		}
 	}
 	return pi, nil
 }

@@ -598,6 +598,7 @@ func TestChatPrintsOneLinePerCallAndResult(t *testing.T) {
 		`^✓ create_prompt: created prompt Invoice prompt v1 \(prv_\w+\)$`,
 		`^→ run_extraction with the conversation's prompt "Invoice prompt" v1$`,
 		`^✓ run_extraction: valid, 1 value not found in the document \(total\)$`,
+		`^undo with: docent undo --turn turn_\w+$`,
 		`^— thread thr_\w+ "please act" · 4 rounds · 17,412 tokens · \d+\.\d s$`,
 	}
 	if len(lines) != len(want) {

@@ -455,24 +455,42 @@ func grey(img image.Image) *image.Gray {
 // word's strokes.
 const blankInk = 0.0002
 
-// blank reports whether a page image is empty paper: almost no pixel is
-// much darker than the paper's own tone. A scan's noise and a sheet's
-// texture stay under the threshold; one short line of text is above it.
-func blank(g *image.Gray) bool {
-	total := g.Rect.Dx() * g.Rect.Dy()
+// blank reports whether a page image is empty paper, by its ink (pageInk:
+// the dark pixels of each of its rows, width pixels wide): almost no
+// pixel is much darker than the paper's own tone. A scan's noise and a
+// sheet's texture stay under the threshold; one short line of text is
+// above it.
+func blank(ink []int, width int) bool {
+	total := width * len(ink)
 	if total == 0 {
 		return true
 	}
+	dark := 0
+	for _, n := range ink {
+		dark += n
+	}
+	return float64(dark)/float64(total) < blankInk
+}
+
+// pageInk is how many pixels of each row of a page image are ink, much
+// darker (or, for light text on dark paper, much lighter) than its
+// paper's tone: what blank and inkLines judge the page by, counted in
+// one pass.
+func pageInk(g *image.Gray) []int {
+	w, h := g.Rect.Dx(), g.Rect.Dy()
+	if w == 0 || h == 0 {
+		return nil
+	}
 	paper := paperTone(g)
-	ink := 0
-	for y := range g.Rect.Dy() {
-		for _, v := range g.Pix[y*g.Stride : y*g.Stride+g.Rect.Dx()] {
+	ink := make([]int, h)
+	for y := range h {
+		for _, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
 			if dark(v, paper) {
-				ink++
+				ink[y]++
 			}
 		}
 	}
-	return float64(ink)/float64(total) < blankInk
+	return ink
 }
 
 // paperTone is the grey of a page's paper: the median of its pixels.

@@ -1,9 +1,6 @@
 package ocr
 
-import (
-	"image"
-	"slices"
-)
+import "slices"
 
 // A page's ink says roughly how many lines of text it holds, whatever
 // reads it: the rows of a page image that hold dark pixels come in bands,
@@ -18,33 +15,18 @@ import (
 const minInkBand = 4
 
 // inkLines estimates the lines of text of a page image from its ink
-// (paperTone's test of a dark pixel): how many bands of inked rows it
-// has, at least minInkBand rows high, and their median height in
-// pixels. A row is inked when it has a few dark pixels (one in 500 of its
-// width, at least 2). The estimate errs low: lines side by side in
-// columns make one band, a photo's dark background or a table's
-// vertical rules join bands into one.
-func inkLines(g *image.Gray) (lines, height int) {
-	w, h := g.Rect.Dx(), g.Rect.Dy()
-	if w == 0 || h == 0 {
-		return 0, 0
-	}
-	paper := paperTone(g)
-	minDark := max(2, w/500)
+// (pageInk: the dark pixels of each row, width pixels wide): how many
+// bands of inked rows it has, at least minInkBand rows high, and their
+// median height in pixels. A row is inked when it has a few dark pixels
+// (one in 500 of its width, at least 2). The estimate errs low: lines
+// side by side in columns make one band, a photo's dark background or a
+// table's vertical rules join bands into one.
+func inkLines(ink []int, width int) (lines, height int) {
+	minDark := max(2, width/500)
 	var heights []int
 	run := 0
-	for y := 0; y <= h; y++ {
-		inked := false
-		if y < h {
-			n := 0
-			for _, v := range g.Pix[y*g.Stride : y*g.Stride+w] {
-				if dark(v, paper) {
-					n++
-				}
-			}
-			inked = n >= minDark
-		}
-		if inked {
+	for y := 0; y <= len(ink); y++ {
+		if y < len(ink) && ink[y] >= minDark {
 			run++
 			continue
 		}

@@ -289,9 +289,10 @@ func writePage(dir string, page int, img image.Image) (PageImage, error) {
 	b := img.Bounds()
 	pi := PageImage{Page: page, File: name, Width: b.Dx(), Height: b.Dy()}
 	if g, ok := img.(*image.Gray); ok {
-		pi.Blank = blank(g)
+		ink := pageInk(g)
+		pi.Blank = blank(ink, b.Dx())
 		if !pi.Blank {
-			pi.InkLines, pi.InkLineHeight = inkLines(g)
+			pi.InkLines, pi.InkLineHeight = inkLines(ink, b.Dx())
 		}
 	}
 	return pi, nil

@@ -47,3 +47,22 @@ func (db *DB) PageTexts(ctx context.Context, id string, from, budget int) ([]Pag
 	}
 	return out, pages, nil
 }
+
+// MorePageTexts is the batch of page texts that follows batch, read by
+// PageTexts from a document of pages pages, within budget bytes: none
+// when batch held the last page. Should the document's page count have
+// changed since (read again with a password, say), the rest would not
+// belong to what came before, and it is a conflict.
+func (db *DB) MorePageTexts(ctx context.Context, id string, batch []PageText, pages, budget int) ([]PageText, error) {
+	if len(batch) == 0 || batch[len(batch)-1].Page >= pages {
+		return nil, nil
+	}
+	next, n, err := db.PageTexts(ctx, id, batch[len(batch)-1].Page+1, budget)
+	if err != nil {
+		return nil, err
+	}
+	if n != pages {
+		return nil, Errorf(ErrConflict, "the pages of document %s changed from %d to %d while its text was read", id, pages, n)
+	}
+	return next, nil
+}

@@ -206,12 +206,7 @@ func writeText(ctx context.Context, w io.Writer, db *storage.DB, doc storage.Doc
 				return fmt.Errorf("write the text of %s: %w", doc.ID, err)
 			}
 		}
-		next, n, err := db.PageTexts(ctx, doc.ID, batch[len(batch)-1].Page+1, textBatchBytes)
-		if err == nil && n != pages {
-			// Read again with a password, say: the rest would not
-			// belong to what was written.
-			err = fault.Errorf(fault.Conflict, "the pages of %s changed from %d to %d while its text was written", doc.ID, pages, n)
-		}
+		next, err := db.MorePageTexts(ctx, doc.ID, batch, pages, textBatchBytes)
 		if err != nil {
 			out.Flush()
 			return err

@@ -115,6 +115,26 @@ func TestBrowserEvidenceHighlight(t *testing.T) {
 	if got.Page != fmt.Sprint(total.Page) {
 		t.Errorf("highlight on page %s, want %d", got.Page, total.Page)
 	}
+	// The page changes size (pdf.js sizing its canvas, a zoom): the box is
+	// over the value in the same layout, not one frame later. Measured in
+	// one script, before the browser could run a resize observer.
+	resized := get(t, ctx, srv, "resize the page and measure again", chromedp.Evaluate[*rects](`(() => {
+		const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.width, b.height]; };
+		const c = document.querySelector('[data-testid="pdf-canvas"]');
+		const w = c.style.width, h = c.style.height;
+		c.style.width = '300px'; c.style.height = '150px';
+		const s = document.querySelector('[data-testid="page-surface"]'), hl = document.querySelector('[data-testid="evidence-highlight"]');
+		const out = {Surface: r(s), Highlight: r(hl), Page: hl.dataset.page};
+		c.style.width = w; c.style.height = h;
+		return out;
+	})()`))
+	s, h = resized.Surface, resized.Highlight
+	want = [4]float64{s[0] + b[0]*s[2], s[1] + b[1]*s[3], (b[2] - b[0]) * s[2], (b[3] - b[1]) * s[3]}
+	for i := range want {
+		if math.Abs(h[i]-want[i]) > 1 {
+			t.Fatalf("after the page was resized the highlight is at %v, want %v (page surface %v, stored box %v)", h, want, s, b)
+		}
+	}
 	shots.shot(ctx, "total-highlighted")
 
 	// The invented value: marked, and no highlight.

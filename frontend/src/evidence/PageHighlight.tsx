@@ -1,10 +1,13 @@
 // The box over a rendered page (PDF canvas or image) where a selected
 // field's value stands. It lives inside the page's surface element (which
-// has exactly the page's size, position: relative) and follows its size,
-// so it stays right at any zoom and when the viewer is resized; it
-// scrolls itself into view once per selection.
+// has exactly the page's size, position: relative) and is placed in
+// percentages of it, so the browser keeps it right at any zoom and when
+// the viewer is resized: a size measured in script lags the page by a
+// frame (a canvas is 300×150 until pdf.js sizes it), and a box drawn from
+// it stood in the wrong place meanwhile. It scrolls itself into view once
+// per selection.
 
-import { useEffect, useRef, useState, type RefObject } from "react";
+import { useEffect, useRef, type RefObject } from "react";
 import type { EvidenceBox } from "../api/types";
 import { highlightRect } from "./evidence";
 import "./evidence.css";
@@ -19,29 +22,6 @@ export interface HighlightRequest {
   key: number;
 }
 
-/**
- * The rendered size of an element, followed as it changes. A passive
- * effect, not a layout one: the element is usually a parent, whose ref is
- * set only after its children's layout effects have run.
- */
-export function useRenderedSize(ref: RefObject<HTMLElement | null>): { width: number; height: number } {
-  const [size, setSize] = useState({ width: 0, height: 0 });
-  useEffect(() => {
-    const el = ref.current;
-    if (!el) return;
-    const measure = () => {
-      const r = el.getBoundingClientRect();
-      setSize((s) => (s.width === r.width && s.height === r.height ? s : { width: r.width, height: r.height }));
-    };
-    measure();
-    if (typeof ResizeObserver === "undefined") return;
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [ref]);
-  return size;
-}
-
 /** Scrolls an element into view the first time it shows for a selection key. */
 export function useScrollToOnce(el: RefObject<HTMLElement | null>, key: number | undefined, shown: boolean): void {
   const done = useRef<number | undefined>(undefined);
@@ -52,20 +32,19 @@ export function useScrollToOnce(el: RefObject<HTMLElement | null>, key: number |
   });
 }
 
-export function PageHighlight({ surface, highlight, page }: { surface: RefObject<HTMLElement | null>; highlight?: HighlightRequest | null; page: number }) {
-  const size = useRenderedSize(surface);
+export function PageHighlight({ highlight, page }: { highlight?: HighlightRequest | null; page: number }) {
   const el = useRef<HTMLDivElement>(null);
-  const shown = !!highlight?.bbox && highlight.page === page && size.width > 0 && size.height > 0;
+  const shown = !!highlight?.bbox && highlight.page === page;
   useScrollToOnce(el, highlight?.key, shown);
   if (!shown) return null;
-  const r = highlightRect(highlight!.bbox!, size.width, size.height);
+  const r = highlightRect(highlight!.bbox!, 100, 100);
   return (
     <div
       ref={el}
       className="evidence-highlight"
       data-testid="evidence-highlight"
       data-page={page}
-      style={{ left: r.left, top: r.top, width: r.width, height: r.height }}
+      style={{ left: `${r.left}%`, top: `${r.top}%`, width: `${r.width}%`, height: `${r.height}%` }}
       aria-hidden="true"
     />
   );

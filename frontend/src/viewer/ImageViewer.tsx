@@ -38,7 +38,6 @@ export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zo
   const [attempt, setAttempt] = useState(0);
   const [natural, setNatural] = useState<{ w: number; h: number } | null>(null);
   const box = useRef<HTMLDivElement>(null);
-  const surface = useRef<HTMLDivElement>(null);
   const width = useWidth(box);
 
   useEffect(() => {
@@ -62,7 +61,7 @@ export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zo
     <div className="pdf-viewer image-viewer" ref={box} data-testid="image-viewer">
       {error && <ErrorBox error={error} onRetry={() => setAttempt((a) => a + 1)} />}
       {!loaded && !error && <Spinner label="Opening image…" />}
-      <div className="page-surface" ref={surface} data-testid="page-surface" data-page={n} hidden={!loaded}>
+      <div className="page-surface" data-testid="page-surface" data-page={n} hidden={!loaded}>
         <img
           key={src}
           src={src}
@@ -78,7 +77,7 @@ export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zo
           }}
           onError={() => setFailedSrc(src)}
         />
-        <PageHighlight surface={surface} highlight={highlight} page={loaded ? n : 0} />
+        <PageHighlight highlight={highlight} page={loaded ? n : 0} />
       </div>
     </div>
   );

@@ -30,7 +30,6 @@ export default function PdfViewer({ url, page, zoom, onPages, highlight }: PdfVi
   const [attempt, setAttempt] = useState(0);
   const canvas = useRef<HTMLCanvasElement>(null);
   const box = useRef<HTMLDivElement>(null);
-  const surface = useRef<HTMLDivElement>(null);
   const width = useWidth(box);
   // The page on the canvas (0 before the first), so that a highlight is
   // never drawn over the page before the one asked for.
@@ -95,9 +94,9 @@ export default function PdfViewer({ url, page, zoom, onPages, highlight }: PdfVi
     <div className="pdf-viewer" ref={box} data-testid="pdf-viewer">
       {error && <ErrorBox error={error} onRetry={() => setAttempt((a) => a + 1)} />}
       {!doc && !error && <Spinner label="Opening PDF…" />}
-      <div className="page-surface" ref={surface} data-testid="page-surface" data-page={shown || undefined} hidden={!doc}>
+      <div className="page-surface" data-testid="page-surface" data-page={shown || undefined} hidden={!doc}>
         <canvas ref={canvas} className="pdf-canvas" data-testid="pdf-canvas" data-page={shown || undefined} />
-        <PageHighlight surface={surface} highlight={highlight} page={shown} />
+        <PageHighlight highlight={highlight} page={shown} />
       </div>
     </div>
   );

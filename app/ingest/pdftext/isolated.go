@@ -241,7 +241,7 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 // childDied explains a child that exited without a reply.
 func childDied(reader string, runErr error, stderr string, lim Limits, elapsed time.Duration) error {
 	tooLarge := &remoteError{kind: ErrTooLarge, msg: reader + " ran out of memory: it exceeded its " + formatBytes(lim.MemoryBytes) + " memory limit"}
-	if outOfMemory(stderr) {
+	if outOfMemory(stderr) || lim.MemoryBytes > 0 && threadNotStarted(stderr) {
 		return tooLarge
 	}
 	var exit *exec.ExitError
@@ -282,6 +282,14 @@ func outOfMemory(stderr string) bool {
 		}
 	}
 	return false
+}
+
+// threadNotStarted recognises the cgo runtime dying because a thread
+// could not start. Under RLIMIT_AS that is the limit (its stack cannot be
+// mapped, and glibc says EAGAIN), so childDied counts it as out of memory
+// only for a child with a memory limit.
+func threadNotStarted(stderr string) bool {
+	return strings.Contains(stderr, "pthread_create failed")
 }
 
 // childEnviron is this process's environment without the child's variables,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,5 +116,23 @@ func TestMemoryLimitIsReported(t *testing.T) {
 	}
 	if err.Error() != "pdf reader ran out of memory: it exceeded its 256 MiB memory limit" {
 		t.Errorf("message %q, want %q", err.Error(), "pdf reader ran out of memory: it exceeded its 256 MiB memory limit")
+	}
+}
+
+// TestThreadThatCannotStartUnderTheLimitIsOutOfMemory: under RLIMIT_AS a
+// new thread's stack cannot be mapped, and the cgo runtime dies with
+// "pthread_create failed: Resource temporarily unavailable" (glibc's
+// EAGAIN for it) before the Go runtime can say "out of memory". CI saw
+// it: the document failed as a malformed PDF.
+func TestThreadThatCannotStartUnderTheLimitIsOutOfMemory(t *testing.T) {
+	stderr := "runtime/cgo: pthread_create failed: Resource temporarily unavailable\nSIGABRT: abort\nPC=0x7ff957973eec m=6 sigcode=18446744073709551610\n"
+	exit := exec.Command("sh", "-c", "exit 2").Run()
+	err := childDied("pdf renderer", exit, stderr, Limits{MemoryBytes: 16 << 20}, time.Second)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "out of memory") {
+		t.Errorf("with a memory limit: %v; want ErrTooLarge, out of memory", err)
+	}
+	err = childDied("pdf renderer", exit, stderr, Limits{}, time.Second)
+	if errors.Is(err, ErrTooLarge) {
+		t.Errorf("without a memory limit: %v; a thread that cannot start is not the limit's doing", err)
 	}
 }

@@ -457,6 +457,12 @@ type TurnResult struct {
 	// changes, before and after pauses), to list or undo them as one
 	// (GET /api/history?turn=…, POST /api/history/turns/{id}/undo).
 	HistoryTurnID string `json:"history_turn_id,omitempty"`
+	// Citations is `citations?`: what the answer cites as [n], in the
+	// order of n; present when it cites anything the thread produced.
+	Citations []Citation `json:"citations,omitempty"`
+	// UnknownCitations is `unknown_citations?`: numbers the answer cites
+	// as [n] that the thread never produced, flagged, never dropped.
+	UnknownCitations []int `json:"unknown_citations,omitempty"`
 }
 
 // Paused reports whether the turn paused for approval.

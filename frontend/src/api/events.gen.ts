@@ -347,6 +347,16 @@ export interface TurnResult {
    * (GET /api/history?turn=…, POST /api/history/turns/{id}/undo).
    */
   history_turn_id?: string;
+  /**
+   * Citations is `citations?`: what the answer cites as [n], in the
+   * order of n; present when it cites anything the thread produced.
+   */
+  citations?: Citation[];
+  /**
+   * UnknownCitations is `unknown_citations?`: numbers the answer cites
+   * as [n] that the thread never produced, flagged, never dropped.
+   */
+  unknown_citations?: number[];
 }
 
 /**
@@ -514,6 +524,37 @@ export interface Usage {
   completion_tokens: number;
 }
 
+/**
+ * Citation is one thing an answer cites as [n]: a passage of a document
+ * (a search hit or an opened passage) or a query over the data views.
+ * Every tool result that can be cited carries its number (`cite: n`),
+ * numbered from 1 in the order the thread produced them.
+ */
+export interface Citation {
+  /** N is `n`: the number the answer cites it by. */
+  n: number;
+  /** Kind is `kind`: "passage" or "query". */
+  kind: "passage" | "query";
+  /**
+   * A passage's document, page (1-based), quote and box on the page
+   * ([x0, y0, x1, y1] in 0..1 of the page, top-left origin) when known.
+   */
+  document_id?: string;
+  document?: string;
+  page?: number;
+  quote?: string;
+  bbox?: number[];
+  /**
+   * A query's SQL, its result (columns, rows as returned to the model,
+   * how many there were) and the table rows it read.
+   */
+  sql?: string;
+  columns?: string[];
+  rows?: unknown[][];
+  row_count?: number;
+  sources?: CitedRow[];
+}
+
 /** Mention is one @-mentioned artifact. */
 export interface Mention {
   /** Type is "schema", "prompt", "tag" or "document". */
@@ -643,6 +684,18 @@ export interface Extraction {
   note?: string;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * CitedRow is one row of a view a query read: its document and extraction,
+ * and the evidence of the values the query used (by field name).
+ */
+export interface CitedRow {
+  view: string;
+  document_id: string;
+  document: string;
+  extraction_id: string;
+  evidence: EvidenceMap;
 }
 
 /** Status says how a value was found in the document. */

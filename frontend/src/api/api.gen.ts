@@ -244,6 +244,10 @@ export interface ThreadCreated {
  */
 export interface ThreadWithMessages {
   thread_id: string;
+  /**
+   * DocumentID is the document the thread is about; "" for a library
+   * thread (stored as NULL).
+   */
   document_id: string;
   title: string;
   /**
@@ -586,7 +590,27 @@ export interface ApproveBody {
   auto_approved_tools?: string[];
 }
 
-/** threadBody is the body of POST and PATCH .../chat/threads. */
+/**
+ * askBody is the body of POST /api/ask: a turn of Ask Docent, a
+ * conversation about the whole library in a thread of no document.
+ */
+export interface AskBody {
+  message?: string;
+  /** ThreadID continues a library thread; without it the turn starts one. */
+  thread_id?: string;
+  /**
+   * Model is a provider-prefixed model id; empty uses the thread's, then
+   * the server's default.
+   */
+  model?: string;
+  /** Stream answers with Server-Sent Events instead of the result object. */
+  stream?: boolean;
+}
+
+/**
+ * threadBody is the body of POST and PATCH .../chat/threads, and of
+ * PATCH /api/ask/threads/{thread_id}.
+ */
 export interface ThreadBody {
   title?: string;
 }
@@ -1017,9 +1041,16 @@ export interface ModelInfo {
   capabilities?: string[];
 }
 
-/** Thread is a conversation with the agent about one document. */
+/**
+ * Thread is a conversation with the agent about one document, or about the
+ * whole library (Ask Docent) when DocumentID is "".
+ */
 export interface Thread {
   thread_id: string;
+  /**
+   * DocumentID is the document the thread is about; "" for a library
+   * thread (stored as NULL).
+   */
   document_id: string;
   title: string;
   /**

@@ -15,13 +15,14 @@ import (
 	"github.com/docent/docent/storage/fault"
 )
 
-// TurnRunner runs the agent's chat and approve use cases, as the HTTP API's
-// two routes do (server.Server is one). body is the JSON object the route
+// TurnRunner runs the agent's chat, approve and ask use cases, as the HTTP
+// API's routes do (server.Server is one). body is the JSON object the route
 // takes; each event goes to sink. An error before the first event is a
 // *server.RefusedError and nothing was emitted.
 type TurnRunner interface {
 	RunChat(ctx context.Context, documentID string, body []byte, sink agent.Sink) error
 	RunApprove(ctx context.Context, documentID string, body []byte, sink agent.Sink) error
+	RunAsk(ctx context.Context, body []byte, sink agent.Sink) error
 }
 
 // errStopped is why a turn's context ends when the UI stops it.
@@ -100,6 +101,14 @@ func (t *Turns) Chat(documentID, channel string, body json.RawMessage) (int, err
 // POST /api/documents/{id}/chat/approve. Otherwise as Chat.
 func (t *Turns) Approve(documentID, channel string, body json.RawMessage) (int, error) {
 	return t.run("approve", documentID, channel, body, t.runnerOrNil().RunApprove)
+}
+
+// Ask runs a turn of Ask Docent, about the whole library: body is the
+// JSON object of POST /api/ask. Otherwise as Chat.
+func (t *Turns) Ask(channel string, body json.RawMessage) (int, error) {
+	return t.run("ask", "", channel, body, func(ctx context.Context, _ string, body []byte, sink agent.Sink) error {
+		return t.runnerOrNil().RunAsk(ctx, body, sink)
+	})
 }
 
 // Stop stops the turn on channel (Esc in the UI) after its current model
@@ -210,5 +219,6 @@ type noRunner struct{}
 
 func (noRunner) RunChat(context.Context, string, []byte, agent.Sink) error    { return errNoAgent }
 func (noRunner) RunApprove(context.Context, string, []byte, agent.Sink) error { return errNoAgent }
+func (noRunner) RunAsk(context.Context, []byte, agent.Sink) error             { return errNoAgent }
 
 var errNoAgent = refused(http.StatusServiceUnavailable, "unavailable", "this window runs without the agent")

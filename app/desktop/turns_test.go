@@ -353,3 +353,59 @@ func TestTurnsWaitForStart(t *testing.T) {
 		t.Errorf("Chat without an agent: %v", err)
 	}
 }
+
+// TestAskEventsAreTheSSEFrames: a turn of Ask Docent through the bound Ask
+// gives the events POST /api/ask streams, the citation of the passage its
+// answer cites included; one refused before it starts rejects with the
+// status and error HTTP answers, and emits nothing.
+func TestAskEventsAreTheSSEFrames(t *testing.T) {
+	f := newFixture(t)
+	search := modeltest.ToolCall{ID: "s1", Name: "search_docs", Arguments: `{"query":"invoice","by":"words"}`}
+	for range 2 {
+		f.model.Enqueue(modeltest.Reply{ToolCalls: []modeltest.ToolCall{search}}, modeltest.Reply{Text: "Invoice 42 totals 17.50 EUR [1]."})
+	}
+
+	n, err := f.turns.Ask("ask1", json.RawMessage(`{"message":"What does invoice 42 total?"}`))
+	if err != nil {
+		t.Fatalf("Ask: %v", err)
+	}
+	raw := f.rec.on("ask1")
+	if n != len(raw) {
+		t.Errorf("Ask counted %d events, emitted %d", n, len(raw))
+	}
+	events := decode(t, raw)
+	if err := eventcheck.Check(events); err != nil {
+		t.Fatalf("events: %v\n%s", err, joinRaw(raw))
+	}
+	last := string(raw[len(raw)-1])
+	if !strings.Contains(last, `"citations":[{"n":1,"kind":"passage","document_id":"`+f.doc.ID+`"`) {
+		t.Errorf("the done event does not cite the invoice as [1]: %s", last)
+	}
+
+	status, body := f.post("/api/ask", `{"message":"What does invoice 42 total?","stream":true}`)
+	if status != http.StatusOK {
+		t.Fatalf("SSE ask: %d %s", status, body)
+	}
+	frames := sseFrames(body)
+	if len(frames) != len(raw) {
+		t.Fatalf("%d SSE frames, %d Wails events\nSSE:\n%s\nWails:\n%s", len(frames), len(raw), strings.Join(frames, "\n"), joinRaw(raw))
+	}
+	sseThread, wailsThread := threadID(t, decode(t, []json.RawMessage{json.RawMessage(frames[0])})[0]), threadID(t, events[0])
+	speed := regexp.MustCompile(`,"first_token_ms":\d+|,"tokens_per_second":[0-9.]+`)
+	for i := range frames {
+		want := speed.ReplaceAllString(strings.ReplaceAll(frames[i], sseThread, "THREAD"), "")
+		got := speed.ReplaceAllString(strings.ReplaceAll(string(raw[i]), wailsThread, "THREAD"), "")
+		if got != want {
+			t.Errorf("event %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+
+	_, err = f.turns.Ask("ask2", json.RawMessage(`{"message":"   "}`))
+	var re *server.RefusedError
+	if !errors.As(err, &re) || re.Status != http.StatusBadRequest || re.Code != "invalid" || !strings.Contains(re.Message, "empty") {
+		t.Errorf("an empty question: %v (%+v), want 400 invalid saying it is empty", err, re)
+	}
+	if got := f.rec.on("ask2"); len(got) != 0 {
+		t.Errorf("a refused question emitted %d events", len(got))
+	}
+}

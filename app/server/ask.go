@@ -32,10 +32,16 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.runTurn(w, r, body.Stream, s.askTurn(body))
+}
+
+// askTurn is the use case of a turn of Ask Docent, whatever carries its
+// events.
+func (s *Server) askTurn(body askBody) turnFunc {
 	req := agent.AskRequest{ThreadID: body.ThreadID, Message: body.Message, Model: body.Model}
-	s.runTurn(w, r, body.Stream, func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
+	return func(ctx context.Context, sink agent.Sink) (agent.TurnResult, error) {
 		return s.agent().Ask(ctx, req, sink)
-	})
+	}
 }
 
 // threadDocument is the document whose threads a thread route reads: its

@@ -150,6 +150,14 @@ func (s *Server) RunApprove(ctx context.Context, documentID string, body []byte,
 	})
 }
 
+// RunAsk is POST /api/ask as RunChat is chat: a turn of Ask Docent.
+func (s *Server) RunAsk(ctx context.Context, body []byte, sink agent.Sink) error {
+	var b askBody
+	return s.runUseCase(ctx, "ask", body, &b, sink, func() (turnFunc, error) {
+		return s.askTurn(b), nil
+	})
+}
+
 // runUseCase checks and decodes body into v as the HTTP handlers do (the
 // same limit, the same messages), prepares the turn and runs it into sink.
 func (s *Server) runUseCase(ctx context.Context, op string, body []byte, v any, sink agent.Sink, prepare func() (turnFunc, error)) error {

@@ -44,6 +44,13 @@ export type DataRows = SchemaRows;
 /** x0, y0, x1, y1 as fractions (0..1) of the page's width and height, from the top left of the page as displayed. */
 export type EvidenceBox = NonNullable<FieldEvidence["bbox"]>;
 
+/** POST /api/ask: one turn of an Ask thread (a new thread without thread_id). */
+export interface AskRequest {
+  message: string;
+  thread_id?: string;
+  model?: string;
+}
+
 // ---- query parameters (not JSON bodies) --------------------------------
 
 /** What GET /api/documents sorts by. */

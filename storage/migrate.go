@@ -23,6 +23,14 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	// after, when set, runs in the migration's transaction after its SQL:
+	// a change that plain SQL cannot make (see migrationSteps).
+	after func(context.Context, *writeTx) error
+}
+
+// migrationSteps are the Go parts of migrations, by file name.
+var migrationSteps = map[string]func(context.Context, *writeTx) error{
+	"0017_library_threads.sql": allowLibraryThreads,
 }
 
 // loadMigrations reads the embedded migrations and checks that they are
@@ -44,7 +52,7 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms = append(ms, migration{version: version, name: base, sql: string(body)})
+		ms = append(ms, migration{version: version, name: base, sql: string(body), after: migrationSteps[base]})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
 	for i, m := range ms {
@@ -94,6 +102,11 @@ func (db *DB) applyMigrations(ctx context.Context, ms []migration) error {
 			}
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return err
+			}
+			if m.after != nil {
+				if err := m.after(ctx, tx); err != nil {
+					return err
+				}
 			}
 			_, err = tx.ExecContext(ctx, `INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)`,
 				m.version, m.name, tx.nowText())

@@ -17,9 +17,12 @@ const (
 	RoleTool      = "tool"
 )
 
-// Thread is a conversation with the agent about one document.
+// Thread is a conversation with the agent about one document, or about the
+// whole library (Ask Docent) when DocumentID is "".
 type Thread struct {
-	ID         string `json:"thread_id"`
+	ID string `json:"thread_id"`
+	// DocumentID is the document the thread is about; "" for a library
+	// thread (stored as NULL).
 	DocumentID string `json:"document_id"`
 	Title      string `json:"title"`
 	// Model is the provider-prefixed model the thread was started with, or
@@ -57,7 +60,7 @@ type ThreadMessage struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-const threadColumns = `t.id, t.document_id, t.title, t.model, t.working_state, t.created_at, t.updated_at,
+const threadColumns = `t.id, coalesce(t.document_id, ''), t.title, t.model, t.working_state, t.created_at, t.updated_at,
 	(SELECT count(*) FROM thread_messages m WHERE m.thread_id = t.id)`
 
 func scanThread(s scanner) (Thread, error) {
@@ -73,13 +76,33 @@ func scanThread(s scanner) (Thread, error) {
 	return th, errors.Join(errC, errU)
 }
 
-// getThread reads a thread of one document: a thread of another document is
-// not found, as an unknown one is.
+// threadOwner is documentID as threads.document_id holds it: NULL for the
+// library, so that `document_id IS ?` matches library threads only for ""
+// and a document's threads only for its id.
+func threadOwner(documentID string) any {
+	if documentID == "" {
+		return nil
+	}
+	return documentID
+}
+
+// noThread is the error for a thread that is not one of documentID's (or
+// of the library's, for "").
+func noThread(documentID, threadID string) error {
+	if documentID == "" {
+		return Errorf(ErrNotFound, "the library has no thread %s (a document's thread continues in that document's chat)", threadID)
+	}
+	return Errorf(ErrNotFound, "document %s has no thread %s", documentID, threadID)
+}
+
+// getThread reads a thread of one document, or of the library for "": a
+// thread of another document, or of the library for a document and vice
+// versa, is not found, as an unknown one is.
 func getThread(ctx context.Context, q queryer, documentID, threadID string) (Thread, error) {
 	th, err := scanThread(q.QueryRowContext(ctx, `SELECT `+threadColumns+` FROM threads t
-		WHERE t.id = ? AND t.document_id = ?`, threadID, documentID))
+		WHERE t.id = ? AND t.document_id IS ?`, threadID, threadOwner(documentID)))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Thread{}, Errorf(ErrNotFound, "document %s has no thread %s", documentID, threadID)
+		return Thread{}, noThread(documentID, threadID)
 	}
 	return th, err
 }
@@ -94,10 +117,10 @@ func threadExists(ctx context.Context, q queryer, threadID string) error {
 	return err
 }
 
-// CreateThread starts an empty thread about a document, with an empty
-// working state. The title may be empty (the agent can name the thread
-// later) but not longer than MaxTitleLength; an unknown document is not
-// found.
+// CreateThread starts an empty thread about a document, or about the
+// library when documentID is "", with an empty working state. The title may
+// be empty (the agent can name the thread later) but not longer than
+// MaxTitleLength; an unknown document is not found.
 func (db *DB) CreateThread(ctx context.Context, documentID, title, model string) (Thread, error) {
 	title = strings.TrimSpace(title)
 	if err := checkLength("thread title", "title", title, MaxTitleLength); err != nil {
@@ -105,12 +128,14 @@ func (db *DB) CreateThread(ctx context.Context, documentID, title, model string)
 	}
 	var th Thread
 	err := db.update(ctx, "create thread", func(tx *writeTx) error {
-		if _, err := getDocument(ctx, tx, documentID); err != nil {
-			return err
+		if documentID != "" {
+			if _, err := getDocument(ctx, tx, documentID); err != nil {
+				return err
+			}
 		}
 		id, now := newID(prefixThread), tx.nowText()
 		_, err := tx.ExecContext(ctx, `INSERT INTO threads (id, document_id, title, model, working_state, created_at, updated_at)
-			VALUES (?, ?, ?, ?, '{}', ?, ?)`, id, documentID, title, strings.TrimSpace(model), now, now)
+			VALUES (?, ?, ?, ?, '{}', ?, ?)`, id, threadOwner(documentID), title, strings.TrimSpace(model), now, now)
 		if err != nil {
 			return err
 		}
@@ -120,16 +145,31 @@ func (db *DB) CreateThread(ctx context.Context, documentID, title, model string)
 	return th, err
 }
 
-// GetThread returns a thread of a document. A thread of another document is
-// not found, so that a path naming the wrong document reads nothing.
+// GetThread returns a thread of a document, or of the library for "". A
+// thread of another document (or a document's thread asked for as the
+// library's, and vice versa) is not found, so that a path naming the wrong
+// owner reads nothing.
 func (db *DB) GetThread(ctx context.Context, documentID, threadID string) (Thread, error) {
 	th, err := getThread(ctx, db.sql, documentID, threadID)
 	return th, translate("get thread", err)
 }
 
-// ListThreads returns a document's threads, most recently updated first. An
-// unknown document is not found.
+// ListThreads returns a document's threads, or the library's for "", most
+// recently updated first. An unknown document is not found.
 func (db *DB) ListThreads(ctx context.Context, documentID string) ([]Thread, error) {
+	if documentID == "" {
+		var out []Thread
+		err := db.view(ctx, "list library threads", func(tx *sql.Tx) error {
+			var err error
+			out, err = queryRows(ctx, tx, scanThread, `SELECT `+threadColumns+` FROM threads t
+				WHERE t.document_id IS NULL ORDER BY t.updated_at DESC, t.id DESC`)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	return queryDocumentRows(ctx, db, "list threads", documentID, scanThread, `SELECT `+threadColumns+` FROM threads t
 		WHERE t.document_id = ? ORDER BY t.updated_at DESC, t.id DESC`, documentID)
 }
@@ -160,19 +200,20 @@ func (db *DB) RenameThread(ctx context.Context, documentID, threadID, title stri
 	return th, err
 }
 
-// DeleteThread deletes a thread of a document with its messages and its
+// DeleteThread deletes a thread of a document (or of the library, for "")
+// with its messages and its
 // paused turns (ON DELETE CASCADE). A document whose auto-create ran in it
 // keeps its proposal, without the link to the thread.
 func (db *DB) DeleteThread(ctx context.Context, documentID, threadID string) error {
 	return db.update(ctx, "delete thread", func(tx *writeTx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ? AND document_id = ?`, threadID, documentID)
+		res, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ? AND document_id IS ?`, threadID, threadOwner(documentID))
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return Errorf(ErrNotFound, "document %s has no thread %s", documentID, threadID)
+			return noThread(documentID, threadID)
 		}
 		return nil
 	})

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -106,4 +108,61 @@ func closingLine(threadID, title string, rounds, tokens int, took time.Duration)
 		head += " " + qname(title)
 	}
 	return strings.Join([]string{head, textfmt.Count(rounds, "round"), textfmt.Thousands(tokens) + " tokens", turnDuration(took)}, " · ")
+}
+
+// askClosingLine ends the output of a `docent ask` turn: its thread and how
+// to ask in it again.
+func askClosingLine(threadID string) string {
+	return fmt.Sprintf("thread: %s  (continue with: docent ask --thread %s \"…\")", threadID, threadID)
+}
+
+// footnotes are what an answer cites, a line each in the order of the
+// numbers: a passage as `[1] taxi-2024-03.pdf p.1 "Gesamtbetrag 23,40 €"`,
+// a query as `[2] query: SELECT … → 1 row; from 3 rows: a.pdf, b.pdf,
+// c.pdf` (the documents of the rows it read), and a number the thread
+// never produced as `[7] cites nothing the thread produced`, so that a
+// wrong marker is seen rather than dropped.
+func footnotes(res agent.TurnResult) []string {
+	lines := make(map[int]string, len(res.Citations)+len(res.UnknownCitations))
+	for _, c := range res.Citations {
+		lines[c.N] = citationWords(c)
+	}
+	for _, n := range res.UnknownCitations {
+		lines[n] = "cites nothing the thread produced"
+	}
+	out := make([]string, 0, len(lines))
+	for _, n := range slices.Sorted(maps.Keys(lines)) {
+		out = append(out, textfmt.Visible(fmt.Sprintf("[%d] %s", n, lines[n])))
+	}
+	return out
+}
+
+// maxFootnoteDocuments is how many documents a query's footnote names.
+const maxFootnoteDocuments = 10
+
+func citationWords(c agent.Citation) string {
+	if c.Kind == agent.CiteQuery {
+		s := fmt.Sprintf("query: %s → %s", oneLine(c.SQL), textfmt.Count(c.RowCount, "row"))
+		if len(c.Sources) == 0 {
+			return s
+		}
+		var names []string
+		for _, src := range c.Sources {
+			if name := cmp.Or(src.Document, src.DocumentID); !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+		if len(names) > maxFootnoteDocuments {
+			names = append(names[:maxFootnoteDocuments], fmt.Sprintf("and %d more", len(names)-maxFootnoteDocuments))
+		}
+		return fmt.Sprintf("%s; from %s: %s", s, textfmt.Count(len(c.Sources), "row"), strings.Join(names, ", "))
+	}
+	words := []string{cmp.Or(c.Document, c.DocumentID)}
+	if c.Page > 0 {
+		words = append(words, fmt.Sprintf("p.%d", c.Page))
+	}
+	if q := strings.Join(strings.Fields(c.Quote), " "); q != "" {
+		words = append(words, `"`+textfmt.Shorten(q, 200)+`"`)
+	}
+	return strings.Join(words, " ")
 }

@@ -202,6 +202,7 @@ type turnPrinter struct {
 	ios     *IOStreams
 	json    bool
 	verbose bool // --verbose: the calls' arguments as JSON too
+	ask     bool // a turn of `docent ask`: its closing line says how to go on
 	style   styler
 	failed  string // the message of an error event
 	// ctx, db and docID are the conversation's: the closing line names
@@ -370,6 +371,10 @@ func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
 		// The turn's changes so far, before and after its pauses.
 		fmt.Fprintf(p.ios.Err, "undo with: docent undo --turn %s\n", res.HistoryTurnID)
 	}
+	if notes := footnotes(res); len(notes) > 0 {
+		// Below the answer, as a page's footnotes are.
+		fmt.Fprintf(p.ios.Out, "\n%s\n", strings.Join(notes, "\n"))
+	}
 	p.closing(res)
 	return nil
 }
@@ -379,6 +384,10 @@ func (p *turnPrinter) finish(res agent.TurnResult, err error) error {
 func (p *turnPrinter) closing(res agent.TurnResult) {
 	id := cmp.Or(res.ThreadID, p.threadID)
 	if id == "" {
+		return
+	}
+	if p.ask {
+		fmt.Fprintln(p.ios.Err, p.style.dim(askClosingLine(id)))
 		return
 	}
 	title := ""

@@ -300,7 +300,7 @@ type threadList struct {
 }
 
 func (s *Server) listThreads(w http.ResponseWriter, r *http.Request) {
-	threads, err := s.cfg.DB.ListThreads(r.Context(), r.PathValue("id"))
+	threads, err := s.cfg.DB.ListThreads(r.Context(), threadDocument(r))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -308,7 +308,8 @@ func (s *Server) listThreads(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, threadList{Threads: threads})
 }
 
-// threadBody is the body of POST and PATCH .../chat/threads.
+// threadBody is the body of POST and PATCH .../chat/threads, and of
+// PATCH /api/ask/threads/{thread_id}.
 type threadBody struct {
 	Title *string `json:"title"`
 }
@@ -340,10 +341,10 @@ type ThreadWithMessages struct {
 }
 
 // getThread reads a thread through its document: a thread of another
-// document is not found.
+// document is not found, nor a document's thread among the library's.
 func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	th, err := s.cfg.DB.GetThread(ctx, r.PathValue("id"), r.PathValue("thread_id"))
+	th, err := s.cfg.DB.GetThread(ctx, threadDocument(r), r.PathValue("thread_id"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -372,7 +373,7 @@ func (s *Server) renameThread(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, fault.Errorf(fault.Invalid, "a thread's PATCH needs title"))
 		return
 	}
-	th, err := s.cfg.DB.RenameThread(r.Context(), r.PathValue("id"), r.PathValue("thread_id"), *body.Title)
+	th, err := s.cfg.DB.RenameThread(r.Context(), threadDocument(r), r.PathValue("thread_id"), *body.Title)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -382,7 +383,7 @@ func (s *Server) renameThread(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	docID, threadID := r.PathValue("id"), r.PathValue("thread_id")
+	docID, threadID := threadDocument(r), r.PathValue("thread_id")
 	th, err := s.cfg.DB.GetThread(ctx, docID, threadID)
 	if err == nil {
 		err = s.cfg.DB.DeleteThread(ctx, docID, threadID)

@@ -229,6 +229,14 @@ func (s *Server) routeTable() []route {
 		{"PATCH /api/documents/{id}/chat/threads/{thread_id}", s.renameThread},
 		{"DELETE /api/documents/{id}/chat/threads/{thread_id}", s.deleteThread},
 
+		// Ask Docent (ask.go): a turn about the whole library, and its
+		// threads, which belong to no document.
+		{"POST /api/ask", s.ask},
+		{"GET /api/ask/threads", s.listThreads},
+		{"GET /api/ask/threads/{thread_id}", s.getThread},
+		{"PATCH /api/ask/threads/{thread_id}", s.renameThread},
+		{"DELETE /api/ask/threads/{thread_id}", s.deleteThread},
+
 		{"POST /api/documents/{id}/password", s.readWithPassword},
 		{"GET /api/documents/{id}/events", s.documentEvents},
 		{"POST /api/documents/{id}/auto-create", s.startAutoCreate},

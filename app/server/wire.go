@@ -68,6 +68,7 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[fieldPatch](),
 		reflect.TypeFor[chatBody](),
 		reflect.TypeFor[approveBody](),
+		reflect.TypeFor[askBody](),
 		reflect.TypeFor[threadBody](),
 		reflect.TypeFor[rerunBody](),
 		reflect.TypeFor[acceptBody](),

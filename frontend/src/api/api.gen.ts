@@ -586,7 +586,27 @@ export interface ApproveBody {
   auto_approved_tools?: string[];
 }
 
-/** threadBody is the body of POST and PATCH .../chat/threads. */
+/**
+ * askBody is the body of POST /api/ask: a turn of Ask Docent, a
+ * conversation about the whole library in a thread of no document.
+ */
+export interface AskBody {
+  message?: string;
+  /** ThreadID continues a library thread; without it the turn starts one. */
+  thread_id?: string;
+  /**
+   * Model is a provider-prefixed model id; empty uses the thread's, then
+   * the server's default.
+   */
+  model?: string;
+  /** Stream answers with Server-Sent Events instead of the result object. */
+  stream?: boolean;
+}
+
+/**
+ * threadBody is the body of POST and PATCH .../chat/threads, and of
+ * PATCH /api/ask/threads/{thread_id}.
+ */
 export interface ThreadBody {
   title?: string;
 }

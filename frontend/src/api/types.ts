@@ -13,7 +13,7 @@
 // declares only what is not a JSON body: the query parameters of the list
 // routes.
 
-import type { ApproveBody, ChatBody, DocumentInfo, ErrorResponse, PromptBody, SchemaRow, SchemaRows, TagBody, ThreadWithMessages } from "./api.gen";
+import type { ApproveBody, AskBody, ChatBody, DocumentInfo, ErrorResponse, PromptBody, SchemaRow, SchemaRows, TagBody, ThreadWithMessages } from "./api.gen";
 import type { FieldEvidence } from "./events.gen";
 
 export type * from "./events.gen";
@@ -34,6 +34,7 @@ export type PromptInput = PromptBody;
 export type TagInput = TagBody;
 export type ChatRequest = ChatBody;
 export type ApproveRequest = ApproveBody;
+export type AskRequest = AskBody;
 export type { ThreadWithMessages };
 
 /** One document's latest extraction with a schema: a row of the data view. */
@@ -43,13 +44,6 @@ export type DataRows = SchemaRows;
 
 /** x0, y0, x1, y1 as fractions (0..1) of the page's width and height, from the top left of the page as displayed. */
 export type EvidenceBox = NonNullable<FieldEvidence["bbox"]>;
-
-/** POST /api/ask: one turn of an Ask thread (a new thread without thread_id). */
-export interface AskRequest {
-  message: string;
-  thread_id?: string;
-  model?: string;
-}
 
 // ---- query parameters (not JSON bodies) --------------------------------
 

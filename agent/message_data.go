@@ -56,6 +56,13 @@ type MessageData struct {
 	Summary *Summary `json:"summary,omitempty"`
 	// Mentions is `mentions`: what the user @-mentioned in the message.
 	Mentions []Mention `json:"mentions,omitempty"`
+	// Citations is `citations`: on a tool message, what its result's
+	// `cite` numbers stand for; on a final answer, what the answer cites
+	// as [n], in order of n.
+	Citations []Citation `json:"citations,omitempty"`
+	// UnknownCitations is `unknown_citations`: on a final answer, the
+	// numbers it cites that the thread never produced.
+	UnknownCitations []int `json:"unknown_citations,omitempty"`
 }
 
 // ParseMessageData reads a stored message's data; empty or malformed data

@@ -134,7 +134,7 @@ func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.
 	}
 	if !t.TextMode {
 		s := &roundStream{t: t, round: t.Round, streamText: true, start: time.Now()}
-		system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.Mentions, t.env.State, false)}
+		system := provider.Message{Role: storage.RoleSystem, Content: t.system(false)}
 		msgs := append([]provider.Message{system}, modelHistory(system, tools, t.History, t.limits.ContextWindow)...)
 		resp, err := t.prov.Chat(ctx, provider.Request{Model: t.name, Messages: msgs, Tools: tools}, s.onDelta)
 		if err == nil {
@@ -154,7 +154,7 @@ func (t *turn) modelRound(ctx context.Context, tools []provider.Tool) (provider.
 // final answer, and whatever comes then ends the turn.
 func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
 	s := &roundStream{t: t, round: t.Round, start: time.Now()}
-	system := provider.Message{Role: storage.RoleSystem, Content: systemMessage(t.docContext, t.Mentions, t.env.State, true)}
+	system := provider.Message{Role: storage.RoleSystem, Content: t.system(true)}
 	msgs := append([]provider.Message{system}, textHistory(modelHistory(system, nil, t.History, t.limits.ContextWindow))...)
 	var out provider.Response
 	var thinking []string
@@ -176,13 +176,14 @@ func (t *turn) textRound(ctx context.Context) (provider.Response, error) {
 		reply, perr := parseTextReply(resp.Text)
 		if perr == nil && attempt < 2 {
 			out.Text, out.ToolCalls = reply.Text, reply.Calls
+			t.finalCites = reply.Citations
 			break
 		}
 		if attempt == 2 {
 			// The forced answer: no more tools, whatever it says.
 			out.Text = strings.TrimSpace(resp.Text)
 			if perr == nil && reply.Text != "" {
-				out.Text = reply.Text
+				out.Text, t.finalCites = reply.Text, reply.Citations
 			}
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/docent/docent/agent/provider"
@@ -24,15 +25,19 @@ You cannot call tools natively here. To use a tool, reply with one line per call
 TOOL_CALL {"tool": "<tool name>", "input": {<the tool's arguments as a JSON object>}}
 You may write a short sentence for the user before the TOOL_CALL lines. The results come back in the next message, each starting with TOOL_RESULT.
 When you need no more tools, reply with one line:
-FINAL {"answer": "<your answer for the user; markdown allowed>"}
+FINAL {"answer": "<your answer for the user; markdown allowed>", "citations": [<the cite numbers of the results the answer uses, if any>]}
 
 Tools (name, whether it changes data, what it does, its input as JSON Schema):`
 
-// textToolsSection describes every tool for the text protocol.
-func textToolsSection() string {
+// textToolsSection describes the tools named (every tool for nil) for the
+// text protocol.
+func textToolsSection(names []string) string {
 	var b strings.Builder
 	b.WriteString(textProtocolIntro)
 	for _, t := range registry {
+		if names != nil && !slices.Contains(names, t.Name) {
+			continue
+		}
 		access := "read-only"
 		if t.Access == ReadWrite {
 			access = "changes data, may need the user's approval"
@@ -52,6 +57,8 @@ type textReply struct {
 	// final answer.
 	Text  string
 	Calls []provider.ToolCall
+	// Citations are the numbers a FINAL listed in "citations".
+	Citations []int
 }
 
 // errNotProtocol marks an answer that follows neither TOOL_CALL nor FINAL.
@@ -88,7 +95,7 @@ func parseTextReply(text string) (textReply, error) {
 			rest = payload[dec.InputOffset():]
 			continue
 		case strings.HasPrefix(trimmed, "FINAL") && len(r.Calls) == 0:
-			r.Text = finalAnswer(strings.TrimSpace(strings.TrimPrefix(trimmed, "FINAL")) + "\n" + after)
+			r.Text, r.Citations = finalAnswer(strings.TrimSpace(strings.TrimPrefix(trimmed, "FINAL")) + "\n" + after)
 			return r, nil
 		case strings.HasPrefix(trimmed, "```"):
 			// a fence around the protocol lines
@@ -104,23 +111,31 @@ func parseTextReply(text string) (textReply, error) {
 	return r, nil
 }
 
-// finalAnswer reads what follows FINAL: {"answer": ...} as asked, or a
-// JSON string, or, leniently, the plain text.
-func finalAnswer(s string) string {
+// finalAnswer reads what follows FINAL: {"answer": ..., "citations":
+// [n, ...]} as asked (DocuChat's form), or a JSON string, or, leniently,
+// the plain text. Citations that are not whole numbers are left out.
+func finalAnswer(s string) (string, []int) {
 	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "```"))
 	var obj map[string]any
 	if json.Unmarshal([]byte(s), &obj) == nil {
+		var cites []int
+		list, _ := obj["citations"].([]any)
+		for _, v := range list {
+			if f, ok := v.(float64); ok && f == float64(int(f)) && f > 0 {
+				cites = append(cites, int(f))
+			}
+		}
 		for _, k := range []string{"answer", "text", "final"} {
 			if v, ok := obj[k].(string); ok {
-				return strings.TrimSpace(v)
+				return strings.TrimSpace(v), cites
 			}
 		}
 	}
 	var str string
 	if json.Unmarshal([]byte(s), &str) == nil {
-		return strings.TrimSpace(str)
+		return strings.TrimSpace(str), nil
 	}
-	return s
+	return s, nil
 }
 
 // textHistory rewrites a history for the text protocol: calls become

@@ -150,6 +150,10 @@ type ToolEnv struct {
 	// Logger is where a call's internal errors are logged; nil means
 	// slog.Default().
 	Logger *slog.Logger
+
+	// cites numbers the citable results of a turn's calls (citations.go);
+	// nil outside a turn, where results carry no cite.
+	cites *citeBook
 }
 
 // ToolResult is the outcome of one tool call, as the tool_result event and

@@ -55,7 +55,7 @@ func describeData(ctx context.Context, env *ToolEnv, _ struct{}) (any, error) {
 func queryData(ctx context.Context, env *ToolEnv, a struct {
 	SQL string `json:"sql"`
 }) (any, error) {
-	res, err := env.DB.QueryData(ctx, storage.DataQuery{SQL: a.SQL, MaxRows: dataToolRows})
+	res, err := env.DB.QueryData(ctx, storage.DataQuery{SQL: a.SQL, MaxRows: dataToolRows, Sources: env.citing()})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,17 @@ func queryData(ctx context.Context, env *ToolEnv, a struct {
 		res.Rows = res.Rows[:len(res.Rows)/2]
 		res.Truncated = true
 	}
+	if env.citing() {
+		n := env.cite(queryCitation(a.SQL, res))
+		return withPreview(citedData{DataResult: res, Cite: n}, "%s", textfmt.Count(res.RowCount, "row")), nil
+	}
 	return withPreview(res, "%s", textfmt.Count(res.RowCount, "row")), nil
+}
+
+// citedData is a query's result with the number an answer cites it by.
+type citedData struct {
+	storage.DataResult
+	Cite int `json:"cite"`
 }
 
 func queryWords(a args, _ names) string {

@@ -61,7 +61,7 @@ func TestTurnAnswersWithQueryData(t *testing.T) {
 	if !strings.Contains(string(results[0].Result), `"name":"receipt"`) || !strings.Contains(string(results[0].Result), `"samples":["Spar 1","Spar 0"]`) {
 		t.Errorf("describe_data: %s", results[0].Result)
 	}
-	if want := `{"columns":["store","spent"],"rows":[["Spar 0",2],["Spar 1",4]],"row_count":2}`; string(results[1].Result) != want {
+	if want := `{"columns":["store","spent"],"rows":[["Spar 0",2],["Spar 1",4]],"row_count":2,"cite":1}`; string(results[1].Result) != want {
 		t.Errorf("query_data: %s, want %s", results[1].Result, want)
 	}
 	if !strings.Contains(results[2].Error, "only SELECT is allowed, not DELETE") {

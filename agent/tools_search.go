@@ -70,7 +70,16 @@ func searchDocs(ctx context.Context, env *ToolEnv, a struct {
 	if res.Hits == nil {
 		res.Hits = []storage.SearchHit{}
 	}
-	out := map[string]any{"hits": res.Hits, "by": res.By}
+	var hits any = res.Hits
+	if env.citing() {
+		cited := make([]citedHit, len(res.Hits))
+		words := map[string]map[int]storage.PageWords{}
+		for i, h := range res.Hits {
+			cited[i] = citedHit{SearchHit: h, Cite: env.cite(passageCitation(ctx, env, h.DocumentID, h.DocumentName, h.Page, h.Snippet, words))}
+		}
+		hits = cited
+	}
+	out := map[string]any{"hits": hits, "by": res.By}
 	if res.Model != "" {
 		out["model"] = res.Model
 	}
@@ -96,5 +105,26 @@ func openCitation(ctx context.Context, env *ToolEnv, a struct {
 		more = fmt.Sprintf("call get_ocr_text with page_num %d for the page", c.Page)
 	}
 	c.Text, _ = capText(c.Text, CitationCap, more)
-	return c, nil
+	if !env.citing() {
+		return c, nil
+	}
+	doc, err := env.DB.GetDocument(ctx, c.DocumentID)
+	if err != nil {
+		return nil, err
+	}
+	quote, _, _ := strings.Cut(c.Text, "\n[truncated:")
+	n := env.cite(passageCitation(ctx, env, c.DocumentID, doc.Name, c.Page, quote, map[string]map[int]storage.PageWords{}))
+	return citedChunk{Chunk: c, Cite: n}, nil
+}
+
+// citedHit and citedChunk are a search hit and an opened passage with
+// the number an answer cites them by.
+type citedHit struct {
+	storage.SearchHit
+	Cite int `json:"cite"`
+}
+
+type citedChunk struct {
+	storage.Chunk
+	Cite int `json:"cite"`
 }

@@ -213,6 +213,42 @@ type turn struct {
 	limits     provider.Limits
 	script     func(round int, ws WorkingState) (provider.Response, bool)
 	lastRound  roundFacts // how the latest model call went
+	// tools are the names of the tools the turn offers; nil for all of
+	// them. A library turn (Ask) offers the read-only ones of askTools.
+	tools []string
+	// cites numbers the thread's citations; nil for a stateless turn.
+	cites *citeBook
+	// finalCites are the numbers a text-protocol FINAL listed.
+	finalCites []int
+}
+
+// library reports whether the turn is about the whole library (Ask),
+// not one document.
+func (t *turn) library() bool { return t.doc.ID == "" }
+
+// system is the round's system message.
+func (t *turn) system(textMode bool) string {
+	if t.library() {
+		return librarySystemMessage(textMode)
+	}
+	return systemMessage(t.docContext, t.Mentions, t.env.State, textMode)
+}
+
+// providerTools are the tools the turn offers, as the provider's
+// definitions.
+func (t *turn) providerTools() []provider.Tool {
+	all := ProviderTools()
+	if t.tools == nil {
+		return all
+	}
+	return slices.DeleteFunc(all, func(pt provider.Tool) bool { return !slices.Contains(t.tools, pt.Name) })
+}
+
+// citeFrom makes the turn number its citable results after those of the
+// thread's stored messages.
+func (t *turn) citeFrom(stored []storage.ThreadMessage) {
+	t.cites = newCiteBook(stored)
+	t.env.cites = t.cites
 }
 
 // assistantData is the metadata of a round's assistant message.
@@ -310,6 +346,7 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 			return TurnResult{}, err
 		}
 		t.History = historyOf(stored)
+		t.citeFrom(stored)
 	}
 	if err := t.emit(TurnStarted(t.ThreadID, t.Model)); err != nil {
 		return TurnResult{}, err
@@ -337,12 +374,12 @@ func (t *turn) fitsWindow(msg string) error {
 	if window <= 0 {
 		return nil
 	}
-	system := systemMessage(t.docContext, t.Mentions, t.env.State, t.TextMode)
+	system := t.system(t.TextMode)
 	req := provider.Request{Messages: []provider.Message{
 		{Role: storage.RoleSystem, Content: system}, {Role: storage.RoleUser, Content: msg},
 	}}
 	if !t.TextMode {
-		req.Tools = ProviderTools()
+		req.Tools = t.providerTools()
 	}
 	if est := provider.EstimateTokens(req); est > window {
 		return &provider.Error{Kind: provider.KindContextOverflow, Message: fmt.Sprintf(
@@ -430,6 +467,7 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 			return TurnResult{}, fault.Errorf(fault.Conflict, "turn %s cannot continue: its thread has changed since it paused; ask again", req.TurnID)
 		}
 		t.History = historyOf(stored)
+		t.citeFrom(stored)
 	}
 	if err := t.emit(TurnStarted(t.ThreadID, t.Model)); err != nil {
 		return TurnResult{}, err
@@ -507,9 +545,11 @@ func (a *Agent) newTurn(ctx context.Context, doc storage.Document, model string,
 	if err != nil {
 		return nil, fault.Errorf(fault.Invalid, "%v", err) // ParseModelID's error quotes the model
 	}
-	dc, err := documentContext(ctx, a.DB, doc, ExcerptCap)
-	if err != nil {
-		return nil, err
+	var dc string
+	if doc.ID != "" { // a library turn has no document
+		if dc, err = documentContext(ctx, a.DB, doc, ExcerptCap); err != nil {
+			return nil, err
+		}
 	}
 	limits := a.Providers.Limits(ctx, model)
 	t := &turn{
@@ -586,7 +626,7 @@ func (t *turn) result(text, thinking string) TurnResult {
 // loop runs rounds from t.Round until the model answers, the turn pauses,
 // or the cap.
 func (t *turn) loop(ctx context.Context) (TurnResult, error) {
-	tools := ProviderTools()
+	tools := t.providerTools()
 	for ; t.Round < t.a.maxRounds(); t.Round++ {
 		round := t.Round
 		resp, err := t.modelRound(ctx, tools)
@@ -595,13 +635,18 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		}
 
 		if len(resp.ToolCalls) == 0 {
+			res := t.result(resp.Text, resp.Thinking)
+			data := t.assistantData(round, resp.Usage)
+			if t.cites != nil {
+				res.Citations, res.UnknownCitations = t.cites.resolve(citedNumbers(resp.Text, t.finalCites))
+				data.Citations, data.UnknownCitations = res.Citations, res.UnknownCitations
+			}
 			if err := t.persist(ctx, storage.ThreadMessage{
 				Role: storage.RoleAssistant, Content: resp.Text, Thinking: resp.Thinking,
-				Data: mustJSON(t.assistantData(round, resp.Usage)),
+				Data: mustJSON(data),
 			}); err != nil {
 				return t.fail(ctx, err)
 			}
-			res := t.result(resp.Text, resp.Thinking)
 			if err := t.send(Done(res)); err != nil {
 				return t.fail(ctx, err)
 			}
@@ -673,8 +718,8 @@ func (t *turn) summarize(ctx context.Context, calls []ToolCall) {
 // unattended turn never asks: its scope decides instead.
 func (t *turn) needsApproval(ctx context.Context, c ToolCall) bool {
 	tool, ok := ToolByName(c.Name)
-	if !ok || tool.Access != ReadWrite {
-		return false
+	if !ok || tool.Access != ReadWrite || !t.offers(c.Name) {
+		return false // a tool the turn does not offer fails when called
 	}
 	if !t.AutoApprove && !slices.Contains(t.AutoApprovedTools, c.Name) {
 		return true
@@ -752,6 +797,9 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 				return err
 			}
 			r = t.callTool(ctx, c.ID, c.Name, args)
+			if t.cites != nil {
+				data.Citations = t.cites.take()
+			}
 			data.Arguments = wireArguments(args)
 			if decide != nil && !slices.Equal(args, c.Arguments) {
 				data.Edited = true
@@ -781,8 +829,14 @@ func (t *turn) execute(ctx context.Context, assistant storage.ThreadMessage, cal
 	return t.persist(ctx, msgs...)
 }
 
+// offers reports whether the turn offers the tool.
+func (t *turn) offers(name string) bool { return t.tools == nil || slices.Contains(t.tools, name) }
+
 // callTool runs one call, unless the tool has used up its CallLimits.
 func (t *turn) callTool(ctx context.Context, callID, name string, args json.RawMessage) ToolResult {
+	if !t.offers(name) {
+		return ToolResult{Error: fmt.Sprintf("%s is not available here; the tools of this conversation are: %s", name, strings.Join(t.tools, ", "))}
+	}
 	if limit, ok := t.CallLimits[name]; ok {
 		if t.CallCounts[name] >= limit {
 			return ToolResult{Error: fmt.Sprintf("%s may run at most %d times in this turn; finish with what you have", name, limit)}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -57,6 +58,9 @@ type DataQuery struct {
 	SQL string
 	// MaxRows is how many rows to return at most; more are counted only.
 	MaxRows int
+	// Sources asks for the rows of the views the query read
+	// (DataResult.Sources), to cite it.
+	Sources bool
 }
 
 // DataResult is what a query returned.
@@ -70,6 +74,9 @@ type DataResult struct {
 	RowCount int `json:"row_count"`
 	// Truncated is set when Rows has fewer than RowCount.
 	Truncated bool `json:"truncated,omitempty"`
+	// Sources are the rows the query read, when DataQuery.Sources asked
+	// for them. They are for citing the result, not for the model.
+	Sources *DataSources `json:"-"`
 }
 
 // DataDescription is what describe_data returns.
@@ -236,6 +243,28 @@ func (dc *dataConn) prepare(ctx context.Context) error {
 	return nil
 }
 
+// inSnapshot runs fn in one read transaction of the connection, so that
+// the statements it runs see the store as it was at once.
+func (dc *dataConn) inSnapshot(ctx context.Context, fn func() error) error {
+	dc.guard.setup = true
+	_, err := dc.conn.ExecContext(ctx, `BEGIN`)
+	dc.guard.setup = false
+	if err != nil {
+		return fmt.Errorf("begin reading the data: %w", err)
+	}
+	err = fn()
+	dc.guard.setup = true
+	_, endErr := dc.conn.ExecContext(context.WithoutCancel(ctx), `COMMIT`)
+	dc.guard.setup = false
+	if err != nil {
+		return err
+	}
+	if endErr != nil {
+		return fmt.Errorf("end reading the data: %w", endErr)
+	}
+	return nil
+}
+
 // DescribeData lists the data views with their columns, the types of
 // these and a few of their values, and how many rows each view has.
 func (db *DB) DescribeData(ctx context.Context) (DataDescription, error) {
@@ -352,10 +381,27 @@ func (db *DB) queryData(ctx context.Context, q DataQuery, limit time.Duration) (
 	defer cancel()
 	var out DataResult
 	err = db.withDataViews(ctx, func(dc *dataConn) error {
-		var err error
-		out, err = readDataRows(ctx, dc.conn, text, q.MaxRows)
-		return dc.guard.explain(err)
+		if !q.Sources {
+			var err error
+			out, err = readDataRows(ctx, dc.conn, text, q.MaxRows)
+			return dc.guard.explain(err)
+		}
+		return dc.inSnapshot(ctx, func() error {
+			dc.guard.read = map[string]bool{}
+			var err error
+			if out, err = readDataRows(ctx, dc.conn, text, q.MaxRows); err != nil {
+				return dc.guard.explain(err)
+			}
+			viewsRead := slices.Sorted(maps.Keys(dc.guard.read))
+			dc.guard.read = nil
+			sources, err := readSources(ctx, dc, text, viewsRead)
+			out.Sources = &sources
+			return err
+		})
 	})
+	if err == nil && out.Sources != nil {
+		err = db.addSourceEvidence(parent, out.Sources)
+	}
 	switch {
 	case err == nil:
 		return out, nil
@@ -527,6 +573,8 @@ type queryGuard struct {
 	baseReads map[string]bool
 	// denied is why the first refused action was refused.
 	denied string
+	// read, when not nil, collects the views a statement reads.
+	read map[string]bool
 }
 
 // inner is the name of the view that view reads the store through.
@@ -595,8 +643,14 @@ func (g *queryGuard) check(action sqlite.AuthorizerActionCode, arg1, arg2, dbNam
 		case dbName == "": // a column of the query's own WITH or subquery
 			return ""
 		case dbName == "temp" && g.views[arg1]:
+			if g.read != nil {
+				g.read[arg1] = true
+			}
 			return ""
 		case dbName == "temp" && g.innerViews[arg1] && g.views[inner]:
+			if g.read != nil {
+				g.read[inner] = true
+			}
 			return ""
 		case dbName == "main" && (arg1 == "json_each" || arg1 == "json_tree"):
 			return ""

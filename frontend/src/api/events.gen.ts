@@ -436,6 +436,17 @@ export interface MessageData {
   summary?: Summary;
   /** Mentions is `mentions`: what the user @-mentioned in the message. */
   mentions?: Mention[];
+  /**
+   * Citations is `citations`: on a tool message, what its result's
+   * `cite` numbers stand for; on a final answer, what the answer cites
+   * as [n], in order of n.
+   */
+  citations?: Citation[];
+  /**
+   * UnknownCitations is `unknown_citations`: on a final answer, the
+   * numbers it cites that the thread never produced.
+   */
+  unknown_citations?: number[];
 }
 
 /**
@@ -553,6 +564,12 @@ export interface Citation {
   rows?: unknown[][];
   row_count?: number;
   sources?: CitedRow[];
+  /**
+   * SourcesNote is `sources_note?`: why Sources are not exactly the rows
+   * the query read (a join or WITH over several views, whose rows are not
+   * known; more rows than are listed); absent when they are.
+   */
+  sources_note?: string;
 }
 
 /** Mention is one @-mentioned artifact. */

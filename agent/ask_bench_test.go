@@ -1,0 +1,65 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/docent/docent/agent"
+	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/storage"
+)
+
+// BenchmarkAskTurn is Docent's time per Ask turn outside the model, at
+// 10,000 extracted documents: the scripted model answers at once with a
+// query_data sum, then with the answer citing it; the whole Ask call is
+// measured (thread, messages, the query with its source rows and their
+// evidence, citations). Issue #32's target is under 50 ms.
+func BenchmarkAskTurn(b *testing.B) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(b.TempDir(), "docent.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	s, err := db.CreateSchema(ctx, "Receipt", json.RawMessage(`{"type":"object","properties":{"store":{"type":"string"},"total":{"type":"number"}}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := db.CreatePrompt(ctx, storage.NewPrompt{Name: "receipts", Content: "x", SchemaID: s.SchemaID})
+	if err != nil {
+		b.Fatal(err)
+	}
+	const docs = 10_000
+	for i := 1; i <= docs; i++ {
+		d, err := db.CreateDocument(ctx, storage.NewDocument{Name: fmt.Sprintf("r%05d.txt", i), MediaType: "text/plain",
+			Data: []byte(fmt.Sprintf("receipt %d", i)), Pages: []string{fmt.Sprintf("Spar %d\nTotal %d.50\n", i%7, i%100)}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.CreateExtraction(ctx, storage.NewExtraction{DocumentID: d.ID, PromptRevID: p.PromptRevID, Model: "m",
+			Value:    json.RawMessage(fmt.Sprintf(`{"store":"Spar %d","total":%d.5}`, i%7, i%100)),
+			Evidence: json.RawMessage(fmt.Sprintf(`{"total":{"page":1,"quote":"%d.50","status":"grounded"}}`, i%100))}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	srv := modeltest.New(b)
+	reg := provider.NewRegistry(provider.Config{
+		OllamaHost: srv.OllamaURL(), OpenAIBaseURL: srv.OpenAIURL(), OpenAIKey: "test",
+		IdleTimeout: 5 * time.Second, MaxRetries: -1,
+	})
+	a := &agent.Agent{DB: db, Providers: reg, DefaultModel: "ollama/qwen3:8b"}
+	sum := queryCall("q1", "SELECT sum(total) FROM receipt WHERE store = 'Spar 3'")
+	b.ResetTimer()
+	for b.Loop() {
+		srv.Enqueue(modeltest.Reply{ToolCalls: []modeltest.ToolCall{sum}}, modeltest.Reply{Text: "You spent it [1]."})
+		res, err := a.Ask(ctx, agent.AskRequest{Message: "how much did I spend at Spar 3?"}, nil)
+		if err != nil || len(res.Citations) != 1 || len(res.Citations[0].Sources) == 0 {
+			b.Fatalf("Ask: %v, %+v", err, res.Citations)
+		}
+	}
+}

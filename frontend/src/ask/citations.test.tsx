@@ -7,6 +7,8 @@ import { messagesFromThread } from "../agent/history";
 import { initialConversation, reducer } from "../agent/reducer";
 import type { ThreadMessage } from "../api/types";
 import { Markdown } from "../components/Markdown";
+import { ApiError } from "../api/http";
+import { threadError } from "../pages/AskPage";
 import {
   chipLabel,
   citationsOfData,
@@ -195,5 +197,15 @@ describe("the question's length", () => {
     expect(lengthProblem("  " + "x".repeat(100_000) + "\n", 100_000)).toBeNull();
     expect(lengthProblem("x".repeat(100_001), 100_000)).toMatch(/100,001 characters; at most 100,000/);
     expect(lengthProblem("x".repeat(200_000), undefined)).toBeNull();
+  });
+});
+
+describe("a thread that is not there", () => {
+  it("is worded without the id the server's message names", () => {
+    const e = threadError(new ApiError(404, "the library has no thread thr_01M8GWV27JRNAET7CHN5NQZ962", "not_found"));
+    expect(e.message).not.toMatch(/thr_/);
+    expect(e.message).toMatch(/may have been deleted/);
+    expect(e.code).toBe("not_found");
+    expect(threadError(new ApiError(409, "the thread is in use", "conflict")).message).toBe("the thread is in use");
   });
 });

@@ -11,7 +11,7 @@ import { Messages } from "../agent/Messages";
 import { ModelSelect } from "../agent/ModelSelect";
 import { canSend, initialConversation, lastUserMessage, reducer } from "../agent/reducer";
 import { groupThreads } from "../agent/ThreadPicker";
-import { ApiError, errorMessage } from "../api/http";
+import { ApiError } from "../api/http";
 import { api } from "../api/routes";
 import { askTurn } from "../api/transport";
 import type { AgentEvent, AskRequest, Thread } from "../api/types";
@@ -25,6 +25,18 @@ import "./ask.css";
 
 /** The longest question the server takes (agent.Ask refuses longer ones). */
 export const MAX_QUESTION = 100_000;
+
+/**
+ * What a failed request about a thread says to people: a thread that is
+ * not there is worded here, since the server's message names its id.
+ */
+export function threadError(e: unknown): ErrorInput {
+  const err = errorInput(e);
+  if (err.code === "not_found" || err.status === 404) {
+    return { ...err, message: "This conversation is not there: it may have been deleted. Start a new question." };
+  }
+  return err;
+}
 
 /** A past thread in the list: its title, else when it started (never its id). */
 function threadLabel(t: Thread): string {
@@ -118,7 +130,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
       },
       (e: unknown) => {
         if (cancelled) return;
-        setLoadError(e);
+        setLoadError(threadError(e));
         setLoading(false);
       },
     );
@@ -156,7 +168,8 @@ export default function AskPage({ threadId }: { threadId?: string }) {
         if (ac.signal.aborted || (e instanceof DOMException && e.name === "AbortError")) {
           dispatch({ type: "stopped", now: Date.now() });
         } else {
-          dispatch({ type: "request_failed", message: errorMessage(e), code: e instanceof ApiError ? e.code : undefined });
+          const err = body.thread_id ? threadError(e) : errorInput(e);
+          dispatch({ type: "request_failed", message: err.message, code: e instanceof ApiError ? e.code : undefined });
         }
       } finally {
         if (abortRef.current === ac) abortRef.current = null;

@@ -217,9 +217,10 @@ func TestBrowserAsk(t *testing.T) {
 }
 
 // TestBrowserAskRefused: without a model the question cannot be sent and
-// the page says why; with one, a turn the server refuses (its thread
-// deleted meanwhile) shows the server's message; a thread that is not
-// there says so.
+// the page says why; with one, an answer citing a number the thread never
+// produced shows it as citing nothing (no button; axe in light and dark),
+// a turn the server refuses (its thread deleted meanwhile) says so, and
+// so does a thread that is not there, without their ids.
 func TestBrowserAskRefused(t *testing.T) {
 	t.Run("no model", func(t *testing.T) {
 		srv := startServe(t, t.TempDir(), "OLLAMA_HOST=http://127.0.0.1:1", "DOCENT_MODEL=")
@@ -234,10 +235,17 @@ func TestBrowserAskRefused(t *testing.T) {
 		model := modeltest.New(t)
 		srv := startServe(t, t.TempDir(), "OLLAMA_HOST="+model.OllamaURL(), "DOCENT_MODEL=ollama/qwen3:8b")
 		ctx := newBrowser(t)
-		model.Enqueue(modeltest.Reply{Text: "Nothing to cite yet."})
+		shots := &shooter{t: t, dir: artifacts.Dir(t)}
+		model.Enqueue(modeltest.Reply{Text: "You paid 12.00 [7]."})
 		do(t, ctx, srv, "open Ask", chromedp.Navigate(srv.URL+"#/ask"), chromedp.WaitVisible(tid("ask-empty")))
 		do(t, ctx, srv, "ask", chromedp.SendKeys(tid("chat-input"), "hello"), chromedp.Click(tid("send-button")))
-		waitText(t, ctx, srv, "the answer", tid("assistant-message"), "Nothing to cite yet.")
+		unknown := `[data-testid="cite-unknown"][data-n="7"]`
+		waitCount(t, ctx, srv, "the marker citing nothing", unknown, 1)
+		waitText(t, ctx, srv, "the sources say so", chromedp.CSS(`[data-testid="cite-source"][data-kind="unknown"]`), "[7] cites nothing")
+		if n := get(t, ctx, srv, "count the chips", chromedp.Evaluate[int](`document.querySelectorAll('button[data-testid="cite-chip"], a [data-testid="cite-unknown"]').length`)); n != 0 {
+			t.Errorf("%d citation buttons or links for an answer citing nothing", n)
+		}
+		auditPage(t, ctx, srv, shots, "ask-unknown", func(t *testing.T) { waitCount(t, ctx, srv, "the marker", unknown, 1) })
 		waitFor(t, ctx, srv, "the thread's address", chromedp.Evaluate[string](`location.hash`),
 			func(h string) bool { return strings.HasPrefix(h, "#/ask/") && len(h) > len("#/ask/") },
 			func(h string) string { return "the address is " + h })

@@ -132,7 +132,7 @@ export function SourceList({ answer, cited }: { answer: AnswerCitations; cited: 
             return (
               <li key={n} className="cite-source unknown" data-testid="cite-source" data-n={n} data-kind="unknown">
                 <span className="cite-num" aria-hidden="true">
-                  ⚠ {n}
+                  ⚠
                 </span>
                 <span>
                   <strong>{`[${n}] cites nothing`}</strong> this conversation produced: check that part of the answer yourself.

@@ -104,6 +104,7 @@ func TestBrowserAsk(t *testing.T) {
 
 	// Ask Docent from the home page, where it stands beside the documents.
 	do(t, ctx, srv, "the home page offers Ask Docent", chromedp.Navigate(srv.URL+"#/documents"), chromedp.WaitVisible(tid("home-ask")), chromedp.WaitVisible(tid("nav-ask")))
+	shots.shot(ctx, "home")
 	do(t, ctx, srv, "open Ask Docent", chromedp.Click(tid("home-ask")), chromedp.WaitVisible(tid("ask-empty")))
 	auditPage(t, ctx, srv, shots, "ask-new", func(t *testing.T) { do(t, ctx, srv, "the new question", chromedp.WaitVisible(tid("ask-empty"))) })
 

@@ -119,7 +119,8 @@ func askClosingLine(threadID string) string {
 // footnotes are what an answer cites, a line each in the order of the
 // numbers: a passage as `[1] taxi-2024-03.pdf p.1 "Gesamtbetrag 23,40 €"`,
 // a query as `[2] query: SELECT … → 1 row; from 3 rows: a.pdf, b.pdf,
-// c.pdf` (the documents of the rows it read), and a number the thread
+// c.pdf` (the documents of the rows it read, and why they are not all of
+// them when they are not), and a number the thread
 // never produced as `[7] cites nothing the thread produced`, so that a
 // wrong marker is seen rather than dropped.
 func footnotes(res agent.TurnResult) []string {
@@ -143,19 +144,23 @@ const maxFootnoteDocuments = 10
 func citationWords(c agent.Citation) string {
 	if c.Kind == agent.CiteQuery {
 		s := fmt.Sprintf("query: %s → %s", oneLine(c.SQL), textfmt.Count(c.RowCount, "row"))
-		if len(c.Sources) == 0 {
-			return s
-		}
-		var names []string
-		for _, src := range c.Sources {
-			if name := cmp.Or(src.Document, src.DocumentID); !slices.Contains(names, name) {
-				names = append(names, name)
+		if len(c.Sources) > 0 {
+			var names []string
+			for _, src := range c.Sources {
+				if name := cmp.Or(src.Document, src.DocumentID); !slices.Contains(names, name) {
+					names = append(names, name)
+				}
 			}
+			if len(names) > maxFootnoteDocuments {
+				names = append(names[:maxFootnoteDocuments], fmt.Sprintf("and %d more", len(names)-maxFootnoteDocuments))
+			}
+			s = fmt.Sprintf("%s; from %s: %s", s, textfmt.Count(len(c.Sources), "row"), strings.Join(names, ", "))
 		}
-		if len(names) > maxFootnoteDocuments {
-			names = append(names[:maxFootnoteDocuments], fmt.Sprintf("and %d more", len(names)-maxFootnoteDocuments))
+		if c.SourcesNote != "" {
+			// Why the rows listed are not those the query read.
+			s += " (" + c.SourcesNote + ")"
 		}
-		return fmt.Sprintf("%s; from %s: %s", s, textfmt.Count(len(c.Sources), "row"), strings.Join(names, ", "))
+		return s
 	}
 	words := []string{cmp.Or(c.Document, c.DocumentID)}
 	if c.Page > 0 {

@@ -11,7 +11,7 @@ import (
 
 // The footnotes of an answer: in the order of the numbers, an unknown one
 // flagged among them, a query naming each document of the rows it read
-// once (ten at most), and the words of documents escaped.
+// once (ten at most) or why they are not known, and the words of documents escaped.
 func TestFootnotes(t *testing.T) {
 	var rows []agent.CitedRow
 	for i := range 13 {
@@ -24,6 +24,7 @@ func TestFootnotes(t *testing.T) {
 			{N: 1, Kind: agent.CitePassage, Document: "taxi-2024-03.pdf", Page: 1, Quote: "Gesamtbetrag\n23,40 €"},
 			{N: 4, Kind: agent.CiteQuery, SQL: "SELECT document FROM receipt", RowCount: 14, Sources: rows},
 			{N: 5, Kind: agent.CiteQuery, SQL: "SELECT count(*) FROM documents", RowCount: 1},
+			{N: 8, Kind: agent.CiteQuery, SQL: "SELECT * FROM a, b", RowCount: 2, SourcesNote: "the query reads several views (a, b): which of their rows it used is not known"},
 			{N: 6, Kind: agent.CitePassage, DocumentID: "doc_1", Document: "Evil\x1b]0;PWNED\x07.pdf", Quote: "no page"},
 		},
 		UnknownCitations: []int{7, 2},
@@ -36,6 +37,7 @@ func TestFootnotes(t *testing.T) {
 		`[5] query: SELECT count(*) FROM documents → 1 row`,
 		`[6] Evil\x1b]0;PWNED\x07.pdf "no page"`,
 		`[7] cites nothing the thread produced`,
+		`[8] query: SELECT * FROM a, b → 2 rows (the query reads several views (a, b): which of their rows it used is not known)`,
 	}
 	if got := footnotes(res); !slices.Equal(got, want) {
 		t.Errorf("footnotes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -244,6 +244,10 @@ export interface ThreadCreated {
  */
 export interface ThreadWithMessages {
   thread_id: string;
+  /**
+   * DocumentID is the document the thread is about; "" for a library
+   * thread (stored as NULL).
+   */
   document_id: string;
   title: string;
   /**
@@ -1037,9 +1041,16 @@ export interface ModelInfo {
   capabilities?: string[];
 }
 
-/** Thread is a conversation with the agent about one document. */
+/**
+ * Thread is a conversation with the agent about one document, or about the
+ * whole library (Ask Docent) when DocumentID is "".
+ */
 export interface Thread {
   thread_id: string;
+  /**
+   * DocumentID is the document the thread is about; "" for a library
+   * thread (stored as NULL).
+   */
   document_id: string;
   title: string;
   /**

@@ -235,8 +235,13 @@ export function QueryPanel({ citation: c, onClose }: { citation: Citation; onClo
         </p>
       )}
       <h3>The rows it read</h3>
+      {c.sources_note && (
+        <p className="muted small-text" data-testid="query-sources-note">
+          {c.sources_note}
+        </p>
+      )}
       {sources.length === 0 ? (
-        <p className="muted">The query read no row of a document.</p>
+        !c.sources_note && <p className="muted">The query read no row of a document.</p>
       ) : (
         <div className="table-scroll">
           <table className="query-table" data-testid="query-sources">

@@ -147,6 +147,10 @@ describe("sources and the query panel", () => {
     expect(html).toContain("not found in the document");
     expect(html.replace(/(href|title)="[^"]*"/g, "")).not.toMatch(/doc_|ext_/);
   });
+  it("says why the rows listed are not exactly those the query read", () => {
+    const note = "a join over several views: the rows it read are not known";
+    expect(renderToString(<QueryPanel citation={{ ...query, sources: [], sources_note: note }} onClose={() => {}} />)).toContain(note);
+  });
 });
 
 describe("answers with citations in the conversation", () => {

@@ -219,9 +219,11 @@ func TestBrowserAsk(t *testing.T) {
 
 // TestBrowserAskRefused: without a model the question cannot be sent and
 // the page says why; with one, an answer citing a number the thread never
-// produced shows it as citing nothing (no button; axe in light and dark),
-// a turn the server refuses (its thread deleted meanwhile) says so, and
-// so does a thread that is not there, without their ids.
+// produced shows it as citing nothing (no button; axe in light and dark);
+// the thread is renamed on the page; a turn the server refuses (its
+// thread deleted meanwhile) says so, and so does a thread that is not
+// there, without their ids; a thread deleted on the page leaves a new
+// question.
 func TestBrowserAskRefused(t *testing.T) {
 	t.Run("no model", func(t *testing.T) {
 		srv := startServe(t, t.TempDir(), "OLLAMA_HOST=http://127.0.0.1:1", "DOCENT_MODEL=")
@@ -251,6 +253,13 @@ func TestBrowserAskRefused(t *testing.T) {
 			func(h string) bool { return strings.HasPrefix(h, "#/ask/") && len(h) > len("#/ask/") },
 			func(h string) string { return "the address is " + h })
 		threadID := strings.TrimPrefix(get(t, ctx, srv, "read the address", chromedp.Evaluate[string](`location.hash`)), "#/ask/")
+
+		// Renamed on the page, it is listed by its new title.
+		do(t, ctx, srv, "rename the thread", chromedp.Click(tid("thread-rename")), chromedp.WaitVisible(tid("thread-title-input")),
+			setInput(`[data-testid="thread-title-input"]`, "What I paid"), chromedp.Click(chromedp.CSS(`.thread-picker button[type="submit"]`)))
+		waitText(t, ctx, srv, "the new title in the list", chromedp.CSS(`[data-testid="ask-thread"][aria-current="page"]`), "What I paid")
+
+		// Deleted meanwhile (another window), the thread refuses the next turn.
 		apiSend(t, srv, http.MethodDelete, "/api/ask/threads/"+threadID, nil, nil)
 		do(t, ctx, srv, "ask again", chromedp.SendKeys(tid("chat-input"), "and now?"), chromedp.Click(tid("send-button")))
 		waitText(t, ctx, srv, "the refusal", tid("turn-error"), "may have been deleted")
@@ -259,6 +268,18 @@ func TestBrowserAskRefused(t *testing.T) {
 		do(t, ctx, srv, "open the deleted thread", chromedp.Navigate(srv.URL+"#/ask/"+threadID), chromedp.Reload())
 		waitText(t, ctx, srv, "it cannot be opened", chromedp.CSS(".ask-scroll"), "This conversation cannot be opened")
 		noRawIDs(t, ctx, srv, "the deleted thread")
+
+		// Deleted on the page: a new question, and the list without it.
+		model.Enqueue(modeltest.Reply{Text: "A second answer."})
+		do(t, ctx, srv, "a new question", chromedp.Click(tid("ask-new")), chromedp.WaitVisible(tid("ask-empty")),
+			chromedp.SendKeys(tid("chat-input"), "again"), chromedp.Click(tid("send-button")))
+		waitText(t, ctx, srv, "the second answer", tid("assistant-message"), "A second answer.")
+		waitCount(t, ctx, srv, "the second thread listed", `[data-testid="ask-thread"]`, 1)
+		do(t, ctx, srv, "delete it", chromedp.Click(tid("thread-delete")), chromedp.Click(tid("thread-delete-confirm")), chromedp.WaitVisible(tid("ask-empty")))
+		waitCount(t, ctx, srv, "no thread listed", `[data-testid="ask-thread"]`, 0)
+		if h := get(t, ctx, srv, "read the address", chromedp.Evaluate[string](`location.hash`)); h != "#/ask" {
+			t.Errorf("after the delete the address is %q, want #/ask", h)
+		}
 	})
 }
 

@@ -2,10 +2,11 @@ import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { AssistantMessageView, ConversationState } from "../agent/reducer";
 import { lengthProblem } from "../agent/Composer";
+import { ThreadPicker } from "../agent/ThreadPicker";
 import { Messages } from "../agent/Messages";
 import { messagesFromThread } from "../agent/history";
 import { initialConversation, reducer } from "../agent/reducer";
-import type { ThreadMessage } from "../api/types";
+import type { Thread, ThreadMessage } from "../api/types";
 import { Markdown } from "../components/Markdown";
 import { ApiError } from "../api/http";
 import { threadError } from "../pages/AskPage";
@@ -211,5 +212,18 @@ describe("a thread that is not there", () => {
     expect(e.message).toMatch(/may have been deleted/);
     expect(e.code).toBe("not_found");
     expect(threadError(new ApiError(409, "the thread is in use", "conflict")).message).toBe("the thread is in use");
+  });
+});
+
+describe("the thread's actions on the Ask page", () => {
+  it("offers Rename and Delete of the current thread without the menu of threads", () => {
+    const t = { thread_id: "thr_1", document_id: "", title: "Taxis", working_state: {}, created_at: "2024-01-01T00:00:00Z", updated_at: "2024-01-01T00:00:00Z", message_count: 2 } as Thread;
+    const props = { threads: [t], current: "thr_1", disabled: false, onSelect: () => {}, onRename: async () => {}, onDelete: async () => {} };
+    const only = renderToString(<ThreadPicker {...props} actionsOnly />);
+    expect(only).toContain('data-testid="thread-rename"');
+    expect(only).toContain('data-testid="thread-delete"');
+    expect(only).not.toContain("<select");
+    expect(only).not.toContain('data-testid="thread-new"');
+    expect(renderToString(<ThreadPicker {...props} />)).toContain("<select");
   });
 });

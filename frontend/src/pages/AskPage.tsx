@@ -10,7 +10,7 @@ import { messagesFromThread } from "../agent/history";
 import { Messages } from "../agent/Messages";
 import { ModelSelect } from "../agent/ModelSelect";
 import { canSend, initialConversation, lastUserMessage, reducer } from "../agent/reducer";
-import { groupThreads } from "../agent/ThreadPicker";
+import { groupThreads, ThreadPicker } from "../agent/ThreadPicker";
 import { ApiError } from "../api/http";
 import { api } from "../api/routes";
 import { askTurn } from "../api/transport";
@@ -223,6 +223,26 @@ export default function AskPage({ threadId }: { threadId?: string }) {
       <div className="ask-layout">
         <PastQuestions threads={threads} error={threadsError} current={state.threadId} onRetry={() => void refreshThreads()} />
         <section className="ask-main" aria-label="Conversation">
+          {threads && state.threadId && threads.some((t) => t.thread_id === state.threadId) && (
+            <div className="ask-toolbar">
+              <ThreadPicker
+                threads={threads}
+                current={state.threadId}
+                disabled={busy}
+                actionsOnly
+                onSelect={() => {}}
+                onRename={async (id, title) => {
+                  await api.renameAskThread(id, title);
+                  await refreshThreads();
+                }}
+                onDelete={async (id) => {
+                  await api.deleteAskThread(id);
+                  await refreshThreads();
+                  navigate(href("ask"));
+                }}
+              />
+            </div>
+          )}
           <div
             className="ask-scroll"
             ref={scroller}

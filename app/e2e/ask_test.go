@@ -47,7 +47,8 @@ type askEvidence struct {
 // answered by query_data with the sum and a chip [1]; the chip opens the
 // query with the rows it read, and a row opens its document with the box
 // of its total drawn; back on the answer (reopened from the server) its
-// chip is still there; a question answered from a search hit cites the
+// chip is still there, and on a phone in the window with the question
+// box; a question answered from a search hit cites the
 // passage, whose chip opens the document at its page with its box. The
 // page is audited by axe in light and dark, and shows no raw ids.
 func TestBrowserAsk(t *testing.T) {
@@ -170,6 +171,17 @@ func TestBrowserAsk(t *testing.T) {
 	waitCount(t, ctx, srv, "the thread in the past questions", `[data-testid="ask-thread"][aria-current="page"]`, 1)
 	auditPage(t, ctx, srv, shots, "ask-answer", func(t *testing.T) { waitCount(t, ctx, srv, "the chip", queryChip, 1) })
 	noRawIDs(t, ctx, srv, "the answer")
+
+	// On a phone, the answer's chip and the question box are in the window.
+	do(t, ctx, srv, "a phone's window (390×844)", chromedp.EmulateViewport(390, 844, chromedp.EmulatePortrait, chromedp.EmulateMobile))
+	waitFor(t, ctx, srv, "the phone's width", chromedp.Evaluate[int](`innerWidth`), func(w int) bool { return w == 390 },
+		func(w int) string { return fmt.Sprintf("the window is %dpx wide, want 390", w) })
+	waitInViewport(t, ctx, srv, "the question box in the window", `[data-testid="chat-input"]`)
+	waitInViewport(t, ctx, srv, "the chip in the window", queryChip)
+	shots.shot(ctx, "ask-phone")
+	do(t, ctx, srv, "back to the desktop window", clearViewport())
+	waitFor(t, ctx, srv, "a wide window again", chromedp.Evaluate[int](`innerWidth`), func(w int) bool { return w > 820 },
+		func(w int) string { return fmt.Sprintf("the window is %dpx wide", w) })
 
 	// A passage: the model searches, and cites the AWS hit by its number.
 	model.Enqueue(modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "s1", Name: "search_docs", Arguments: `{"query":"42183017"}`}}})

@@ -332,3 +332,27 @@ func TestAskRefusesBadInput(t *testing.T) {
 		t.Errorf("the document's thread: %d messages, %v", len(msgs), err)
 	}
 }
+
+// TestChatAnswerEndsWithFootnotes: a document chat's answer cites what its
+// tools found as Ask's does, and `docent chat` prints the same footnotes
+// after it, before its closing line.
+func TestChatAnswerEndsWithFootnotes(t *testing.T) {
+	srv := modeltest.New(t)
+	t.Setenv("OLLAMA_HOST", srv.OllamaURL())
+	t.Setenv("DOCENT_MODEL", "ollama/qwen3:8b")
+	data := importNote(t)
+	srv.Enqueue(
+		modeltest.Reply{ToolCalls: []modeltest.ToolCall{{ID: "s1", Name: "search_docs", Arguments: `{"query":"short note","by":"words"}`}}},
+		modeltest.Reply{Text: "It is a short note [1]; see also [4]."},
+	)
+	code, out, errOut := docent(t, data, "chat", "note.txt", "what is this?")
+	want := "It is a short note [1]; see also [4].\n\n" +
+		`[1] note.txt p.1 "A short note."` + "\n" +
+		"[4] cites nothing the thread produced\n"
+	if code != ExitOK || out != want {
+		t.Errorf("chat: exit %d\nstdout:\n%s\nwant:\n%s\nstderr: %s", code, out, want, errOut)
+	}
+	if !strings.Contains(errOut, "— thread thr_") || strings.Contains(errOut, "docent ask") {
+		t.Errorf("chat's closing line: %q", errOut)
+	}
+}

@@ -13,9 +13,11 @@ const PromptsPage = lazy(() => import("./pages/PromptsPage"));
 const TagsPage = lazy(() => import("./pages/TagsPage"));
 const SettingsPage = lazy(() => import("./pages/SettingsPage"));
 const HistoryPage = lazy(() => import("./pages/HistoryPage"));
+const AskPage = lazy(() => import("./pages/AskPage"));
 
 const sections = [
   ["documents", "Documents"],
+  ["ask", "Ask Docent"],
   ["schemas", "Schemas"],
   ["prompts", "Prompts"],
   ["tags", "Tags"],
@@ -109,6 +111,8 @@ function Page() {
   switch (first) {
     case "documents":
       return second ? <DocumentPage key={second} docId={second} page={Number(route.query.get("page")) || undefined} /> : <DocumentsPage />;
+    case "ask":
+      return <AskPage threadId={second} />;
     case "schemas":
       return <SchemasPage id={second} />;
     case "schema-revisions":

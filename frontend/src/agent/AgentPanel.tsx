@@ -14,6 +14,7 @@ import { useAsync } from "../lib/useAsync";
 import { Composer } from "./Composer";
 import { messagesFromThread, pendingFromThread, userSeqs } from "./history";
 import { Messages } from "./Messages";
+import { ModelSelect } from "./ModelSelect";
 import {
   allDecided,
   approvalsFor,
@@ -274,23 +275,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
           }}
         />
         <div className="agent-options">
-          <select
-            value={settings.model}
-            onChange={(e) => updateSettings({ model: e.target.value })}
-            data-testid="model-select"
-            aria-label="Model"
-            title="Model"
-          >
-            <option value="">{models.data?.default ? `Default (${models.data.default})` : "Default model"}</option>
-            {models.data?.models.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.id}
-              </option>
-            ))}
-            {settings.model && !models.data?.models.some((m) => m.id === settings.model) && (
-              <option value={settings.model}>{settings.model}</option>
-            )}
-          </select>
+          <ModelSelect models={models.data} />
           <select
             value={settings.approvalMode}
             onChange={(e) => updateSettings({ approvalMode: e.target.value as ApprovalMode })}

@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api/routes";
 import type { Mention } from "../api/types";
+import { formatCount } from "../lib/format";
 import { useSettings } from "../lib/settings";
 import { composerBlock } from "../setup/setup";
 import { ComposerDisabledReason } from "../setup/SetupPanel";
@@ -45,9 +46,30 @@ export interface ComposerProps {
   blocked: string | null;
   onSend(text: string, mentions: Mention[]): void;
   onStop(): void;
+  /** The input's hint; the document chat's by default. */
+  placeholder?: string;
+  /** Whether "@" offers things to mention (the document chat's turns take mentions). */
+  mentions?: boolean;
+  /** The longest message the server takes, in characters: a longer one is not sent, and says so. */
+  maxChars?: number;
 }
 
-export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
+/** Why a message cannot be sent for its length (what is sent is trimmed), or null. */
+export function lengthProblem(text: string, maxChars: number | undefined): string | null {
+  const n = text.trim().length;
+  if (maxChars === undefined || n <= maxChars) return null;
+  return `This message has ${formatCount(n)} characters; at most ${formatCount(maxChars)} can be sent. Shorten it.`;
+}
+
+export function Composer({
+  busy,
+  blocked,
+  onSend,
+  onStop,
+  placeholder = "Ask about this document… (@ to mention a schema, prompt, tag or document)",
+  mentions: mentionable = true,
+  maxChars,
+}: ComposerProps) {
   const [text, setText] = useState("");
   const [mentions, setMentions] = useState<MentionItem[]>([]);
   const [query, setQuery] = useState<string | null>(null);
@@ -86,6 +108,7 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
   }, [query]);
 
   const detect = (value: string, caret: number) => {
+    if (!mentionable) return;
     const m = /(^|\s)@([^\s@]*)$/.exec(value.slice(0, caret));
     setQuery(m ? m[2] : null);
   };
@@ -104,9 +127,11 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
     });
   };
 
+  const tooLong = lengthProblem(text, maxChars);
+
   const send = () => {
     const t = text.trim();
-    if (!t || busy || blocked || noModel) return;
+    if (!t || busy || blocked || noModel || tooLong) return;
     onSend(t, mentions.map(({ type, id }) => ({ type, id })));
     setText("");
     setMentions([]);
@@ -149,16 +174,22 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
       )}
       {noModel && <ComposerDisabledReason reason={noModel} />}
       {blocked && <div className="composer-note muted">{blocked}</div>}
+      {tooLong && (
+        <div className="composer-note field-error" role="alert" id="composer-too-long" data-testid="composer-too-long">
+          {tooLong}
+        </div>
+      )}
       <div className="composer-row">
         <textarea
           ref={ta}
           value={text}
           rows={Math.min(8, Math.max(2, text.split("\n").length))}
-          placeholder="Ask about this document… (@ to mention a schema, prompt, tag or document)"
+          placeholder={placeholder}
           data-testid="chat-input"
           aria-label="Message"
           disabled={!!noModel}
-          aria-describedby={noModel ? "composer-disabled-reason" : undefined}
+          aria-describedby={noModel ? "composer-disabled-reason" : tooLong ? "composer-too-long" : undefined}
+          aria-invalid={tooLong ? true : undefined}
           onChange={(e) => {
             setText(e.target.value);
             detect(e.target.value, e.target.selectionStart);
@@ -203,7 +234,7 @@ export function Composer({ busy, blocked, onSend, onStop }: ComposerProps) {
             Stop
           </button>
         ) : (
-          <button type="button" className="btn primary" onClick={send} disabled={!text.trim() || !!blocked || !!noModel} data-testid="send-button">
+          <button type="button" className="btn primary" onClick={send} disabled={!text.trim() || !!blocked || !!noModel || !!tooLong} data-testid="send-button">
             Send
           </button>
         )}

@@ -1,5 +1,7 @@
 import { useState } from "react";
 import { api } from "../api/routes";
+import { citedNumbers, type AnswerCitations } from "../ask/citations";
+import { CitationsProvider, Marker, SourceList } from "../ask/Citations";
 import { ErrorBox, RichText } from "../components/common";
 import { Markdown } from "../components/Markdown";
 import { describeError } from "../lib/errors";
@@ -16,6 +18,12 @@ export interface MessagesProps {
   /** Edit-and-resubmit; undefined when it is not possible now. */
   onResubmit?: (m: UserMessageView, text: string) => void;
   onRetry(): void;
+  /**
+   * Draw every `[n]` of the answers as a citation chip, even before the
+   * turn says what it cites (the Ask page); otherwise only the answers
+   * that carry citations get chips.
+   */
+  citeMarkers?: boolean;
 }
 
 function UserMessage({ m, onResubmit }: { m: UserMessageView; onResubmit?: (m: UserMessageView, text: string) => void }) {
@@ -189,6 +197,7 @@ function AssistantMessage({
   onDocLink,
   onRetry,
   isLast,
+  citeMarkers,
 }: {
   m: AssistantMessageView;
   pending: PendingApproval | null;
@@ -196,9 +205,13 @@ function AssistantMessage({
   onDocLink: MessagesProps["onDocLink"];
   onRetry(): void;
   isLast: boolean;
+  citeMarkers?: boolean;
 }) {
   const p = pending && pending.messageId === m.id ? pending : null;
   const empty = m.rounds.length === 0;
+  const answer: AnswerCitations = { citations: m.citations ?? [], unknown: m.unknownCitations ?? [], final: m.status === "done" };
+  const chips = citeMarkers || answer.citations.length > 0 || answer.unknown.length > 0;
+  const cite = chips ? (ns: number[]) => <Marker numbers={ns} answer={answer} /> : undefined;
   return (
     <div className={`msg assistant status-${m.status}`} data-testid="assistant-message" data-status={m.status}>
       {m.model && (
@@ -214,7 +227,7 @@ function AssistantMessage({
       {m.rounds.map((r) => (
         <div key={r.index} className="round" data-round={r.index}>
           <ThinkingBlock round={r} />
-          {r.text && <Markdown text={r.text} onDocLink={onDocLink} />}
+          {r.text && <Markdown text={r.text} onDocLink={onDocLink} cite={cite} />}
           {r.text && !r.textDone && m.status === "streaming" && <span className="caret" aria-hidden="true" />}
           {r.toolCalls.length > 0 && (
             <div className="tool-cards">
@@ -230,6 +243,7 @@ function AssistantMessage({
           )}
         </div>
       ))}
+      {chips && m.status === "done" && <SourceList answer={answer} cited={citedNumbers(m.rounds.map((r) => r.text).join("\n"))} />}
       {m.status === "error" && m.error && <TurnError error={m.error} onRetry={isLast ? onRetry : undefined} />}
       {(m.status === "interrupted" || m.status === "stopped") && (
         <div className="turn-error soft" data-testid="turn-interrupted">
@@ -268,9 +282,10 @@ function AssistantMessage({
   );
 }
 
-export function Messages({ state, approvalFor, onDocLink, onResubmit, onRetry }: MessagesProps) {
+export function Messages({ state, approvalFor, onDocLink, onResubmit, onRetry, citeMarkers }: MessagesProps) {
   const lastAssistant = [...state.messages].reverse().find((m) => m.kind === "assistant");
   return (
+    <CitationsProvider>
     <div className="messages" data-testid="messages">
       {state.messages.map((m) =>
         m.kind === "user" ? (
@@ -284,9 +299,11 @@ export function Messages({ state, approvalFor, onDocLink, onResubmit, onRetry }:
             onDocLink={onDocLink}
             onRetry={onRetry}
             isLast={m === lastAssistant}
+            citeMarkers={citeMarkers}
           />
         ),
       )}
     </div>
+    </CitationsProvider>
   );
 }

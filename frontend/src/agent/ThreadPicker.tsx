@@ -22,9 +22,11 @@ export interface ThreadPickerProps {
   onSelect(id: string | null): void;
   onRename(id: string, title: string): Promise<void>;
   onDelete(id: string): Promise<void>;
+  /** Without the menu of threads and New (a page that lists its threads itself): Rename and Delete of the current one. */
+  actionsOnly?: boolean;
 }
 
-export function ThreadPicker({ threads, current, disabled, onSelect, onRename, onDelete }: ThreadPickerProps) {
+export function ThreadPicker({ threads, current, disabled, onSelect, onRename, onDelete, actionsOnly }: ThreadPickerProps) {
   const [mode, setMode] = useState<"none" | "rename" | "delete">("none");
   const [title, setTitle] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -76,28 +78,32 @@ export function ThreadPicker({ threads, current, disabled, onSelect, onRename, o
   }
   return (
     <div className="thread-picker">
-      <select
-        value={current ?? ""}
-        disabled={disabled}
-        onChange={(e) => onSelect(e.target.value || null)}
-        data-testid="thread-select"
-        aria-label="Conversation"
-      >
-        <option value="">New conversation</option>
-        {current && !cur && <option value={current}>Current conversation</option>}
-        {groupThreads(threads).map(([g, ts]) => (
-          <optgroup key={g} label={g}>
-            {ts.map((t) => (
-              <option key={t.thread_id} value={t.thread_id}>
-                {label(t)}
-              </option>
+      {!actionsOnly && (
+        <>
+          <select
+            value={current ?? ""}
+            disabled={disabled}
+            onChange={(e) => onSelect(e.target.value || null)}
+            data-testid="thread-select"
+            aria-label="Conversation"
+          >
+            <option value="">New conversation</option>
+            {current && !cur && <option value={current}>Current conversation</option>}
+            {groupThreads(threads).map(([g, ts]) => (
+              <optgroup key={g} label={g}>
+                {ts.map((t) => (
+                  <option key={t.thread_id} value={t.thread_id}>
+                    {label(t)}
+                  </option>
+                ))}
+              </optgroup>
             ))}
-          </optgroup>
-        ))}
-      </select>
-      <button type="button" className="btn small" disabled={disabled || !current} onClick={() => onSelect(null)} data-testid="thread-new" title="New conversation">
-        New
-      </button>
+          </select>
+          <button type="button" className="btn small" disabled={disabled || !current} onClick={() => onSelect(null)} data-testid="thread-new" title="New conversation">
+            New
+          </button>
+        </>
+      )}
       <button
         type="button"
         className="btn small"

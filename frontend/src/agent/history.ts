@@ -2,6 +2,7 @@
 // so a reopened conversation looks like it did while it streamed.
 
 import type { JournalEntry, MessageData, ThreadMessage, ToolCall, Usage } from "../api/types";
+import { citationsOfData } from "../ask/citations";
 import { emptyRound, type AssistantMessageView, type MessageView, type PendingApproval, type RoundView } from "./reducer";
 
 function parseJSON(s: string): unknown {
@@ -150,6 +151,10 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta
         };
       }
       a.text = msg.content ?? "";
+      // The turn's answer carries what it cites (older messages nothing).
+      const cited = citationsOfData(data);
+      if (cited.citations) a.citations = cited.citations;
+      if (cited.unknown) a.unknownCitations = cited.unknown;
       continue;
     }
     if (msg.role === "tool") {

@@ -5,6 +5,7 @@
 import type {
   AgentEvent,
   Approval,
+  Citation,
   Mention,
   Summary,
   ToolCall,
@@ -99,6 +100,10 @@ export interface AssistantMessageView {
   outputTruncated?: string;
   /** The final answer, from done's result.text. */
   text: string;
+  /** What the answer cites as [n] (done's result.citations, or the stored message's data). */
+  citations?: Citation[];
+  /** Numbers the answer cites that the thread never produced (result.unknown_citations). */
+  unknownCitations?: number[];
   /** The turn's id in the history when its calls changed something
    * (done's result.history_turn_id): its changes can be undone as one. */
   historyTurnId?: string;
@@ -436,6 +441,8 @@ function applyDone(s: ConversationState, result: TurnResult, now: number): Conve
     m = withRound(m, 0, (r) => ({ ...r, text: result.text, textDone: true, thinking: result.thinking ?? "", thinkingPhase: result.thinking ? "done" : "none" }));
   }
   if (!sawUsage && result.usage) m = { ...m, usage: { ...result.usage } };
+  if (result.citations?.length) m = { ...m, citations: result.citations };
+  if (result.unknown_citations?.length) m = { ...m, unknownCitations: result.unknown_citations };
   m = { ...m, status: paused ? "paused" : "done" };
   if (result.history_turn_id) m = { ...m, historyTurnId: result.history_turn_id, announce: true };
 

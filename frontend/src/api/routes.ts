@@ -176,6 +176,13 @@ export const api = {
   deleteThread: (docId: string, threadId: string) =>
     request<unknown>(`/api/documents/${enc(docId)}/chat/threads/${enc(threadId)}`, { method: "DELETE" }),
 
+  // Ask: threads about the whole library (their turns are askTurn in transport.ts)
+  listAskThreads: async () => listOf<Thread>(await request<unknown>("/api/ask/threads"), "threads"),
+  getAskThread: (threadId: string) => request<ThreadWithMessages>(`/api/ask/threads/${enc(threadId)}`),
+  renameAskThread: (threadId: string, title: string) =>
+    request<Thread>(`/api/ask/threads/${enc(threadId)}`, { method: "PATCH", body: { title } }),
+  deleteAskThread: (threadId: string) => request<unknown>(`/api/ask/threads/${enc(threadId)}`, { method: "DELETE" }),
+
   /** Where the export of a prompt's latest extraction per document downloads from. */
   exportURL: (promptIdOrRev: string, format: "csv" | "json" | "jsonl") => `/api/prompts/${enc(promptIdOrRev)}/export?format=${format}`,
 

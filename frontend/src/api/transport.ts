@@ -7,7 +7,7 @@
 
 import { errorFromResponse, ApiError } from "./http";
 import { readEventStream } from "./sse";
-import type { AgentEvent, ApproveRequest, ChatRequest, TurnResult } from "./types";
+import type { AgentEvent, ApproveRequest, AskRequest, ChatRequest, TurnResult } from "./types";
 import { wailsTransport, wailsTurns, type WailsTurns } from "./wails";
 
 export type EventHandler = (e: AgentEvent) => void;
@@ -24,14 +24,14 @@ export interface ChatTransport {
   approve(docId: string, body: ApproveRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void>;
 }
 
-async function postStream(path: string, body: object, onEvent: EventHandler, signal?: AbortSignal): Promise<void> {
+async function postStream(path: string, body: object, onEvent: EventHandler, signal?: AbortSignal, stream = true): Promise<void> {
   let res: Response;
   try {
     res = await fetch(path, {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify({ ...body, stream: true }),
+      body: JSON.stringify({ ...body, stream }),
       signal,
     });
   } catch (e) {
@@ -68,6 +68,16 @@ export const sseTransport: ChatTransport = {
   approve: (docId, body, onEvent, signal) =>
     postStream(`/api/documents/${enc(docId)}/chat/approve`, body, onEvent, signal),
 };
+
+/**
+ * One turn of an Ask thread (POST /api/ask), resolving and rejecting as
+ * ChatTransport's methods do. The browser streams it; the desktop window,
+ * whose asset server is not promised to stream a body, gets the answer
+ * whole, as one done event.
+ */
+export function askTurn(body: AskRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void> {
+  return postStream("/api/ask", body, onEvent, signal, chatTransport().kind === "sse");
+}
 
 /** What the Wails v2 runtime puts on window.runtime (the part used here). */
 export interface WailsRuntime {

@@ -13,7 +13,7 @@
 // declares only what is not a JSON body: the query parameters of the list
 // routes.
 
-import type { ApproveBody, ChatBody, DocumentInfo, ErrorResponse, PromptBody, SchemaRow, SchemaRows, TagBody, ThreadWithMessages } from "./api.gen";
+import type { ApproveBody, AskBody, ChatBody, DocumentInfo, ErrorResponse, PromptBody, SchemaRow, SchemaRows, TagBody, ThreadWithMessages } from "./api.gen";
 import type { FieldEvidence } from "./events.gen";
 
 export type * from "./events.gen";
@@ -34,6 +34,7 @@ export type PromptInput = PromptBody;
 export type TagInput = TagBody;
 export type ChatRequest = ChatBody;
 export type ApproveRequest = ApproveBody;
+export type AskRequest = AskBody;
 export type { ThreadWithMessages };
 
 /** One document's latest extraction with a schema: a row of the data view. */

@@ -1,10 +1,12 @@
 // Assistant text as markdown: GFM tables, code blocks, coloured ```diff
-// blocks, and resource links (schema:ID, doc:ID#page=N, ...) that navigate
-// inside the app instead of leaving it.
+// blocks, resource links (schema:ID, doc:ID#page=N, ...) that navigate
+// inside the app instead of leaving it, and, when asked, the citation
+// markers of an answer (`[1]`, `[1, 2]`) drawn by the caller.
 
 import { memo, type ReactNode } from "react";
 import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
 import remarkGfm from "remark-gfm";
+import { parseMarkers } from "../ask/citations";
 import { useArtifactNames } from "../lib/names";
 import { resourceTarget } from "../lib/router";
 
@@ -12,6 +14,47 @@ export interface MarkdownProps {
   text: string;
   /** Called for doc:ID#page=N links; return true when handled (e.g. the current document's viewer turned the page). */
   onDocLink?: (docId: string, page?: number) => boolean;
+  /**
+   * Draws a citation marker (the numbers it cites, and its text as
+   * written); without it markers stay text. Markers in code and inside
+   * links stay text too.
+   */
+  cite?: (numbers: number[], raw: string) => ReactNode;
+}
+
+/** The element a marker becomes between the markdown tree and React. */
+const CITE_ELEMENT = "docent-cite";
+
+interface MdNode {
+  type: string;
+  value?: string;
+  children?: MdNode[];
+  data?: { hName?: string; hProperties?: Record<string, string> };
+}
+
+/**
+ * A remark plugin: each marker in the text nodes of the markdown tree
+ * becomes a node of its own that mdast-util-to-hast turns into a
+ * CITE_ELEMENT element (data.hName) carrying the numbers.
+ */
+function remarkCitationMarkers() {
+  const walk = (node: MdNode) => {
+    if (!node.children || node.type === "link" || node.type === "linkReference") return;
+    node.children = node.children.flatMap((child): MdNode[] => {
+      if (child.type !== "text" || !child.value) {
+        walk(child);
+        return [child];
+      }
+      const parts = parseMarkers(child.value);
+      if (parts.length === 1 && "text" in parts[0]) return [child];
+      return parts.map((p) =>
+        "text" in p
+          ? { type: "text", value: p.text }
+          : { type: "text", value: p.raw, data: { hName: CITE_ELEMENT, hProperties: { dataCite: p.cite.join(",") } } },
+      );
+    });
+  };
+  return (tree: MdNode) => walk(tree);
 }
 
 function urlTransform(url: string): string {
@@ -63,8 +106,8 @@ function textOf(children: ReactNode): string {
   return "";
 }
 
-export const Markdown = memo(function Markdown({ text, onDocLink }: MarkdownProps) {
-  const components: Components = {
+export const Markdown = memo(function Markdown({ text, onDocLink, cite }: MarkdownProps) {
+  const components: Components & Record<string, unknown> = {
     a({ href, children }) {
       const target = href ? resourceTarget(href) : null;
       if (target) {
@@ -110,9 +153,18 @@ export const Markdown = memo(function Markdown({ text, onDocLink }: MarkdownProp
       );
     },
   };
+  if (cite) {
+    components[CITE_ELEMENT] = (props: Record<string, unknown>) => {
+      const ns = String(props["data-cite"] ?? "")
+        .split(",")
+        .map(Number)
+        .filter((n) => Number.isInteger(n) && n > 0);
+      return <>{cite(ns, textOf(props.children as ReactNode))}</>;
+    };
+  }
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} urlTransform={urlTransform} components={components}>
+      <ReactMarkdown remarkPlugins={cite ? [remarkGfm, remarkCitationMarkers] : [remarkGfm]} urlTransform={urlTransform} components={components as Components}>
         {text}
       </ReactMarkdown>
     </div>

@@ -14,6 +14,7 @@ type ShownDocument = DocumentInfo & Partial<Pick<ListedDocument, "kind_name">>;
 import { AgentPanel } from "../agent/AgentPanel";
 import { ErrorBox, Spinner } from "../components/common";
 import { RefusedCalls } from "../proposals/RefusedCalls";
+import { parseBox } from "../ask/citations";
 import { evidenceOf, placeText, reviewList, targetOf, type FieldSelection } from "../evidence/evidence";
 import type { HighlightRequest } from "../evidence/PageHighlight";
 import { navigate, useRoute } from "../lib/router";
@@ -35,6 +36,10 @@ type Tab = "document" | "extraction" | "agent";
  */
 /** Whether the page is laid out for a narrow screen (one pane at a time). */
 const isNarrow = () => !!window.matchMedia?.("(max-width: 820px)").matches;
+
+// Each cited place a link brings gets its own (negative) highlight key, so
+// the viewer scrolls to it once, and never takes it for a field selection.
+let citedPlaces = 0;
 
 /**
  * The fields of a proposal's extraction that were not found in the
@@ -259,6 +264,18 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
   const route = useRoute();
   const fieldParam = route.parts[0] === "documents" && route.parts[1] === docId ? route.query.get("field") : null;
   const [sel, setSel] = useState<{ field: FieldSelection; key: number } | null>(() => (fieldParam ? { field: { path: fieldParam }, key: 1 } : null));
+  // A cited place from the link (#/documents/ID?page=N&box=x0,y0,x1,y1&quote=…,
+  // an answer's citation): drawn until a field is selected or it is cleared.
+  const own = route.parts[0] === "documents" && route.parts[1] === docId;
+  const boxParam = own ? route.query.get("box") : null;
+  const quoteParam = own ? route.query.get("quote") : null;
+  const cited = useMemo<HighlightRequest | null>(() => {
+    const bbox = parseBox(boxParam);
+    if (!initialPage || (!bbox && !quoteParam)) return null;
+    return { page: initialPage, bbox, quote: quoteParam || undefined, key: -++citedPlaces };
+  }, [initialPage, boxParam, quoteParam]);
+  const [citedCleared, setCitedCleared] = useState<HighlightRequest | null>(null);
+  const citedShown = cited && citedCleared !== cited ? cited : null;
   // Bumped when the document moves to another kind: the extractions are fetched again.
   const [kindRev, setKindRev] = useState(0);
 
@@ -266,7 +283,7 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
   const selected = sel?.field ?? null;
   const selectedEv = selected ? evidence[selected.path] : undefined;
   const target = selected ? targetOf(selectedEv, selected.candidate) : null;
-  const highlight: HighlightRequest | null = target && sel ? { ...target, key: sel.key } : null;
+  const highlight: HighlightRequest | null = target && sel ? { ...target, key: sel.key } : selected ? null : citedShown;
 
   const select = useCallback(
     (field: FieldSelection | null) => {
@@ -283,6 +300,11 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
     setSel((s) => (s?.field.path === fieldParam ? s : { field: { path: fieldParam }, key: (s?.key ?? 0) + 1 }));
     setTab(isNarrow() ? "document" : "extraction");
   }, [fieldParam]);
+
+  // On a narrow screen a cited place shows the page, not the side pane.
+  useEffect(() => {
+    if (cited && isNarrow()) setTab("document");
+  }, [cited]);
 
   // A selection goes to its page (once its evidence is known).
   const targetPage = target?.page;
@@ -402,6 +424,14 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
               Original
             </a>
             <PageSource docId={d.id} page={page} status={d.status} />
+            {!selected && citedShown && (
+              <span className="evidence-note" role="status" data-testid="cited-note">
+                <span className="en-text">Cited: {placeText(citedShown)}</span>
+                <button type="button" className="btn link small" onClick={() => setCitedCleared(citedShown)} aria-label="Clear the cited place" title="Clear the cited place">
+                  ✕
+                </button>
+              </span>
+            )}
             {selected && (
               <span className={`evidence-note${selectedEv?.status === "ungrounded" ? " ungrounded" : ""}`} role="status" data-testid="evidence-note" data-path={selected.path}>
                 <code>{selected.path}</code>

@@ -189,7 +189,11 @@ export function DocumentsPage() {
     <div className="page documents-page">
       <div className="page-head">
         <h1>Documents</h1>
+        <a className="btn primary" href={href("ask")} data-testid="home-ask">
+          Ask Docent
+        </a>
       </div>
+      <p className="muted home-ask-hint">Ask Docent answers questions about all of your documents and their data, with sources you can open.</p>
       <Uploads />
       <div className="filters">
         <input

@@ -22,16 +22,18 @@ export interface ChatTransport {
   readonly kind: "sse" | "wails";
   chat(docId: string, body: ChatRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void>;
   approve(docId: string, body: ApproveRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void>;
+  /** One turn of an Ask thread, about the whole library (POST /api/ask). */
+  ask(body: AskRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void>;
 }
 
-async function postStream(path: string, body: object, onEvent: EventHandler, signal?: AbortSignal, stream = true): Promise<void> {
+async function postStream(path: string, body: object, onEvent: EventHandler, signal?: AbortSignal): Promise<void> {
   let res: Response;
   try {
     res = await fetch(path, {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-      body: JSON.stringify({ ...body, stream }),
+      body: JSON.stringify({ ...body, stream: true }),
       signal,
     });
   } catch (e) {
@@ -67,16 +69,12 @@ export const sseTransport: ChatTransport = {
   chat: (docId, body, onEvent, signal) => postStream(`/api/documents/${enc(docId)}/chat`, body, onEvent, signal),
   approve: (docId, body, onEvent, signal) =>
     postStream(`/api/documents/${enc(docId)}/chat/approve`, body, onEvent, signal),
+  ask: (body, onEvent, signal) => postStream("/api/ask", body, onEvent, signal),
 };
 
-/**
- * One turn of an Ask thread (POST /api/ask), resolving and rejecting as
- * ChatTransport's methods do. The browser streams it; the desktop window,
- * whose asset server is not promised to stream a body, gets the answer
- * whole, as one done event.
- */
+/** One turn of an Ask thread (POST /api/ask) on this window's transport. */
 export function askTurn(body: AskRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void> {
-  return postStream("/api/ask", body, onEvent, signal, chatTransport().kind === "sse");
+  return chatTransport().ask(body, onEvent, signal);
 }
 
 /** What the Wails v2 runtime puts on window.runtime (the part used here). */

@@ -41,6 +41,10 @@ function fakeTurns(script: (channel: string) => Promise<number>) {
       calls.push({ docId, channel, body });
       return script(channel);
     },
+    Ask: (channel, body) => {
+      calls.push({ docId: "", channel, body });
+      return script(channel);
+    },
     Stop: async (channel) => {
       stops.push(channel);
     },
@@ -84,6 +88,19 @@ describe("wailsTransport", () => {
     rt.emit(channel, done);
     await p;
     expect(got).toEqual(["turn_started", "assistant_text_chunk", "done"]);
+  });
+
+  it("runs an Ask turn through the bound Ask, streamed on its own channel", async () => {
+    const rt = fakeRuntime();
+    const { turns, calls } = fakeTurns(async (ch) => {
+      for (const e of [started, chunk, done]) rt.emit(ch, e);
+      return 3;
+    });
+    const got: AgentEvent[] = [];
+    await wailsTransport(rt, turns).ask({ message: "How much did I spend?" }, (e) => got.push(e));
+    expect(got).toEqual([started, chunk, done]);
+    expect(calls).toEqual([{ docId: "", channel: calls[0].channel, body: { message: "How much did I spend?" } }]);
+    expect(rt.count(calls[0].channel)).toBe(0);
   });
 
   it("uses a new channel for every turn", async () => {

@@ -9,12 +9,13 @@
 
 import { ApiError } from "./http";
 import type { ChatTransport, EventHandler, WailsRuntime } from "./transport";
-import type { AgentEvent, ApproveRequest, ChatRequest } from "./types";
+import type { AgentEvent, ApproveRequest, AskRequest, ChatRequest } from "./types";
 
 /** The methods of the bound Go struct desktop.Turns. */
 export interface WailsTurns {
   Chat(documentId: string, channel: string, body: ChatRequest): Promise<number>;
   Approve(documentId: string, channel: string, body: ApproveRequest): Promise<number>;
+  Ask(channel: string, body: AskRequest): Promise<number>;
   Stop(channel: string): Promise<void>;
 }
 
@@ -27,7 +28,7 @@ declare global {
 /** The bound Turns of this window, or null outside the desktop app. */
 export function wailsTurns(): WailsTurns | null {
   const t = typeof window !== "undefined" ? window.go?.desktop?.Turns : undefined;
-  return t && typeof t.Chat === "function" && typeof t.Approve === "function" && typeof t.Stop === "function"
+  return t && typeof t.Chat === "function" && typeof t.Approve === "function" && typeof t.Ask === "function" && typeof t.Stop === "function"
     ? (t as WailsTurns)
     : null;
 }
@@ -128,5 +129,6 @@ export function wailsTransport(runtime: WailsRuntime, turns: WailsTurns): ChatTr
       runTurn(runtime, turns, (ch) => turns.Chat(docId, ch, body), onEvent, signal),
     approve: (docId, body, onEvent, signal) =>
       runTurn(runtime, turns, (ch) => turns.Approve(docId, ch, body), onEvent, signal),
+    ask: (body, onEvent, signal) => runTurn(runtime, turns, (ch) => turns.Ask(ch, body), onEvent, signal),
   };
 }

@@ -45,6 +45,10 @@ const (
 	Canceled Code = "canceled"
 	// Timeout: the work ran out of time.
 	Timeout Code = "timeout"
+	// SpendingLimit: a spending limit on model calls is reached (or cannot
+	// be kept); the message says the limit, what was spent and where to
+	// raise it.
+	SpendingLimit Code = "spending_limit"
 	// Internal: anything else. Its details go to the log, and a person is
 	// shown InternalMessage.
 	Internal Code = "internal"

@@ -71,6 +71,7 @@ func (x *Extractor) Run(ctx context.Context, req ExtractRequest) (storage.Extrac
 // extraction Run would store. An evaluation runs prompts this way, so that
 // measuring a prompt or a model never replaces a document's data.
 func (x *Extractor) Try(ctx context.Context, req ExtractRequest) (storage.NewExtraction, error) {
+	ctx = storage.WithUsageScope(ctx, storage.UsageScope{DocumentID: req.DocumentID})
 	job, err := x.prepare(ctx, req)
 	if err != nil {
 		return storage.NewExtraction{}, err

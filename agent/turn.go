@@ -626,6 +626,7 @@ func (t *turn) result(text, thinking string) TurnResult {
 // loop runs rounds from t.Round until the model answers, the turn pauses,
 // or the cap.
 func (t *turn) loop(ctx context.Context) (TurnResult, error) {
+	ctx = storage.WithUsageScope(ctx, t.usageScope(ctx))
 	tools := t.providerTools()
 	for ; t.Round < t.a.maxRounds(); t.Round++ {
 		round := t.Round
@@ -860,6 +861,20 @@ func (t *turn) actor() storage.Actor {
 		return storage.Actor{Edge: storage.EdgeAutoCreate, Name: "auto-create", RunID: t.ThreadID, TurnID: t.HistoryTurn}
 	}
 	return storage.Actor{Edge: storage.EdgeAgent, Name: cmp.Or(t.ThreadID, "stateless chat"), TurnID: t.HistoryTurn}
+}
+
+// usageScope is what the turn's model calls serve: its thread and
+// document, and an auto-create run's edge and run; a chat turn keeps the
+// edge it came through (ui, cli, mcp), else is the agent's.
+func (t *turn) usageScope(ctx context.Context) storage.UsageScope {
+	s := storage.UsageScope{ThreadID: t.ThreadID, DocumentID: t.doc.ID}
+	switch {
+	case t.env.Scope != nil:
+		s.Edge, s.RunID = storage.EdgeAutoCreate, t.ThreadID
+	case storage.UsageScopeFrom(ctx).Edge == storage.EdgeSystem:
+		s.Edge = storage.EdgeAgent
+	}
+	return s
 }
 
 // threadTitle is a new thread's title: the first message on one line, cut

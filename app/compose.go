@@ -36,8 +36,12 @@ type Root struct {
 	// DOCENT_EMBED_MODEL; "" leaves the Settings page's.
 	EmbedModel string
 	Logger     *slog.Logger
+	// Cost prices the model calls in the usage ledger; nil leaves every
+	// hosted model's price unknown (a local model costs 0).
+	Cost agent.CostFunc
 
 	db       *storage.DB
+	meter    *agent.UsageMeter // meters every model call (usage ledger, limits)
 	settings *settings.Live // the provider settings and agent (Settings)
 }
 
@@ -60,7 +64,7 @@ func (r *Root) Close() error {
 		return nil
 	}
 	err := r.db.Close()
-	r.db, r.settings = nil, nil
+	r.db, r.settings, r.meter = nil, nil, nil
 	return err
 }
 
@@ -84,7 +88,7 @@ func (r *Root) Settings(ctx context.Context) (*settings.Live, error) {
 		return nil, err
 	}
 	live, err := settings.NewLiveEmbed(ctx, db, envCfg, r.Model, r.EmbedModel, func(setup settings.Setup) *agent.Agent {
-		return agentOn(db, setup, r.Logger)
+		return agentOn(db, setup, r.usageMeter(db), r.Logger)
 	})
 	if err != nil {
 		return nil, err
@@ -93,12 +97,22 @@ func (r *Root) Settings(ctx context.Context) (*settings.Live, error) {
 	return live, nil
 }
 
+// usageMeter is the process's one meter of model calls, kept across
+// changes of the settings so that calls held back wake when any ends.
+func (r *Root) usageMeter(db *storage.DB) *agent.UsageMeter {
+	if r.meter == nil {
+		r.meter = &agent.UsageMeter{DB: db, Cost: r.Cost, Logger: r.Logger}
+	}
+	return r.meter
+}
+
 // agentOn builds the providers and the agent on a provider setup: the one
 // place that does, for the commands and for the server (whose settings
-// call it again whenever they change). The agent and its extractor log to
-// the process's logger.
-func agentOn(db *storage.DB, setup settings.Setup, logger *slog.Logger) *agent.Agent {
-	reg := provider.NewRegistry(setup.Config)
+// call it again whenever they change). Every model call of its providers
+// goes through meter. The agent and its extractor log to the process's
+// logger.
+func agentOn(db *storage.DB, setup settings.Setup, meter provider.Meter, logger *slog.Logger) *agent.Agent {
+	reg := provider.NewRegistry(setup.Config).Metered(meter)
 	ensureWords := func(ctx context.Context, documentID string) error {
 		return ingest.EnsureWords(ctx, db, documentID, nil)
 	}

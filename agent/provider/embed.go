@@ -27,7 +27,11 @@ type Embedder interface {
 // Embed embeds texts with the model of a full model id
 // ("ollama/nomic-embed-text").
 func (r *Registry) Embed(ctx context.Context, modelID string, texts []string) ([][]float32, error) {
-	p, model, err := r.For(modelID)
+	name, model, err := ParseModelID(modelID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.Provider(name)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +39,10 @@ func (r *Registry) Embed(ctx context.Context, modelID string, texts []string) ([
 	if !ok {
 		return nil, newError(KindRejected, nil, "%s cannot embed texts", p.Name())
 	}
-	return e.Embed(ctx, model, texts)
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	return r.embedMetered(ctx, p, model, texts, func() ([][]float32, error) { return e.Embed(ctx, model, texts) })
 }
 
 // Embed asks Ollama's /api/embed for the texts' vectors.

@@ -164,7 +164,8 @@ func (p *OpenAI) attempt(ctx context.Context, model string, tools bool, params o
 				return p.streamError(model, tools, []byte(chunk.RawJSON()), d.chars)
 			}
 			if chunk.Usage.PromptTokens > 0 || chunk.Usage.CompletionTokens > 0 {
-				res.Usage = Usage{PromptTokens: int(chunk.Usage.PromptTokens), CompletionTokens: int(chunk.Usage.CompletionTokens)}
+				res.Usage = Usage{PromptTokens: int(chunk.Usage.PromptTokens), CompletionTokens: int(chunk.Usage.CompletionTokens),
+					CachedTokens: int(chunk.Usage.PromptTokensDetails.CachedTokens)}
 			}
 			if len(chunk.Choices) == 0 {
 				continue

@@ -36,6 +36,9 @@ type Registry struct {
 	ollama    *Ollama
 	ollamaErr error
 	openai    *OpenAI
+	// meter, when set, is told of every call of the providers For gives
+	// (Metered).
+	meter Meter
 }
 
 // NewRegistry builds the providers. A bad OLLAMA_HOST is reported when an
@@ -71,6 +74,9 @@ func (r *Registry) For(modelID string) (Provider, string, error) {
 	p, err := r.Provider(name)
 	if err != nil {
 		return nil, "", err
+	}
+	if r.meter != nil {
+		p = metered{Provider: p, meter: r.meter}
 	}
 	return p, model, nil
 }

@@ -113,6 +113,10 @@ type Response struct {
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// CachedTokens are the prompt tokens the server read from its cache
+	// (OpenAI's prompt_tokens_details.cached_tokens); 0 where it says
+	// nothing. Kept for the usage ledger, not sent on.
+	CachedTokens int `json:"-"`
 }
 
 // ModelInfo describes a model a provider offers.

@@ -42,7 +42,7 @@ type Root struct {
 
 	db       *storage.DB
 	meter    *agent.UsageMeter // meters every model call (usage ledger, limits)
-	settings *settings.Live // the provider settings and agent (Settings)
+	settings *settings.Live    // the provider settings and agent (Settings)
 }
 
 // Store opens the database in the data directory on first use.

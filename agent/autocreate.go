@@ -90,6 +90,10 @@ type AutoCreateResult struct {
 	Error   string `json:"error,omitempty"`
 	// ExtractionOnly is set for a run that reused a schema.
 	ExtractionOnly bool `json:"extraction_only,omitempty"`
+	// Paused is set when the run stopped at a spending limit (Error says
+	// which): the document is pending again, to run when the limit
+	// allows.
+	Paused bool `json:"paused,omitempty"`
 	// Refused lists the calls the run made outside its scope (changes to
 	// what it did not create), which were not run; the proposal and a
 	// failed run keep them, an interrupted run (back in the queue) has
@@ -152,6 +156,7 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	res := AutoCreateResult{DocumentID: claim.DocumentID, DocumentName: claim.Document.Name, ExtractionOnly: opts.SchemaID != ""}
 	runCtx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
+	runCtx = storage.WithUsageScope(runCtx, storage.UsageScope{Edge: storage.EdgeAutoCreate, DocumentID: claim.DocumentID})
 	// The end of a run is recorded even when ctx is cancelled (Ctrl-C):
 	// that is what keeps the document claimable by the next run.
 	keep := context.WithoutCancel(ctx)
@@ -201,13 +206,19 @@ func (c *AutoCreator) run(ctx context.Context, claim storage.AutoCreateClaim, op
 	}
 	res.Duration = time.Since(start)
 	res.ThreadID, res.SchemaID, res.SchemaRevID, res.PromptID, res.PromptRevID, res.ExtractionID, res.Extraction = "", "", "", "", "", "", nil
-	if ctx.Err() != nil {
-		// Interrupted: not the document's fault. It goes back to pending
-		// and the next batch runs it again; what this attempt tried
+	limited := errors.Is(err, fault.SpendingLimit)
+	if ctx.Err() != nil || limited {
+		// Interrupted, or paused at a spending limit: not the document's
+		// fault. It goes back to pending and the next batch (or this one,
+		// once the limit allows) runs it again; what this attempt tried
 		// outside its scope goes with it (the store keeps no refusal of a
 		// requeued run either): the run that counts is the next one.
 		res.Error, res.Refused = "interrupted", nil
 		interrupted := fmt.Errorf("auto-create of %s interrupted: %w", claim.Document.Name, ctx.Err())
+		if limited && ctx.Err() == nil {
+			res.Error, res.Paused = fault.ErrorMessage(err), true
+			interrupted = fmt.Errorf("auto-create of %s paused: %w", claim.Document.Name, err)
+		}
 		d, rerr := db.RequeueAutoCreate(keep, claim)
 		if rerr != nil {
 			// It stays running until its claim is stale; say so.
@@ -249,7 +260,7 @@ func (c *AutoCreator) chooseKind(ctx context.Context, doc storage.Document, opts
 	res.Usage.PromptTokens += usage.PromptTokens
 	res.Usage.CompletionTokens += usage.CompletionTokens
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, fault.SpendingLimit) {
 			return nil, err
 		}
 		c.Agent.logger().WarnContext(ctx, "auto-create: could not choose among the kinds in use; making a new one", "document", doc.ID, "err", err)

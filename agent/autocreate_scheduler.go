@@ -1,13 +1,17 @@
 package agent
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docent/docent/agent/workpool"
 	"github.com/docent/docent/storage"
+	"github.com/docent/docent/storage/fault"
 )
 
 // AutoCreateScheduler runs auto-create on many documents through an
@@ -34,8 +38,17 @@ type AutoCreateScheduler struct {
 	// AutoCreator.Run), in the goroutine that ran it; ctx is the one the
 	// scheduler was given.
 	Done func(ctx context.Context, d storage.Document, res AutoCreateResult, err error)
-	// DB is the store whose queue Serve runs.
+	// DB is the store whose queue Serve runs. With it, a run that reaches
+	// a spending limit pauses: its document and those not yet started
+	// wait until the limit allows again (raised, or its period over), and
+	// then go on.
 	DB *storage.DB
+	// Paused, when set, hears of each run that stopped at a spending
+	// limit, before it waits (err says which limit).
+	Paused func(ctx context.Context, d storage.Document, err error)
+	// LimitPoll is how often a paused run asks whether the limit allows
+	// again; default DefaultLimitPoll.
+	LimitPoll time.Duration
 	// Logger gets what Serve cannot do (read the queue); nil is
 	// slog.Default().
 	Logger *slog.Logger
@@ -105,7 +118,48 @@ func (s *AutoCreateScheduler) wakeChan() chan struct{} {
 
 func (s *AutoCreateScheduler) logger() *slog.Logger { return loggerOr(s.Logger) }
 
-// run runs one document, unless ctx has ended.
+// DefaultLimitPoll is how often a run paused at a spending limit asks
+// whether it may go on: the limit may be raised by another process (the
+// command line beside the server), which nothing here hears of.
+const DefaultLimitPoll = 2 * time.Second
+
+// waitForLimit returns once calls of provider are within the spending
+// limits, or ctx's error when it ends first. After a run paused (paused is
+// its error) it waits one poll at least, as a limit the store cannot
+// judge without the call (a price unknown under a limit in USD) would
+// otherwise let the run go again at once. Paused hears of the wait when
+// there is one. A failure to read the limits lets the run go: its calls
+// check them again.
+func (s *AutoCreateScheduler) waitForLimit(ctx context.Context, d storage.Document, provider string, paused error) error {
+	if s.DB == nil {
+		return ctx.Err()
+	}
+	poll := cmp.Or(s.LimitPoll, DefaultLimitPoll)
+	for told := false; ; {
+		err := paused
+		if err == nil {
+			err = s.DB.UsageAllowed(ctx, provider)
+		}
+		paused = nil
+		if err == nil || !errors.Is(err, fault.SpendingLimit) {
+			return ctx.Err()
+		}
+		if !told && s.Paused != nil {
+			s.Paused(ctx, d, err)
+		}
+		told = true
+		t := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// run runs one document, unless ctx has ended. A run that stops at a
+// spending limit pauses (waitForLimit) and runs again once it allows.
 func (s *AutoCreateScheduler) run(ctx context.Context, d storage.Document) {
 	if ctx.Err() != nil {
 		return
@@ -118,7 +172,19 @@ func (s *AutoCreateScheduler) run(ctx context.Context, d storage.Document) {
 	if s.Options != nil {
 		opts = s.Options(d)
 	}
-	res, err := c.Run(ctx, d.ID, opts)
+	provider, _, _ := strings.Cut(cmp.Or(opts.Model, c.Agent.DefaultModel), "/")
+	var res AutoCreateResult
+	var err error
+	for paused := error(nil); ; {
+		if s.waitForLimit(ctx, d, provider, paused) != nil {
+			return // ctx ended: the document stays as it is
+		}
+		res, err = c.Run(ctx, d.ID, opts)
+		if !res.Paused || s.DB == nil {
+			break
+		}
+		paused = err
+	}
 	if s.Done != nil {
 		s.Done(ctx, d, res, err)
 	}

@@ -350,6 +350,64 @@ func FormatUsageAmount(v float64, unit string) string {
 	return b.String() + " tokens"
 }
 
+// UsageStatus is the limits and what was spent against them.
+type UsageStatus struct {
+	Limits UsageLimits `json:"limits"`
+	// Day and Month are the current periods (UTC): 2026-11-28, 2026-11.
+	Day   string `json:"day"`
+	Month string `json:"month"`
+	// Today and ThisMonth are what the calls the limits count spent, in
+	// the limits' unit (tokens when none is set: hosted models').
+	Today     float64 `json:"today"`
+	ThisMonth float64 `json:"this_month"`
+	// Reached is the limit error a call would get now; "" when none.
+	Reached string `json:"reached,omitempty"`
+}
+
+// UsageStatus returns the limits and what was spent in their periods.
+func (db *DB) UsageStatus(ctx context.Context) (UsageStatus, error) {
+	var st UsageStatus
+	err := db.view(ctx, "read the spending limits", func(tx *sql.Tx) error {
+		l, err := usageLimits(ctx, tx)
+		if err != nil {
+			return err
+		}
+		now, err := db.usageViewNow(ctx, tx)
+		if err != nil {
+			return err
+		}
+		s, err := spending(ctx, tx, l, now.Format(time.DateOnly), formatTime(now))
+		if err != nil {
+			return err
+		}
+		st = UsageStatus{Limits: l, Day: s.day, Month: s.month, Today: s.today, ThisMonth: s.thisMonth}
+		if err := s.check(l); err != nil && l.Any() {
+			st.Reached = err.Error()
+		}
+		return nil
+	})
+	return st, err
+}
+
+// usageViewNow is usageNow for a reader: the clock, or the latest time
+// recorded when the clock is behind it.
+func (db *DB) usageViewNow(ctx context.Context, q queryer) (time.Time, error) {
+	now := db.now()
+	var latest string
+	err := q.QueryRowContext(ctx, "SELECT latest FROM usage_clock WHERE id = 1").Scan(&latest)
+	if errors.Is(err, sql.ErrNoRows) {
+		return now, nil
+	}
+	if err != nil {
+		return now, err
+	}
+	lt, err := parseTime(latest)
+	if err != nil || !lt.After(now) {
+		return now, err
+	}
+	return lt, nil
+}
+
 // UsageAllowed reports nil when calls of provider may go out now, or the
 // SpendingLimit error a call would get: a paused batch asks it to know
 // when to go on.
@@ -359,12 +417,9 @@ func (db *DB) UsageAllowed(ctx context.Context, provider string) error {
 		return err
 	}
 	return db.view(ctx, "check the spending limits", func(tx *sql.Tx) error {
-		now := db.now()
-		var latest string
-		if err := tx.QueryRowContext(ctx, "SELECT latest FROM usage_clock WHERE id = 1").Scan(&latest); err == nil {
-			if lt, err := parseTime(latest); err == nil && lt.After(now) {
-				now = lt
-			}
+		now, err := db.usageViewNow(ctx, tx)
+		if err != nil {
+			return err
 		}
 		s, err := spending(ctx, tx, l, now.Format(time.DateOnly), formatTime(now))
 		if err != nil {

@@ -173,6 +173,7 @@ type autoCreateBatch struct {
 	done, running   int
 	failed, skipped int
 	spent           time.Duration // summed durations of finished runs
+	waiting         bool          // paused at a spending limit, and said so
 	bar             *progress
 }
 
@@ -225,6 +226,8 @@ func (b *autoCreateBatch) run(ctx context.Context, docs []storage.Document) []ba
 		Done: func(ctx context.Context, d storage.Document, res agent.AutoCreateResult, _ error) {
 			results[index[d.ID]] = b.ended(ctx, d, res)
 		},
+		DB:     b.db,
+		Paused: b.paused,
 	}
 	// --shared: one at a time until a document gives the batch its schema.
 	for b.shared && b.schemaID == "" && len(todo) > 0 && ctx.Err() == nil {
@@ -259,8 +262,23 @@ func (b *autoCreateBatch) starting(d storage.Document) agent.AutoCreateOptions {
 	return opts
 }
 
+// paused says, once until a run ends again, that the batch waits at a
+// spending limit.
+func (b *autoCreateBatch) paused(_ context.Context, _ storage.Document, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.waiting {
+		return
+	}
+	b.waiting = true
+	fmt.Fprintf(b.env.IO.Err, "auto-create paused: %s\nThe documents left wait and go on once the limit allows (Ctrl-C stops; they stay queued).\n", fault.ErrorMessage(err))
+}
+
 // ended accounts for a document's run as it ends.
 func (b *autoCreateBatch) ended(ctx context.Context, d storage.Document, res agent.AutoCreateResult) batchResult {
+	b.mu.Lock()
+	b.waiting = false
+	b.mu.Unlock()
 	if res.Skipped && res.Status == storage.AutoCreateRunning {
 		res.Error = b.stillRunning(ctx, d)
 	}

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docent/docent/storage"
+)
+
+// usageReport is `docent usage --json`: the ledger summed (storage.
+// UsageSummary) and the limits with what was spent against them.
+type usageReport struct {
+	storage.UsageSummary
+	Status storage.UsageStatus `json:"status"`
+}
+
+// runUsage is `docent usage`: the usage ledger summed by day, model, edge
+// or run; `docent usage limit` sets the spending limits.
+func runUsage(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 && args[0] == "limit" {
+		return runUsageLimit(ctx, env, args[1:])
+	}
+	fs := flag.NewFlagSet("usage", flag.ContinueOnError)
+	since := fs.String("since", "", "")
+	by := fs.String("by", storage.UsageByDay, "")
+	asJSON := fs.Bool("json", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("usage takes no arguments but flags (or: usage limit …)\n%s", usageLine("usage"))
+	}
+	switch *by {
+	case storage.UsageByDay, storage.UsageByModel, storage.UsageByEdge, storage.UsageByRun:
+	default:
+		return usagef("--by %q: want day, model, edge or run\n%s", *by, usageLine("usage"))
+	}
+	var from time.Time
+	if *since != "" {
+		if from, err = time.Parse(time.DateOnly, *since); err != nil {
+			return usagef("--since %q: want a date as YYYY-MM-DD, e.g. 2026-11-01", *since)
+		}
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	sum, err := db.UsageSummary(ctx, from, *by)
+	if err != nil {
+		return err
+	}
+	st, err := db.UsageStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(env.IO, usageReport{UsageSummary: sum, Status: st})
+	}
+	t := newTable(env.IO.Out, strings.ToUpper(*by), "CALLS", "INPUT", "OUTPUT", "CACHED", "COST")
+	for _, g := range sum.Groups {
+		key := map[string]string{storage.UsageByDay: g.Day, storage.UsageByModel: g.Model, storage.UsageByEdge: g.Edge, storage.UsageByRun: g.RunID}[*by]
+		t.row(key, strconv.FormatInt(g.Calls, 10), strconv.FormatInt(g.InputTokens, 10), strconv.FormatInt(g.OutputTokens, 10),
+			strconv.FormatInt(g.CachedTokens, 10), costText(g.UsageTotals))
+	}
+	tot := sum.Total
+	t.row("TOTAL", strconv.FormatInt(tot.Calls, 10), strconv.FormatInt(tot.InputTokens, 10), strconv.FormatInt(tot.OutputTokens, 10),
+		strconv.FormatInt(tot.CachedTokens, 10), costText(tot))
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.IO.Err, limitsText(st))
+	return nil
+}
+
+// costText is a group's cost, with the calls whose price is unknown: a
+// figure is never made up for them.
+func costText(t storage.UsageTotals) string {
+	switch {
+	case t.UnpricedCalls == 0:
+		return storage.FormatUsageAmount(t.CostUSD, storage.UnitUSD)
+	case t.UnpricedCalls == t.Calls:
+		return "price unknown"
+	}
+	return fmt.Sprintf("%s + %d calls of unknown price", storage.FormatUsageAmount(t.CostUSD, storage.UnitUSD), t.UnpricedCalls)
+}
+
+// limitsText says the limits and what was spent against them.
+func limitsText(st storage.UsageStatus) string {
+	l := st.Limits
+	if !l.Any() {
+		return "no spending limits (set them with docent usage limit)"
+	}
+	scope := "hosted models"
+	if l.AllModels {
+		scope = "all models"
+	}
+	var parts []string
+	if l.Daily != nil {
+		parts = append(parts, fmt.Sprintf("%s a day (%s spent today)", storage.FormatUsageAmount(*l.Daily, l.Unit), storage.FormatUsageAmount(st.Today, l.Unit)))
+	}
+	if l.Monthly != nil {
+		parts = append(parts, fmt.Sprintf("%s a month (%s spent this month)", storage.FormatUsageAmount(*l.Monthly, l.Unit), storage.FormatUsageAmount(st.ThisMonth, l.Unit)))
+	}
+	s := "limits on " + scope + ": " + strings.Join(parts, ", ")
+	if (l.Daily != nil && *l.Daily == 0) || (l.Monthly != nil && *l.Monthly == 0) {
+		s += "; a limit of 0 lets nothing be spent"
+	}
+	if st.Reached != "" {
+		s += "\n" + st.Reached
+	}
+	return s
+}
+
+// runUsageLimit is `docent usage limit`: it sets the limits given, keeps
+// the others (unless --unit changes: amounts of the old unit are
+// dropped), removes them all with --off, and says what is in effect.
+func runUsageLimit(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("usage limit", flag.ContinueOnError)
+	daily := fs.String("daily", "", "")
+	monthly := fs.String("monthly", "", "")
+	unit := fs.String("unit", "", "")
+	allModels := fs.Bool("all-models", false, "")
+	off := fs.Bool("off", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("usage limit takes flags only\n%s", usageLine("usage"))
+	}
+	changes := *daily != "" || *monthly != "" || *unit != "" || isFlagSet(fs, "all-models")
+	if *off && changes {
+		return usagef("--off removes every limit: it goes with no other flag")
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	l, err := db.UsageLimits(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *off:
+		l = storage.UsageLimits{}
+	case changes:
+		if *unit != "" && *unit != l.Unit {
+			if *unit != storage.UnitTokens && *unit != storage.UnitUSD {
+				return usagef("--unit %q: want tokens or usd", *unit)
+			}
+			l.Unit, l.Daily, l.Monthly = *unit, nil, nil
+		}
+		for _, f := range []struct {
+			flag, value string
+			to          **float64
+		}{{"--daily", *daily, &l.Daily}, {"--monthly", *monthly, &l.Monthly}} {
+			if f.value == "" {
+				continue
+			}
+			v, err := strconv.ParseFloat(f.value, 64)
+			if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+				return usagef("%s %q: want a number of at least 0 (0: nothing may be spent)", f.flag, f.value)
+			}
+			*f.to = &v
+		}
+		if isFlagSet(fs, "all-models") {
+			l.AllModels = *allModels
+		}
+		if !l.Any() {
+			return usagef("give --daily or --monthly (or --off to remove the limits)\n%s", usageLine("usage"))
+		}
+	}
+	if *off || changes {
+		if err := db.SetUsageLimits(ctx, l); err != nil {
+			return err
+		}
+	}
+	st, err := db.UsageStatus(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.IO.Out, limitsText(st))
+	return nil
+}

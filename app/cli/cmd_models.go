@@ -124,6 +124,9 @@ type extractError struct {
 	DocumentID string `json:"document_id,omitempty"`
 	Document   string `json:"document"`
 	Error      string `json:"error"`
+	// Code is the error's code (docs/protocol.md#errors): spending_limit,
+	// say, for a document a spending limit kept from the model.
+	Code string `json:"code,omitempty"`
 }
 
 func runExtract(ctx context.Context, env *Env, args []string) error {
@@ -169,7 +172,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		}
 		if err != nil {
 			msg := env.errorText(ctx, "docent extract "+ref, err)
-			report.Errors = append(report.Errors, extractError{DocumentID: doc.ID, Document: ref, Error: msg})
+			report.Errors = append(report.Errors, extractError{DocumentID: doc.ID, Document: ref, Error: msg, Code: string(fault.ErrorCode(err))})
 			bar.step(i+1, fmt.Sprintf("%s: failed: %s", ref, msg))
 			continue
 		}

@@ -159,7 +159,9 @@ func TestSpendingLimitPausesAutoCreateUntilRaised(t *testing.T) {
 	var out, errOut syncBuffer
 	ios := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errOut}
 	exit := make(chan int, 1)
-	go func() { exit <- Run(context.Background(), []string{"--data-dir", data, "auto-create", "--concurrency", "8", dir}, ios) }()
+	go func() {
+		exit <- Run(context.Background(), []string{"--data-dir", data, "auto-create", "--concurrency", "8", dir}, ios)
+	}()
 
 	db := openData(t, data)
 	ctx := context.Background()

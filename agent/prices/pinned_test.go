@@ -226,3 +226,20 @@ func TestUnknownModelHasNoPrice(t *testing.T) {
 		t.Errorf("xxxxxxxxxx = %+v, want unknown", p)
 	}
 }
+
+// A model only a host without its own naming sells (Together's
+// "Gryphe/MythoMax-L2-13b") is not priced at that host's rate when served
+// by an OpenAI-compatible server, which may be a local vLLM: only a
+// provider named, by Docent or by the model's prefix, prices it.
+func TestHostedOnlyModelIsUnknownUnlessItsHostIsNamed(t *testing.T) {
+	data := pinnedData(t)
+	l := pinnedList(t)
+	const model = "Gryphe/MythoMax-L2-13b"
+	raw := rawPrices(t, data, "together", model)
+	if p, ok := l.Lookup("openai", model); ok {
+		t.Errorf("openai/%s = %+v, want unknown", model, p)
+	}
+	if p, ok := l.Lookup("together", model); !ok || p.Input != number(t, raw, keyInput) {
+		t.Errorf("together/%s = %+v, %v; want the list's input %v", model, p, ok, raw[keyInput])
+	}
+}

@@ -237,13 +237,13 @@ type productReceiptReader struct {
 
 // docentReceiptReader reads a receipt photo as docent import does
 // (readAsImport: the page image made as an OCR run makes a photo's, read
-// by readPage in the run's languages, with PP-OCR where it is installed,
-// read again in the page's language where readPage reads it again), so
+// by readPages in the run's languages, with PP-OCR where it is installed,
+// read again in the page's language where readPages reads it again), so
 // that its figure is the product's, where PP-OCR's own row is the
 // engine's.
 func docentReceiptReader(engine *Engine) *productReceiptReader {
 	r := &productReceiptReader{notes: map[string]string{}}
-	r.receiptReader = receiptReader{name: "Docent as it reads a photo (docent import's readPage)",
+	r.receiptReader = receiptReader{name: "Docent as it reads a photo (docent import's readPages)",
 		read: func(ctx context.Context, b *testing.B, id string, data []byte) (string, int64, error) {
 			pages, err := readAsImport(ctx, b, engine, benchLang(), data, false, []int{1})
 			if err != nil {

@@ -52,7 +52,7 @@ type UsageMeter struct {
 // once a limit is reached.
 func (m *UsageMeter) Begin(ctx context.Context, c provider.Call) (func(provider.CallEnd), error) {
 	out := c.MaxOutputTokens
-	if out <= 0 {
+	if out <= 0 && c.Kind != "embed" { // an embedding answers no tokens
 		out = reserveOutputTokens
 	}
 	req := storage.UsageRequest{Provider: c.Provider, Model: c.Model, Tokens: c.PromptTokens + out, CostUSD: m.cost(c.Provider, c.Model, c.PromptTokens, out, 0)}

@@ -115,3 +115,30 @@ func TestUsageMeterClampsAndEstimates(t *testing.T) {
 		t.Errorf("an estimated, cancelled call stored as %+v, want estimated, outcome canceled", r)
 	}
 }
+
+// An embedding has no output: it holds only its input against the limits,
+// so embedding batches under a tight limit do not wait for one another.
+func TestUsageMeterHoldsNoOutputForEmbeddings(t *testing.T) {
+	db := openStore(t)
+	ctx := context.Background()
+	limit := 4000.0
+	if err := db.SetUsageLimits(ctx, storage.UsageLimits{Daily: &limit, Unit: storage.UnitTokens, AllModels: true}); err != nil {
+		t.Fatal(err)
+	}
+	m := &UsageMeter{DB: db}
+	call := provider.Call{Provider: "ollama", Model: "nomic-embed-text", Kind: "embed", PromptTokens: 100}
+	first, err := m.Begin(ctx, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A guard, not a wait: the second call goes at once unless the first
+	// holds room it cannot use.
+	guard, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	second, err := m.Begin(guard, call)
+	if err != nil {
+		t.Fatalf("a second embedding while the first holds its input: %v, want it to go at once", err)
+	}
+	second(provider.CallEnd{Usage: provider.Usage{PromptTokens: 100}})
+	first(provider.CallEnd{Usage: provider.Usage{PromptTokens: 100}})
+}

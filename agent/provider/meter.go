@@ -26,7 +26,8 @@ type Call struct {
 	Kind string
 	// PromptTokens is the prompt's estimate (EstimateTokens).
 	PromptTokens int
-	// MaxOutputTokens is the request's output limit; 0 when it sets none.
+	// MaxOutputTokens is the request's output limit; 0 when it sets none
+	// (and for an embedding, which has no output).
 	MaxOutputTokens int
 }
 

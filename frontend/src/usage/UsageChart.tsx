@@ -49,7 +49,9 @@ export function UsageChart({ chart, metric, title }: { chart: Chart; metric: Met
       ? "No model calls in this period."
       : `${metricText(chart.total, metric)} over ${chart.bars.length} ${chart.bars.length === 1 ? "day" : "days"}` +
         (busiest && busiest.total > 0 ? `; the most on ${busiest.day}, ${metricText(busiest.total, metric)}` : "") +
-        (metric === "cost" && chart.unpriced > 0 ? `; ${formatCount(chart.unpriced)} calls of unknown price are not in it` : "") +
+        (metric === "cost" && chart.unpriced > 0
+          ? `; ${formatCount(chart.unpriced)} ${chart.unpriced === 1 ? "call of unknown price is" : "calls of unknown price are"} not in it`
+          : "") +
         ".";
   return (
     <figure className="usage-chart" data-testid={`usage-chart-${metric}`} data-total={chart.total}>

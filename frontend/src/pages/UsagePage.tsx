@@ -96,7 +96,12 @@ export default function UsagePage() {
     [since],
   );
   const d = load.data;
-  const charts = useMemo(() => (d ? { cost: shapeChart(d.day_model.groups, "cost"), tokens: shapeChart(d.day_model.groups, "tokens") } : null), [d]);
+  // The charts span the period up to the server's today (the ledger's clock).
+  const charts = useMemo(() => {
+    if (!d) return null;
+    const period = { from: since, to: d.day_model.status.day };
+    return { cost: shapeChart(d.day_model.groups, "cost", period), tokens: shapeChart(d.day_model.groups, "tokens", period) };
+  }, [d, since]);
 
   return (
     <div className="page usage-page" data-testid="usage-page">

@@ -6,9 +6,11 @@ import { useId } from "react";
 import { formatCount } from "../lib/format";
 import { metricText, modelLabel, type Chart, type Metric } from "./usage";
 
-const W = 720;
-const H = 220;
-const LEFT = 64;
+// The drawing's size in its own units, about its size on a wide page, so
+// that its text is as large as the page's small text.
+const W = 520;
+const H = 200;
+const LEFT = 56;
 const RIGHT = 8;
 const TOP = 10;
 const BOTTOM = 26;
@@ -42,7 +44,7 @@ export function UsageChart({ chart, metric, title }: { chart: Chart; metric: Met
   const slot = plotW / n;
   const barW = Math.max(1, Math.min(40, slot * 0.7));
   const y = (v: number) => TOP + plotH - (v / chart.max) * plotH;
-  const labelEvery = Math.ceil(n / 10);
+  const labelEvery = Math.ceil(n / 8);
   const busiest = chart.bars.reduce<(typeof chart.bars)[number] | null>((a, b) => (!a || b.total > a.total ? b : a), null);
   const summary =
     chart.bars.length === 0
@@ -105,7 +107,7 @@ export function UsageChart({ chart, metric, title }: { chart: Chart; metric: Met
                   </rect>
                 ),
               )}
-              {i % labelEvery === 0 && (
+              {(n - 1 - i) % labelEvery === 0 && (
                 <text className="usage-axis" x={LEFT + i * slot + slot / 2} y={H - 8} textAnchor="middle">
                   {dayLabel(b.day)}
                 </text>

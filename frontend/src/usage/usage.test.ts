@@ -38,9 +38,20 @@ describe("shapeChart", () => {
     expect(c.max).toBe(10000);
   });
 
+  it("orders the models by tokens in both charts, so that a model has one colour on the page", () => {
+    expect(shapeChart(groups, "cost").models).toEqual(shapeChart(groups, "tokens").models);
+  });
+
+  it("spans the period asked for, days without calls included", () => {
+    const c = shapeChart(groups, "tokens", { from: "2026-11-24", to: "2026-11-28" });
+    expect(c.bars.map((b) => b.day)).toEqual(["2026-11-24", "2026-11-25", "2026-11-26", "2026-11-27", "2026-11-28"]);
+    expect(c.bars[0].segments).toEqual([]);
+    expect(c.total).toBe(9340);
+    expect(shapeChart([], "tokens", { from: "2026-11-27", to: "2026-11-28" }).bars.map((b) => b.total)).toEqual([0, 0]);
+  });
+
   it("draws cost from priced calls only, and keeps a segment for calls of unknown price without a made-up figure", () => {
     const c = shapeChart(groups, "cost");
-    expect(c.models[0]).toBe("openai/gpt-4o-mini");
     expect(c.total).toBe(0.25);
     expect(c.unpriced).toBe(1);
     // The local model costs 0: no segment; the unpriced one has a segment of height 0 that says so.

@@ -56,21 +56,26 @@ export function daysBetween(first: string, last: string): string[] {
 }
 
 /**
- * The chart of one metric from the summary by day and model: a bar a day,
- * a segment per model with some of the metric that day, stacked in the
- * models' order.
+ * The chart of one metric from the summary by day and model: a bar a day
+ * of the period (from and to, YYYY-MM-DD; the days with calls where not
+ * given), a segment per model with some of the metric that day, stacked
+ * in the models' order. The models are ordered by their tokens whatever
+ * the metric, so that a model has the same place and colour in the cost
+ * and the tokens chart.
  */
-export function shapeChart(groups: UsageGroup[], metric: Metric): Chart {
+export function shapeChart(groups: UsageGroup[], metric: Metric, period: { from?: string; to?: string } = {}): Chart {
   const byDay = new Map<string, UsageGroup[]>();
-  const modelTotal = new Map<string, number>();
+  const modelTokens = new Map<string, number>();
   for (const g of groups) {
     if (!g.day || !g.model) continue;
     byDay.set(g.day, [...(byDay.get(g.day) ?? []), g]);
-    modelTotal.set(g.model, (modelTotal.get(g.model) ?? 0) + metricOf(g, metric));
+    modelTokens.set(g.model, (modelTokens.get(g.model) ?? 0) + metricOf(g, "tokens"));
   }
-  const models = [...modelTotal.keys()].sort((a, b) => modelTotal.get(b)! - modelTotal.get(a)! || a.localeCompare(b));
+  const models = [...modelTokens.keys()].sort((a, b) => modelTokens.get(b)! - modelTokens.get(a)! || a.localeCompare(b));
   const known = [...byDay.keys()].sort();
-  const days = known.length ? daysBetween(known[0], known[known.length - 1]) : [];
+  // The period, widened to any day with calls outside it (a clock moved back).
+  const ends = [period.from, period.to, known[0], known[known.length - 1]].filter((d): d is string => !!d).sort();
+  const days = ends.length ? daysBetween(ends[0], ends[ends.length - 1]) : [];
   let total = 0;
   let unpriced = 0;
   let tallest = 0;

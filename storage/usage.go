@@ -214,6 +214,11 @@ const usageHoldTTL = 30 * time.Minute
 // kept because the price is unknown); ErrUsageHeld when the calls under
 // way hold the rest of the room.
 func (db *DB) ReserveUsage(ctx context.Context, r UsageRequest) (int64, error) {
+	// Without a limit that counts the call, it takes no write lock: a
+	// limit set meanwhile holds the calls that start after it.
+	if l, err := db.UsageLimits(ctx); err != nil || !l.counts(r.Provider) {
+		return 0, err
+	}
 	var hold int64
 	err := db.update(ctx, "reserve usage", func(t *writeTx) error {
 		l, err := usageLimits(ctx, t)
@@ -289,17 +294,16 @@ type spent struct {
 func spending(ctx context.Context, q queryer, l UsageLimits, day, now string) (spent, error) {
 	s := spent{day: day, month: day[:7], unit: l.Unit}
 	monthStart := day[:8] + "01"
-	amount := "input_tokens + output_tokens"
-	held := "tokens"
+	amount := "tokens" // a column of usage_periods and of usage_reservations
 	if l.Unit == UnitUSD {
-		amount, held = "cost_usd", "cost_usd"
+		amount = "cost_usd"
 	}
-	err := q.QueryRowContext(ctx, `SELECT coalesce(sum(CASE WHEN day = ?1 THEN `+amount+` END), 0), coalesce(sum(`+amount+`), 0)
-		FROM usage_rollup WHERE day >= ?2 AND (?3 OR provider <> ?4)`, day, monthStart, l.AllModels, ProviderLocal).Scan(&s.today, &s.thisMonth)
+	err := q.QueryRowContext(ctx, `SELECT coalesce(sum(CASE WHEN period = ?1 THEN `+amount+` END), 0), coalesce(sum(CASE WHEN period = ?2 THEN `+amount+` END), 0)
+		FROM usage_periods WHERE period IN (?1, ?2) AND (?3 OR NOT local)`, day, s.month, l.AllModels).Scan(&s.today, &s.thisMonth)
 	if err != nil {
 		return s, err
 	}
-	err = q.QueryRowContext(ctx, `SELECT coalesce(sum(CASE WHEN day = ?1 THEN `+held+` END), 0), coalesce(sum(`+held+`), 0)
+	err = q.QueryRowContext(ctx, `SELECT coalesce(sum(CASE WHEN day = ?1 THEN `+amount+` END), 0), coalesce(sum(`+amount+`), 0)
 		FROM usage_reservations WHERE day >= ?2 AND counted AND expires_at > ?3`, day, monthStart, now).Scan(&s.heldDay, &s.heldMonth)
 	return s, err
 }
@@ -471,16 +475,31 @@ func (db *DB) RecordUsage(ctx context.Context, hold int64, c UsageCall) error {
 		if err != nil {
 			return err
 		}
-		_, err = t.ExecContext(ctx, `INSERT INTO usage_rollup (day, provider, model, edge, run_id, calls, input_tokens, output_tokens, cached_tokens, cost_usd, unpriced_calls, duration_ms)
-			VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (day, provider, model, edge, run_id) DO UPDATE SET
-			calls = calls + 1, input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
-			cached_tokens = cached_tokens + excluded.cached_tokens, cost_usd = cost_usd + excluded.cost_usd,
-			unpriced_calls = unpriced_calls + excluded.unpriced_calls, duration_ms = duration_ms + excluded.duration_ms`,
-			day, c.Provider, c.Model, c.Edge, c.RunID, c.InputTokens, c.OutputTokens, c.CachedTokens, priced, unpriced, max(c.DurationMS, 0))
+		for _, period := range []string{day, day[:7]} {
+			if _, err := t.ExecContext(ctx, `INSERT INTO usage_periods (period, local, tokens, cost_usd) VALUES (?, ?, ?, ?)
+				ON CONFLICT (period, local) DO UPDATE SET tokens = tokens + excluded.tokens, cost_usd = cost_usd + excluded.cost_usd`,
+				period, c.Provider == ProviderLocal, c.InputTokens+c.OutputTokens, priced); err != nil {
+				return err
+			}
+		}
+		sums := []any{c.InputTokens, c.OutputTokens, c.CachedTokens, priced, unpriced, max(c.DurationMS, 0)}
+		_, err = t.ExecContext(ctx, `INSERT INTO usage_days (day, provider, model, edge, calls, input_tokens, output_tokens, cached_tokens, cost_usd, unpriced_calls, duration_ms)
+			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (day, provider, model, edge) DO UPDATE SET `+rollupSums, append([]any{day, c.Provider, c.Model, c.Edge}, sums...)...)
+		if err != nil || c.RunID == "" {
+			return err
+		}
+		_, err = t.ExecContext(ctx, `INSERT INTO usage_runs (run_id, day, calls, input_tokens, output_tokens, cached_tokens, cost_usd, unpriced_calls, duration_ms)
+			VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, day) DO UPDATE SET `+rollupSums, append([]any{c.RunID, day}, sums...)...)
 		return err
 	})
 }
+
+// rollupSums adds a call (the excluded row) to a rollup row.
+const rollupSums = `calls = calls + 1, input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+	cached_tokens = cached_tokens + excluded.cached_tokens, cost_usd = cost_usd + excluded.cost_usd,
+	unpriced_calls = unpriced_calls + excluded.unpriced_calls, duration_ms = duration_ms + excluded.duration_ms`
 
 // Groupings of a usage summary.
 const (
@@ -544,9 +563,11 @@ func (db *DB) UsageSummary(ctx context.Context, since time.Time, by string) (Usa
 		out.Since = sinceDay
 	}
 	sums := `sum(calls), sum(input_tokens), sum(output_tokens), sum(cached_tokens), sum(cost_usd), sum(unpriced_calls), sum(duration_ms)`
-	where := "day >= ?"
+	table := "usage_days"
 	if by == UsageByRun {
-		where += " AND run_id <> ''"
+		// The runs since a day are a range of this index; SQLite would
+		// rather read every run in order to skip the sort.
+		table = "usage_runs INDEXED BY usage_runs_day"
 	}
 	err := db.view(ctx, "summarise usage", func(tx *sql.Tx) error {
 		err := queryEach(ctx, tx, func(s scanner) error {
@@ -570,14 +591,14 @@ func (db *DB) UsageSummary(ctx context.Context, since time.Time, by string) (Usa
 			}
 			out.Groups = append(out.Groups, g)
 			return nil
-		}, `SELECT `+key+`, `+sums+` FROM usage_rollup WHERE `+where+` GROUP BY `+key+` ORDER BY `+key, sinceDay)
+		}, `SELECT `+key+`, `+sums+` FROM `+table+` WHERE day >= ? GROUP BY `+key+` ORDER BY `+key, sinceDay)
 		if err != nil {
 			return err
 		}
 		t := &out.Total
 		return tx.QueryRowContext(ctx, `SELECT coalesce(sum(calls), 0), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
 			coalesce(sum(cached_tokens), 0), coalesce(sum(cost_usd), 0), coalesce(sum(unpriced_calls), 0), coalesce(sum(duration_ms), 0)
-			FROM usage_rollup WHERE day >= ?`, sinceDay).
+			FROM usage_days WHERE day >= ?`, sinceDay).
 			Scan(&t.Calls, &t.InputTokens, &t.OutputTokens, &t.CachedTokens, &t.CostUSD, &t.UnpricedCalls, &t.DurationMS)
 	})
 	return out, err

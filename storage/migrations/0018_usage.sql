@@ -23,15 +23,15 @@ CREATE TABLE usage_calls (
 );
 CREATE INDEX usage_calls_at ON usage_calls (at);
 
--- The summaries' and the limits' source: usage_calls rolled up per day,
--- model, edge and run as each row is written, so that a month of a busy
--- ledger sums over a few hundred rows, not a million.
-CREATE TABLE usage_rollup (
+-- The summaries' and the limits' source: usage_calls rolled up as each row
+-- is written, per day, model and edge (usage_days), and per auto-create run
+-- and day (usage_runs), so that a year of a busy ledger sums over some
+-- thousand rows, not a million.
+CREATE TABLE usage_days (
   day            TEXT NOT NULL,
   provider       TEXT NOT NULL,
   model          TEXT NOT NULL,
   edge           TEXT NOT NULL,
-  run_id         TEXT NOT NULL,
   calls          INTEGER NOT NULL,
   input_tokens   INTEGER NOT NULL,
   output_tokens  INTEGER NOT NULL,
@@ -39,9 +39,33 @@ CREATE TABLE usage_rollup (
   cost_usd       REAL NOT NULL,    -- of the priced calls
   unpriced_calls INTEGER NOT NULL, -- calls whose price is unknown
   duration_ms    INTEGER NOT NULL,
-  PRIMARY KEY (day, provider, model, edge, run_id)
+  PRIMARY KEY (day, provider, model, edge)
 ) WITHOUT ROWID;
-CREATE INDEX usage_rollup_run ON usage_rollup (run_id, day) WHERE run_id <> '';
+CREATE TABLE usage_runs (
+  run_id         TEXT NOT NULL,
+  day            TEXT NOT NULL,
+  calls          INTEGER NOT NULL,
+  input_tokens   INTEGER NOT NULL,
+  output_tokens  INTEGER NOT NULL,
+  cached_tokens  INTEGER NOT NULL,
+  cost_usd       REAL NOT NULL,
+  unpriced_calls INTEGER NOT NULL,
+  duration_ms    INTEGER NOT NULL,
+  PRIMARY KEY (run_id, day)
+) WITHOUT ROWID;
+-- The runs active since a day, without reading the older ones.
+CREATE INDEX usage_runs_day ON usage_runs (day, run_id);
+
+-- What the limits check: each day's and month's spending, hosted and local
+-- apart, kept as each call is recorded, so that the check before a call
+-- reads four rows.
+CREATE TABLE usage_periods (
+  period   TEXT NOT NULL,    -- a day, 2026-11-28, or a month, 2026-11
+  local    INTEGER NOT NULL, -- 1: local models' (Ollama), 0: hosted ones'
+  tokens   INTEGER NOT NULL, -- input plus output
+  cost_usd REAL NOT NULL,    -- of the priced calls
+  PRIMARY KEY (period, local)
+) WITHOUT ROWID;
 
 -- Calls under way: what each may spend at most, held against the limits
 -- until the call ends. A reservation of a process that died expires.

@@ -34,13 +34,24 @@ function totalsText(t: UsageTotals): string {
   return `${formatCount(t.calls)} ${t.calls === 1 ? "call" : "calls"}, ${formatCount(tokens)} tokens, ${costText(t)}`;
 }
 
-function UsageTable({ title, keyLabel, groups, label, testid, empty }: {
+/** The most runs the table lists: a batch of 500 documents is 500 runs. */
+export const MAX_RUNS = 25;
+
+/** The runs that used the most tokens, at most MAX_RUNS of them. */
+export function topRuns(groups: UsageGroup[]): UsageGroup[] {
+  const tokens = (g: UsageGroup) => g.input_tokens + g.output_tokens;
+  return [...groups].sort((a, b) => tokens(b) - tokens(a)).slice(0, MAX_RUNS);
+}
+
+function UsageTable({ title, keyLabel, groups, label, testid, empty, more = 0 }: {
   title: string;
   keyLabel: string;
   groups: UsageGroup[];
   label: (g: UsageGroup) => string;
   testid: string;
   empty: string;
+  /** How many groups are left out of the table (the smallest). */
+  more?: number;
 }) {
   return (
     <section className="card" aria-labelledby={`${testid}-title`}>
@@ -73,6 +84,11 @@ function UsageTable({ title, keyLabel, groups, label, testid, empty }: {
               ))}
             </tbody>
           </table>
+          {more > 0 && (
+            <p className="muted small-text">
+              And {formatCount(more)} smaller {more === 1 ? "run" : "runs"}: <code>docent usage --by run</code> lists them all.
+            </p>
+          )}
         </div>
       )}
     </section>
@@ -159,8 +175,9 @@ export default function UsagePage() {
           <UsageTable
             title="By auto-create run"
             keyLabel="Run"
-            groups={d.run.groups}
+            groups={topRuns(d.run.groups)}
             label={(g) => runLabel(d.run, g)}
+            more={d.run.groups.length - MAX_RUNS}
             testid="usage-by-run"
             empty="No auto-create runs made model calls in this period."
           />

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { UsageStatus } from "../api/types";
-import { sinceDay } from "../pages/UsagePage";
+import { MAX_RUNS, sinceDay, topRuns } from "../pages/UsagePage";
 import { limitsBody, limitsText } from "./UsageLimits";
 
 const status = (limits: UsageStatus["limits"], today = 4400, this_month = 12000): UsageStatus => ({
@@ -41,5 +41,16 @@ describe("sinceDay", () => {
     expect(sinceDay("7", now)).toBe("2026-11-22");
     expect(sinceDay("30", now)).toBe("2026-10-30");
     expect(sinceDay("all", now)).toBeUndefined();
+  });
+});
+
+describe("topRuns", () => {
+  it("lists the runs that used the most tokens, at most MAX_RUNS", () => {
+    const run = (id: string, tokens: number) => ({ run_id: id, calls: 1, input_tokens: tokens, output_tokens: 0, cached_tokens: 0, cost_usd: 0, unpriced_calls: 0, duration_ms: 0 });
+    const runs = Array.from({ length: MAX_RUNS + 5 }, (_, i) => run(`thr_${i}`, i * 10));
+    const top = topRuns(runs);
+    expect(top).toHaveLength(MAX_RUNS);
+    expect(top[0].run_id).toBe(`thr_${MAX_RUNS + 4}`);
+    expect(top.map((g) => g.run_id)).not.toContain("thr_0");
   });
 });

@@ -4,11 +4,9 @@ import (
 	"cmp"
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/docent/docent/agent/evidence"
 	"github.com/docent/docent/agent/provider"
-	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -110,17 +108,12 @@ func librarySystemMessage(textMode bool) string {
 // no model, an unknown thread or a document's, a thread in use) is an
 // error before any event, and nothing is stored.
 func (a *Agent) Ask(ctx context.Context, req AskRequest, sink Sink) (TurnResult, error) {
-	msg := strings.TrimSpace(req.Message)
-	if msg == "" {
-		return TurnResult{}, fault.Errorf(fault.Invalid, "the question is empty")
-	}
-	if n := utf8.RuneCountInString(msg); n > MaxMessageChars {
-		return TurnResult{}, fault.Errorf(fault.Invalid, "the question is %s characters; the limit is %s: import long text as a document and ask about it instead",
-			textfmt.Thousands(n), textfmt.Thousands(MaxMessageChars))
+	msg, err := checkMessage(req.Message, "question", "ask about it")
+	if err != nil {
+		return TurnResult{}, err
 	}
 	var th storage.Thread
 	if id := strings.TrimSpace(req.ThreadID); id != "" {
-		var err error
 		if th, err = a.DB.GetThread(ctx, "", id); err != nil {
 			return TurnResult{}, err
 		}

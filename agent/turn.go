@@ -277,13 +277,9 @@ func (a *Agent) turnTTL() time.Duration {
 // no model) are returned without events; after turn_started every failure
 // is an error event as well as the returned error.
 func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResult, error) {
-	msg := strings.TrimSpace(req.Message)
-	if msg == "" {
-		return TurnResult{}, fault.Errorf(fault.Invalid, "the message is empty")
-	}
-	if n := utf8.RuneCountInString(msg); n > MaxMessageChars {
-		return TurnResult{}, fault.Errorf(fault.Invalid, "the message is %s characters; the limit is %s: import long text as a document and mention it instead",
-			textfmt.Thousands(n), textfmt.Thousands(MaxMessageChars))
+	msg, err := checkMessage(req.Message, "message", "mention it")
+	if err != nil {
+		return TurnResult{}, err
 	}
 	doc, err := a.DB.GetDocument(ctx, req.DocumentID)
 	if err != nil {
@@ -365,6 +361,21 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 // MaxMessageChars caps a user's message: longer text belongs in a
 // document, where it is paged and searchable.
 const MaxMessageChars = 100_000
+
+// checkMessage trims a user's message (what it is called: "message",
+// "question") and refuses it empty or over MaxMessageChars, saying what
+// to do with long text instead ("mention it").
+func checkMessage(text, what, instead string) (string, error) {
+	msg := strings.TrimSpace(text)
+	if msg == "" {
+		return "", fault.Errorf(fault.Invalid, "the %s is empty", what)
+	}
+	if n := utf8.RuneCountInString(msg); n > MaxMessageChars {
+		return "", fault.Errorf(fault.Invalid, "the %s is %s characters; the limit is %s: import long text as a document and %s instead",
+			what, textfmt.Thousands(n), textfmt.Thousands(MaxMessageChars), instead)
+	}
+	return msg, nil
+}
 
 // fitsWindow refuses, before a thread is made or anything is stored, a
 // message that cannot fit the model's window beside the instructions and

@@ -228,3 +228,45 @@ ensure_tessdata() {
 		rm -rf "$tmp"
 	done
 }
+
+# The price list of hosted models (agent/prices): the data inside the npm
+# package @pydantic/genai-prices, pinned by version and by the SHA-256 of
+# its dist/index.js, and dated by the day that version was published (npm
+# view @pydantic/genai-prices time). The same three are pinned in Go
+# (agent/prices/pinned.go). scripts/genai-prices.mjs turns the package's
+# data literal into $DOCENT_CACHE_DIR/genai-prices/VERSION/data.json, which
+# the tests read to check the snapshot Docent embeds (docs/configuration.md,
+# "Prices", says how to move to a newer version).
+GENAI_PRICES_VERSION=0.1.8
+GENAI_PRICES_DATE=2026-09-23
+GENAI_PRICES_SHA256=0c9da2297434f9f0a3033f26442542457e7b2a68f411aa1b0bb4cade1a129c06
+
+# ensure_prices: install the pinned price list when it is missing; returns 1
+# (after saying why) when it could not be installed.
+ensure_prices() {
+	local cache dir tmp
+	cache=${DOCENT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/docent}
+	dir=$cache/genai-prices/$GENAI_PRICES_VERSION
+	grep -qs "\"source\": \"@pydantic/genai-prices@$GENAI_PRICES_VERSION\"" "$dir/data.json" && return 0
+	say "installing the price list (npm @pydantic/genai-prices@$GENAI_PRICES_VERSION, 1 MB) into $dir"
+	tmp=$(mktemp -d)
+	if ! npm_unpack "@pydantic/genai-prices@$GENAI_PRICES_VERSION" "$tmp" dist/index.js; then
+		rm -rf "$tmp"
+		printf 'warning: could not fetch @pydantic/genai-prices@%s from npm\n' "$GENAI_PRICES_VERSION" >&2
+		return 1
+	fi
+	if ! sha256_is "$tmp/package/dist/index.js" "$GENAI_PRICES_SHA256"; then
+		rm -rf "$tmp"
+		printf 'warning: @pydantic/genai-prices@%s dist/index.js is not the pinned file (SHA-256 %s)\n' \
+			"$GENAI_PRICES_VERSION" "$GENAI_PRICES_SHA256" >&2
+		return 1
+	fi
+	mkdir -p "$dir"
+	if ! node "$ROOT/scripts/genai-prices.mjs" "$tmp/package/dist/index.js" \
+		"$GENAI_PRICES_VERSION" "$GENAI_PRICES_DATE" >"$dir/data.json.part"; then
+		rm -rf "$tmp" "$dir/data.json.part"
+		return 1
+	fi
+	mv -f "$dir/data.json.part" "$dir/data.json"
+	rm -rf "$tmp"
+}

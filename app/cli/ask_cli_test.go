@@ -255,6 +255,21 @@ func TestAskStreamsTheAnswerAndItsFootnotes(t *testing.T) {
 	if threads, _ := db.ListThreads(context.Background(), ""); len(threads) != 1 {
 		t.Errorf("--thread made another thread: %+v", threads)
 	}
+
+	// The questions asked are listed and shown as a document's
+	// conversations are, and none of them is a document's.
+	code, out, errOut = docent(t, data, "threads", "--ask")
+	if code != ExitOK || !strings.Contains(out, threadID) || !strings.Contains(out, "how much did I spend in total?") {
+		t.Errorf("threads --ask: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut = docent(t, data, "threads", "--ask", threadID)
+	if code != ExitOK || !strings.Contains(out, "you: where is Glacier billed?") || !strings.Contains(out, "assistant: Amazon Glacier is on the AWS invoice [2]") {
+		t.Errorf("threads --ask %s: exit %d\nstdout: %s\nstderr: %s", threadID, code, out, errOut)
+	}
+	code, out, errOut = docent(t, data, "threads", "AmazonWebServices.pdf", threadID)
+	if code == ExitOK {
+		t.Errorf("an Ask thread shown as a document's: %s", out)
+	}
 }
 
 // storedCitations are the citations the last answer of a thread stored.

@@ -23,25 +23,36 @@ type threadList struct {
 func runThreads(ctx context.Context, env *Env, args []string) error {
 	fs := flag.NewFlagSet("threads", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
+	ask := fs.Bool("ask", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(rest) < 1 || len(rest) > 2 {
-		return usagef("threads takes a document and at most one thread\n%s", usageLine("threads"))
+	switch {
+	case *ask && len(rest) > 1:
+		return usagef("threads --ask takes at most one thread\n%s", usageLine("threads"))
+	case !*ask && (len(rest) < 1 || len(rest) > 2):
+		return usagef("threads takes a document and at most one thread, or --ask\n%s", usageLine("threads"))
 	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
-	doc, err := db.FindDocument(ctx, rest[0])
-	if err != nil {
-		return err
+	// Ask Docent's threads belong to no document: the store's "" is the
+	// library.
+	var doc storage.Document
+	threadArgs := rest
+	if !*ask {
+		if doc, err = db.FindDocument(ctx, rest[0]); err != nil {
+			return err
+		}
+		threadArgs = rest[1:]
 	}
-	if len(rest) == 2 {
-		return showThread(ctx, env, db, doc.ID, rest[1], *asJSON)
+	docID := doc.ID
+	if len(threadArgs) == 1 {
+		return showThread(ctx, env, db, docID, threadArgs[0], *asJSON)
 	}
-	threads, err := db.ListThreads(ctx, doc.ID)
+	threads, err := db.ListThreads(ctx, docID)
 	if err != nil {
 		return err
 	}
@@ -52,6 +63,10 @@ func runThreads(ctx context.Context, env *Env, args []string) error {
 		return writeJSON(env.IO, threadList{Threads: threads})
 	}
 	if len(threads) == 0 {
+		if *ask {
+			fmt.Fprintf(env.IO.Err, "no questions asked yet; ask one with: docent ask \"...\"\n")
+			return nil
+		}
 		fmt.Fprintf(env.IO.Err, "no conversations about %s yet; start one with: docent chat %s \"...\"\n", textfmt.Visible(doc.Name), doc.ID)
 		return nil
 	}

@@ -266,3 +266,38 @@ func TestSpendingLimitEndsAChatTurn(t *testing.T) {
 		t.Errorf("the model server heard %d requests over a limit of 0", len(srv.Requests()))
 	}
 }
+
+// An MCP client's call that would go past the limit is a tool error
+// saying so, and the model hears nothing; within the limit, the call is
+// in the ledger under the mcp edge.
+func TestSpendingLimitIsAnMCPToolError(t *testing.T) {
+	srv := modeltest.New(t)
+	autoCreateEnv(t, srv)
+	t.Setenv("HOME", t.TempDir())
+	srv.Handle(reporting(autoCreateModel(0)))
+	data := t.TempDir()
+	mustDocent(t, data, "import", textInvoices(t, 1))
+	schemaFile := filepath.Join(t.TempDir(), "invoice.json")
+	if err := os.WriteFile(schemaFile, []byte(invoiceSchemaJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustDocent(t, data, "schemas", "create", "--name", "invoice", "--file", schemaFile)
+	mustDocent(t, data, "prompts", "create", "--name", "p", "--schema", "invoice", "--content", "Extract the invoice number and the total.")
+	mustDocent(t, data, "usage", "limit", "--daily", fmt.Sprint(callTokens), "--all-models")
+
+	cs, _ := startMCP(t, "--data-dir", data, "mcp")
+	args := map[string]any{"document_id": allDocuments(t, openData(t, data))[0].ID, "prompt_revid": "p"}
+	var run map[string]any
+	mcpOK(t, cs, "run_extraction", args, &run)
+	res := mcpCall(t, cs, "run_extraction", args)
+	if !res.IsError || !strings.Contains(mcpText(res), "spending limit reached") || !strings.Contains(mcpText(res), "docent usage limit") {
+		t.Errorf("run_extraction over the limit: error %v, %s; want a tool error saying the limit", res.IsError, mcpText(res))
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("the model heard %d requests, want the 1 within the limit", n)
+	}
+	rep := usageJSON(t, data, "--by", "edge")
+	if len(rep.Groups) != 1 || rep.Groups[0].Edge != string(storage.EdgeMCP) || rep.Groups[0].Calls != 1 {
+		t.Errorf("by edge: %+v, want the one call under mcp", rep.Groups)
+	}
+}

@@ -13,9 +13,9 @@ import (
 
 // readAsImport reads pages of a document (data, a PDF when pdf) as
 // docent import's OCR run reads them (read): page images made as it makes
-// them (pageImaging), each read by readPage in lang, with PP-OCR where it
-// is installed and spells lang. A PDF's pages are rendered at RenderDPI,
-// as a page without a text layer is.
+// them (pageImaging), read together by readPages in lang, as one batch,
+// with PP-OCR where it is installed and spells lang. A PDF's pages are
+// rendered at RenderDPI, as a page without a text layer is.
 func readAsImport(ctx context.Context, tb testing.TB, engine *Engine, lang string, data []byte, pdf bool, pages []int) ([]storage.OCRPage, error) {
 	var pp *ppocrEngine
 	if usePPOCR(lang) {
@@ -27,15 +27,7 @@ func readAsImport(ctx context.Context, tb testing.TB, engine *Engine, lang strin
 	if err != nil {
 		return nil, err
 	}
-	var out []storage.OCRPage
-	for _, img := range imgs {
-		p, err := readPage(ctx, engine, pp, lang, img, data, "", tesseractImage, Options{})
-		if err != nil {
-			return out, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
+	return readPages(ctx, engine, pp, lang, imgs, data, nil, tesseractImage, Options{}, &docLang{}, nil)
 }
 
 // englishPDFs are the corpus's English PDFs that OCR reads (a scan) or

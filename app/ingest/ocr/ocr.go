@@ -225,6 +225,8 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 	defer stop()
 
 	pagesLim, scale, tesseractImage := pageImaging(ctx, data, pdf, pp, dir, opts.Limits)
+	// What the pages read so far told of the document's language.
+	var docLanguage docLang
 
 	for start := 0; start < len(todo); start += batchPages {
 		batch := todo[start:min(start+batchPages, len(todo))]
@@ -233,43 +235,32 @@ func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options
 		if err != nil {
 			return doc, nil, fmt.Errorf("making the image of pages %d-%d: %w", batch[0], batch[len(batch)-1], err)
 		}
-		results := make([]storage.OCRPage, len(images))
-		errs := make([]error, len(images))
-		var wg sync.WaitGroup
-		for i, img := range images {
-			// Pages run side by side; Recognize waits for a reader slot.
-			wg.Go(func() {
-				defer os.Remove(img.File)
-				if img.VisionFile != "" {
-					defer os.Remove(img.VisionFile)
+		results, err := readPages(ctx, engine, pp, lang, images, data, layer, tesseractImage, opts, &docLanguage, func(p storage.OCRPage) error {
+			if vision != nil {
+				if err := db.KeepOCRPage(ctx, job, key, p); err != nil {
+					return err
 				}
-				results[i], errs[i] = readPage(ctx, engine, pp, lang, img, data, layer[img.Page], tesseractImage, opts)
-				if errs[i] != nil {
-					return
-				}
-				if vision != nil {
-					if errs[i] = db.KeepOCRPage(ctx, job, key, results[i]); errs[i] != nil {
-						return
-					}
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				done++
-				if err := db.OCRProgress(ctx, job, done, Lease); err != nil {
-					errs[i] = err
-					return
-				}
-				if opts.Progress != nil {
-					doc.OCRPagesDone, doc.OCRPagesTotal = done, total
-					opts.Progress(doc, done, total)
-				}
-			})
-		}
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				return doc, nil, fmt.Errorf("page %d: %w", images[i].Page, err)
 			}
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			if err := db.OCRProgress(ctx, job, done, Lease); err != nil {
+				return err
+			}
+			if opts.Progress != nil {
+				doc.OCRPagesDone, doc.OCRPagesTotal = done, total
+				opts.Progress(doc, done, total)
+			}
+			return nil
+		})
+		for _, img := range images {
+			os.Remove(img.File)
+			if img.VisionFile != "" {
+				os.Remove(img.VisionFile)
+			}
+		}
+		if err != nil {
+			return doc, nil, err
 		}
 		pages = append(pages, results...)
 	}
@@ -335,28 +326,118 @@ func renewLease(ctx context.Context, db *storage.DB, job *storage.OCRJob, done f
 	}
 }
 
-// readPage reads one page image: with PP-OCR (pp, when installed) if it
-// reads such a page (usePPOCR), else or when it fails with Tesseract
-// (engine, when installed); again with Tesseract in the page's language
-// when its text is in another installed language than lang
-// (readInPageLang); then with the vision model when opts.Vision wants the
-// page. A blank page is read by none. A page that had a text
-// layer keeps it unless OCR reads more. data is the document's file,
-// which PP-OCR decodes itself, in colour and at its own size;
-// tesseractImage gives the image Tesseract reads of a page PP-OCR failed
-// on.
+// readPage reads one page image, of a document of that page alone
+// (readPages).
 func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string, img PageImage, data []byte, layerText string,
 	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
+	f, err := firstRead(ctx, engine, pp, lang, img, data, tesseractImage, opts)
+	defer f.cleanup()
+	if err != nil {
+		return f.page, err
+	}
+	return finishPage(ctx, engine, lang, f, "", layerText, tesseractImage, opts)
+}
+
+// readPages reads a batch of a document's page images side by side:
+// with PP-OCR (pp, when installed) if it reads such a page (usePPOCR),
+// else or when it fails with Tesseract (engine, when installed); again
+// with Tesseract in the page's language when its text is in another
+// installed language than lang, or, when the page is too short to tell
+// its language, in its document's (readInPageLang); then with the vision
+// model when opts.Vision wants the page. A blank page is read by none.
+// A page that had a text layer (layer, by page) keeps it unless OCR
+// reads more. data is the document's file, which PP-OCR decodes itself,
+// in colour and at its own size; tesseractImage gives the image
+// Tesseract reads of a page PP-OCR failed on.
+//
+// Every page of the batch is read first; then doc, what the document's
+// pages read so far told of its language (this batch's and those
+// before), gives the short pages theirs. finished, if not nil, is called
+// with each page as it is done.
+func readPages(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string, imgs []PageImage, data []byte, layer map[int]string,
+	tesseractImage func(PageImage) (PageImage, error), opts Options, doc *docLang, finished func(storage.OCRPage) error) ([]storage.OCRPage, error) {
+	firsts := make([]firstReading, len(imgs))
+	errs := make([]error, len(imgs))
+	defer func() {
+		for _, f := range firsts {
+			f.cleanup()
+		}
+	}()
+	var wg sync.WaitGroup
+	for i, img := range imgs {
+		// Recognize waits for a reader slot.
+		wg.Go(func() { firsts[i], errs[i] = firstRead(ctx, engine, pp, lang, img, data, tesseractImage, opts) })
+	}
+	wg.Wait()
+	if err := pagesErr(imgs, errs); err != nil {
+		return nil, err
+	}
+	for _, f := range firsts {
+		doc.add(f.told)
+	}
+	pages := make([]storage.OCRPage, len(imgs))
+	for i := range imgs {
+		wg.Go(func() {
+			if pages[i], errs[i] = finishPage(ctx, engine, lang, firsts[i], doc.lang, layer[imgs[i].Page], tesseractImage, opts); errs[i] == nil && finished != nil {
+				errs[i] = finished(pages[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := pagesErr(imgs, errs); err != nil {
+		return nil, err
+	}
+	return pages, nil
+}
+
+// pagesErr is the first error of a batch's pages, saying which page.
+func pagesErr(imgs []PageImage, errs []error) error {
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("page %d: %w", imgs[i].Page, err)
+		}
+	}
+	return nil
+}
+
+// firstReading is a page as its first reader read it.
+type firstReading struct {
+	page storage.OCRPage
+	// img is the image the page was read from: a page PP-OCR missed text
+	// of is read at full resolution (readMissed).
+	img PageImage
+	// read says a reader gave the page a text (a blank page has none),
+	// byPPOCR that it was PP-OCR.
+	read, byPPOCR bool
+	// told is what the text tells of the page's language.
+	told pageTold
+	// remove are the images made for the page's reading beside img's
+	// file, which its caller made.
+	remove []string
+}
+
+// cleanup removes the images made for the page's reading.
+func (f firstReading) cleanup() {
+	for _, file := range f.remove {
+		os.Remove(file)
+	}
+}
+
+// firstRead reads a page image with PP-OCR or Tesseract in lang, as
+// readPages says, and what its text tells of the page's language.
+func firstRead(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string, img PageImage, data []byte,
+	tesseractImage func(PageImage) (PageImage, error), opts Options) (firstReading, error) {
 	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Lang: lang,
 		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
+	f := firstReading{img: img}
 	if engine != nil {
 		p.Engine = engine.NameForPage(lang, img.Method)
 	}
 	if img.Blank {
 		p.Note = "blank page"
-		return p, nil
+		f.page = p
+		return f, nil
 	}
-	read := false
 	if engine != nil && pp != nil && usePPOCR(lang) {
 		// An image file's page is read from the file, in colour and at
 		// its own size; a PDF page from its rendered image.
@@ -364,7 +445,8 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 		if img.Method != "image" {
 			var err error
 			if src, err = os.ReadFile(img.File); err != nil {
-				return p, fmt.Errorf("reading the page's image: %w", err)
+				f.page = p
+				return f, fmt.Errorf("reading the page's image: %w", err)
 			}
 			page, dpi = 1, img.DPI
 		}
@@ -374,16 +456,19 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 			words := rep.Words
 			words.DPI = dpi // the pixels PP-OCR read
 			p.Engine, p.Text, p.Words, p.Confidence = pp.Name(), rep.Text, &words, confidence(words.Words)
-			read = true
+			f.read = true
 			// A page of small print PP-OCR's detection could not see
 			// is read by Tesseract too (dense.go).
 			if why := missedLines(img, rep.Lines); why != "" {
 				if p, img, err = readMissed(ctx, engine, lang, img, p, why, tesseractImage, opts); err != nil {
-					return p, err
+					f.page = p
+					return f, err
 				}
+				f.img = img
 			}
 		case ctx.Err() != nil:
-			return p, ctx.Err()
+			f.page = p
+			return f, ctx.Err()
 		default:
 			// Tesseract reads the page; the note says why, in the
 			// child's own words (PP-OCR's errors name their cause: a
@@ -392,24 +477,43 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 			opts.logger().Warn("PP-OCR failed on a page; Tesseract reads it", "page", img.Page, "err", msg)
 			p.Note = NotePPOCRFailed + ": " + msg + "; Tesseract read the page"
 			if img, err = tesseractImage(img); err != nil {
-				return p, fmt.Errorf("making the page's image for Tesseract: %w", err)
+				f.page = p
+				return f, fmt.Errorf("making the page's image for Tesseract: %w", err)
 			}
-			defer os.Remove(img.File)
+			f.img, f.remove = img, append(f.remove, img.File)
 			p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}
 		}
 	}
-	byPPOCR := read && pp != nil && p.Engine == pp.Name()
-	if engine != nil && !read {
+	f.byPPOCR = f.read && pp != nil && p.Engine == pp.Name()
+	if engine != nil && !f.read {
 		text, words, err := engine.RecognizePage(ctx, img, lang, opts.tesseractLimits())
 		if err != nil {
-			return p, err
+			f.page = p
+			return f, err
 		}
 		p.Text, p.Words.Words, p.Confidence = text, words, confidence(words)
-		read = true
+		f.read = true
 	}
-	if read {
+	if f.read {
+		f.told = tellPageLang(p.Text, strings.Split(lang, "+"), engine.installedLangs())
+	}
+	f.page = p
+	return f, nil
+}
+
+// finishPage reads a page after its first reading f: again in its
+// language, or in its document's (docLang, "" when it has none) when it
+// is too short to tell its own, and with the vision model, as readPages
+// says; layerText is its text layer's text.
+func finishPage(ctx context.Context, engine *Engine, lang string, f firstReading, docLang string, layerText string,
+	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
+	p, img := f.page, f.img
+	if img.Blank {
+		return p, nil
+	}
+	if f.read {
 		var err error
-		if p, err = readInPageLang(ctx, engine, lang, img, p, byPPOCR, tesseractImage, opts); err != nil {
+		if p, err = readInPageLang(ctx, engine, lang, img, p, f.byPPOCR, f.told, docLang, tesseractImage, opts); err != nil {
 			return p, err
 		}
 		// IBANs OCR misread are repaired where their own check digits
@@ -435,15 +539,18 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 // readInPageLang reads the page p again with Tesseract in its language
 // and lang ("deu+eng") when the text of its first read (by PP-OCR when
 // byPPOCR) is, or is partly, in a language that lang does not hold and
-// whose data is installed (guessPageLang), and returns the page as that
-// read gives it, with the engine, languages and a note saying so; else p
-// as it is, also when the read again fails (with a note saying why). A
-// photo PP-OCR read is read from the image tesseractImage makes, as when
-// PP-OCR fails.
+// whose data is installed (told, guessPageLang), or when the page is too
+// short to tell its language and its document's is docLang; and returns
+// the page as that read gives it, with the engine, languages and a note
+// saying so; else p as it is, also when the read again fails (with a
+// note saying why). A photo PP-OCR read is read from the image
+// tesseractImage makes, as when PP-OCR fails.
 func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageImage, p storage.OCRPage, byPPOCR bool,
-	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
-	read := strings.Split(lang, "+")
-	g, partly := guessPageLang(p.Text, read, engine.installedLangs())
+	told pageTold, docLang string, tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, error) {
+	g, partly, fromDoc := told.lang, told.partly, false
+	if g == "" && !told.tells && docLang != "" {
+		g, fromDoc = docLang, true
+	}
 	if g == "" {
 		return p, nil
 	}
@@ -473,14 +580,14 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 	if err != nil {
 		return kept(err)
 	}
+	why := pageLangNote(g, partly, fromDoc, p.Engine, lang, langs)
 	first := describeReading(p.Engine, p.Words.Words, p.Confidence) + spelt(p.Words.Words)
 	again := describeReading("Tesseract", words, confidence(words)) + spelt(words)
 	if !readsBetter(words, p.Words.Words) {
-		addNote(&p, pageLangNote(g, partly, p.Engine, lang, langs)+
-			fmt.Sprintf("; %s, %s: the first reading is kept, the second being no better", first, again))
+		addNote(&p, why+fmt.Sprintf("; %s, %s: the first reading is kept, the second being no better", first, again))
 		return p, nil
 	}
-	note := pageLangNote(g, partly, p.Engine, lang, langs) + fmt.Sprintf("; %s, %s: the second reading is kept", first, again)
+	note := why + fmt.Sprintf("; %s, %s: the second reading is kept", first, again)
 	p.Engine, p.Lang = engine.NameForPage(langs, img.Method), langs
 	p.Text, p.Confidence = text, confidence(words)
 	p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI, Words: words}

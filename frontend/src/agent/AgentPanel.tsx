@@ -29,6 +29,7 @@ import {
 import { ThreadPicker } from "./ThreadPicker";
 import type { ApprovalControls } from "./ToolCard";
 import { errorInput, type ErrorInput } from "../lib/errors";
+import { useEscapeStops } from "./useEscapeStops";
 
 export interface AgentPanelProps {
   docId: string;
@@ -183,15 +184,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
 
   const stop = useCallback(() => abortRef.current?.abort(), []);
 
-  // Esc stops a running turn wherever the focus is.
-  useEffect(() => {
-    if (state.status !== "streaming") return;
-    const on = (e: KeyboardEvent) => {
-      if (e.key === "Escape") stop();
-    };
-    window.addEventListener("keydown", on);
-    return () => window.removeEventListener("keydown", on);
-  }, [state.status, stop]);
+  useEscapeStops(state.status === "streaming", stop);
 
   const submitApprovals = useCallback(
     (p: PendingApproval, drafts: Record<string, Decision>, alwaysTools: string[] = []) => {

@@ -22,6 +22,7 @@ import { useSettings } from "../lib/settings";
 import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
 import "./ask.css";
+import { useEscapeStops } from "../agent/useEscapeStops";
 
 /** The longest question the server takes (agent.Ask refuses longer ones). */
 export const MAX_QUESTION = 100_000;
@@ -193,15 +194,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
 
   const stop = useCallback(() => abortRef.current?.abort(), []);
 
-  // Esc stops a running turn wherever the focus is.
-  useEffect(() => {
-    if (state.status !== "streaming") return;
-    const on = (e: KeyboardEvent) => {
-      if (e.key === "Escape") stop();
-    };
-    window.addEventListener("keydown", on);
-    return () => window.removeEventListener("keydown", on);
-  }, [state.status, stop]);
+  useEscapeStops(state.status === "streaming", stop);
 
   // A failed turn stored nothing: Retry asks the same question again.
   const retry = () => {

@@ -121,7 +121,9 @@ func TestBrowserUsage(t *testing.T) {
 	do(t, ctx, srv, "a phone's window (390×844)", chromedp.EmulateViewport(390, 844, chromedp.EmulatePortrait, chromedp.EmulateMobile))
 	waitFor(t, ctx, srv, "the page fits the phone's width", chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, innerWidth, document.querySelector('[data-testid="usage-chart-tokens"] svg').getBoundingClientRect().right]`),
 		func(got []int) bool { return len(got) == 3 && got[0] <= got[1] && got[2] <= got[1] },
-		func(got []int) string { return fmt.Sprintf("page width, window width, the chart's right edge: %v", got) })
+		func(got []int) string {
+			return fmt.Sprintf("page width, window width, the chart's right edge: %v", got)
+		})
 	shots.shot(ctx, "usage-phone")
 	do(t, ctx, srv, "back to the desktop window", clearViewport())
 

@@ -221,6 +221,12 @@ func (s *Server) routeTable() []route {
 		{"GET /api/settings/mcp", s.getMCPSettings},
 		{"PUT /api/settings/mcp", s.putMCPSettings},
 
+		// The usage ledger and the spending limits (usage.go).
+		{"GET /api/usage", s.getUsage},
+		{"GET /api/usage/limits", s.getUsageLimits},
+		{"PUT /api/usage/limits", s.putUsageLimits},
+		{"DELETE /api/usage/limits", s.deleteUsageLimits},
+
 		{"POST /api/documents/{id}/chat", s.chat},
 		{"POST /api/documents/{id}/chat/approve", s.approve},
 		{"GET /api/documents/{id}/chat/threads", s.listThreads},
@@ -346,6 +352,7 @@ var statusOf = map[fault.Code]int{
 	fault.Unavailable:   http.StatusServiceUnavailable,
 	fault.Canceled:      http.StatusServiceUnavailable,
 	fault.Timeout:       http.StatusGatewayTimeout,
+	fault.SpendingLimit: http.StatusTooManyRequests,
 	fault.Internal:      http.StatusInternalServerError,
 	codeUnauthorized:    http.StatusUnauthorized,
 	codeForbiddenOrigin: http.StatusForbidden,

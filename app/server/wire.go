@@ -52,6 +52,8 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[historyList](),
 		reflect.TypeFor[storage.UndoResult](),
 		reflect.TypeFor[historySettings](),
+		reflect.TypeFor[usageReport](),
+		reflect.TypeFor[storage.UsageStatus](),
 	}
 }
 
@@ -78,6 +80,7 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[settings.Patch](),
 		reflect.TypeFor[undoBody](),
 		reflect.TypeFor[historySettingsBody](),
+		reflect.TypeFor[usageLimitsBody](),
 	}
 }
 

@@ -14,6 +14,7 @@ const TagsPage = lazy(() => import("./pages/TagsPage"));
 const SettingsPage = lazy(() => import("./pages/SettingsPage"));
 const HistoryPage = lazy(() => import("./pages/HistoryPage"));
 const AskPage = lazy(() => import("./pages/AskPage"));
+const UsagePage = lazy(() => import("./pages/UsagePage"));
 
 const sections = [
   ["documents", "Documents"],
@@ -22,6 +23,7 @@ const sections = [
   ["prompts", "Prompts"],
   ["tags", "Tags"],
   ["history", "History"],
+  ["usage", "Usage"],
   ["settings", "Settings"],
 ] as const;
 
@@ -127,6 +129,8 @@ function Page() {
       return <TagsPage id={second} />;
     case "history":
       return <HistoryPage />;
+    case "usage":
+      return <UsagePage />;
     case "settings":
       return <SettingsPage />;
     default:

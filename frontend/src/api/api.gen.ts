@@ -32,6 +32,7 @@ export type ErrorCode =
   | "rejected"
   | "request_timeout"
   | "server_error"
+  | "spending_limit"
   | "stream_interrupted"
   | "timeout"
   | "too_large"
@@ -482,6 +483,42 @@ export interface HistorySettings {
   file_bytes: number;
 }
 
+/**
+ * usageReport answers GET /api/usage: `docent usage --json`'s report, the
+ * same JSON, and the names of the runs, which the page shows instead of
+ * their ids.
+ */
+export interface UsageReport {
+  /** YYYY-MM-DD, "" for all */
+  since?: string;
+  by: string;
+  groups: UsageGroup[];
+  total: UsageTotals;
+  /** Status is the limits and what was spent against them. */
+  status: UsageStatus;
+  /**
+   * RunNames names each run of a by=run summary, by its id: what the
+   * run worked on ("auto-create: invoice.pdf"). Left out otherwise.
+   */
+  run_names?: Record<string, string>;
+}
+
+/** UsageStatus is the limits and what was spent against them. */
+export interface UsageStatus {
+  limits: UsageLimits;
+  /** Day and Month are the current periods (UTC): 2026-11-28, 2026-11. */
+  day: string;
+  month: string;
+  /**
+   * Today and ThisMonth are what the calls the limits count spent, in
+   * the limits' unit (tokens when none is set: hosted models').
+   */
+  today: number;
+  this_month: number;
+  /** Reached is the limit error a call would get now; "" when none. */
+  reached?: string;
+}
+
 /** documentPatch is the body of PATCH /api/documents/{id}. */
 export interface DocumentPatch {
   name?: string;
@@ -698,6 +735,24 @@ export interface UndoBody {
 /** historySettingsBody is the body of PUT /api/history/settings. */
 export interface HistorySettingsBody {
   retention_days?: number;
+}
+
+/**
+ * usageLimitsBody is the body of PUT /api/usage/limits: the limits, all of
+ * them (a limit left out is none).
+ */
+export interface UsageLimitsBody {
+  /**
+   * Daily and Monthly are the most that may be spent a day (UTC) and a
+   * month, in Unit; null or left out for no limit; 0 lets nothing be
+   * spent.
+   */
+  daily?: number;
+  monthly?: number;
+  /** Unit is "tokens" (input plus output) or "usd". */
+  unit?: string;
+  /** AllModels counts local models too; without it only hosted ones. */
+  all_models?: boolean;
 }
 
 /** The desktop window's runtime event when an import starts: an ImportEvent without a report. */
@@ -1315,6 +1370,54 @@ export interface JournalEntry {
    */
   size: number;
   pruned?: boolean;
+}
+
+/** UsageGroup is one line of a summary; the fields of its grouping are set. */
+export interface UsageGroup {
+  day?: string;
+  /** provider/model */
+  model?: string;
+  edge?: string;
+  run_id?: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  /**
+   * CostUSD sums the calls whose price is known; UnpricedCalls counts
+   * the others ("price unknown").
+   */
+  cost_usd: number;
+  unpriced_calls: number;
+  duration_ms: number;
+}
+
+/** UsageTotals are the sums of a group of calls. */
+export interface UsageTotals {
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number;
+  /**
+   * CostUSD sums the calls whose price is known; UnpricedCalls counts
+   * the others ("price unknown").
+   */
+  cost_usd: number;
+  unpriced_calls: number;
+  duration_ms: number;
+}
+
+/**
+ * UsageLimits are the spending limits. A nil limit is none; a limit of 0
+ * means nothing may be spent.
+ */
+export interface UsageLimits {
+  daily?: number;
+  monthly?: number;
+  /** Unit is UnitTokens (input plus output tokens) or UnitUSD. */
+  unit: string;
+  /** AllModels counts local models too; without it only hosted ones. */
+  all_models?: boolean;
 }
 
 /**

@@ -11,6 +11,9 @@ import type {
   HistoryList,
   HistorySettings,
   UndoResult,
+  UsageLimitsBody,
+  UsageReport,
+  UsageStatus,
   RerunReport,
   SchemaBody,
   SearchResult,
@@ -221,6 +224,14 @@ export const api = {
   putHistorySettings: (retention_days: number) =>
     request<HistorySettings>("/api/history/settings", { method: "PUT", body: { retention_days } }),
   emptyHistory: () => request<HistorySettings>("/api/history", { method: "DELETE" }),
+
+  // usage and spending limits
+  /** The usage ledger summed since a day (YYYY-MM-DD; all without), by day, model, edge, run, or each day's models (the chart). */
+  usage: (by: "day" | "model" | "edge" | "run" | "day_model", since?: string) => request<UsageReport>("/api/usage", { query: { by, since } }),
+  usageLimits: () => request<UsageStatus>("/api/usage/limits"),
+  /** Replaces the limits (a limit left out is none). */
+  putUsageLimits: (body: UsageLimitsBody) => request<UsageStatus>("/api/usage/limits", { method: "PUT", body }),
+  removeUsageLimits: () => request<UsageStatus>("/api/usage/limits", { method: "DELETE" }),
 };
 
 /** The filters of GET /api/history. */

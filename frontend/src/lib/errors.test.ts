@@ -23,6 +23,16 @@ describe("errors for people", () => {
     expect(describeError(new ApiError(400, "x", "invalid")).link).toBeUndefined();
   });
 
+  it("sends a spending limit to the Usage page, with the server's message and no retry", () => {
+    const msg = "spending limit reached: 6,600 tokens spent today (2026-11-28 UTC) on all models, and the limit is 6,600 tokens a day; raise it with docent usage limit --daily N (or --off), or in Settings";
+    expect(describeError(new ApiError(429, msg, "spending_limit"))).toMatchObject({
+      kind: "spending_limit",
+      retry: false,
+      message: msg,
+      link: { href: "#/usage" },
+    });
+  });
+
   it("classifies by code, then by status, never by the words of the message", () => {
     // Words that once chose a class by themselves, now without a code: unknown.
     expect(classify({ message: "Cannot reach the Docent server. Is `docent --serve` still running?" })).toBe("unknown");

@@ -59,6 +59,7 @@ export type ErrorKind =
   | "too_large"
   | "internal"
   | "canceled"
+  | "spending_limit"
   | "unknown";
 
 /** The class of each code. A code the server gains fails the build here until it has one. */
@@ -86,9 +87,11 @@ const KIND: Record<ClientErrorCode, ErrorKind> = {
   too_large: "too_large",
   internal: "internal",
   canceled: "canceled",
+  spending_limit: "spending_limit",
 };
 
 const SETTINGS = { href: "#/settings", label: "Open Settings" };
+const USAGE = { href: "#/usage", label: "See usage and limits" };
 
 /** Reads any thrown or stored error into ErrorInput, keeping its code, status and field. */
 export function errorInput(e: unknown): ErrorInput {
@@ -188,6 +191,9 @@ export function describeError(e: unknown, retryable = true): ErrorAdvice {
       return a("Something failed inside Docent", "Try again; if it keeps failing, the details are in Docent's log.", true);
     case "canceled":
       return a("It was stopped", "", true);
+    case "spending_limit":
+      // The message says the limit, what was spent and where to raise it.
+      return a("A spending limit is reached", "", false, USAGE);
     default:
       // Unknown: the message is all there is; a retry may help.
       return a("", "", true);

@@ -306,6 +306,13 @@ export default function SettingsPage() {
       <VisionModel />
       <McpAccess />
       <HistorySettings />
+      <section className="card" data-testid="settings-usage">
+        <h2>Usage and spending limits</h2>
+        <p className="muted">
+          What the model calls used and cost, per day, model, edge and run, and limits per day and per month on what they may spend, in
+          tokens or dollars: <a href="#/usage" data-testid="settings-usage-link">open Usage</a>.
+        </p>
+      </section>
     </div>
   );
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docent/docent/agent/modeltest"
+	"github.com/docent/docent/agent/prices"
 	"github.com/docent/docent/storage"
 )
 
@@ -299,5 +301,37 @@ func TestSpendingLimitIsAnMCPToolError(t *testing.T) {
 	rep := usageJSON(t, data, "--by", "edge")
 	if len(rep.Groups) != 1 || rep.Groups[0].Edge != string(storage.EdgeMCP) || rep.Groups[0].Calls != 1 {
 		t.Errorf("by edge: %+v, want the one call under mcp", rep.Groups)
+	}
+}
+
+// A hosted model's calls are priced from the list built into Docent:
+// `docent usage` shows what the list's price for gpt-4o-mini makes of
+// the tokens the server reported, not "price unknown".
+func TestHostedCallsArePricedFromTheList(t *testing.T) {
+	srv := modeltest.New(t, modeltest.Model{Name: "gpt-4o-mini", ContextLength: 128000, Capabilities: []string{"completion", "tools"}})
+	autoCreateEnv(t, srv)
+	t.Setenv("DOCENT_MODEL", "openai/gpt-4o-mini")
+	srv.Handle(reporting(autoCreateModel(0)))
+	data := t.TempDir()
+	mustDocent(t, data, "import", textInvoices(t, 2))
+	schemaFile := filepath.Join(t.TempDir(), "invoice.json")
+	if err := os.WriteFile(schemaFile, []byte(invoiceSchemaJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustDocent(t, data, "schemas", "create", "--name", "invoice", "--file", schemaFile)
+	mustDocent(t, data, "prompts", "create", "--name", "p", "--schema", "invoice", "--content", "Extract the invoice number and the total.")
+	mustDocent(t, data, "extract", "--prompt", "p", "invoice-001.txt", "invoice-002.txt")
+
+	list, err := prices.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, ok := list.Cost("openai", "gpt-4o-mini", 1000, 100, 0)
+	if !ok || one <= 0 {
+		t.Fatalf("the list prices gpt-4o-mini at %v (%v)", one, ok)
+	}
+	rep := usageJSON(t, data, "--by", "model")
+	if rep.Total.Calls != 2 || rep.Total.UnpricedCalls != 0 || math.Abs(rep.Total.CostUSD-2*one) > 1e-9 {
+		t.Errorf("usage total %+v: want 2 calls priced at %v each", rep.Total, one)
 	}
 }

@@ -57,6 +57,10 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	mark, err := markUsage(ctx, db)
+	if err != nil {
+		return err
+	}
 	// The agent knows the model in effect: --model, DOCENT_MODEL, or the
 	// default saved on the Settings page.
 	a, err := env.Agent(ctx)
@@ -119,6 +123,15 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 		b.concurrency = agent.AutoCreateConcurrency(b.model)
 	}
 	results := b.run(ctx, docs)
+	ids := map[string]bool{}
+	for _, d := range docs {
+		ids[d.ID] = true
+	}
+	// The batch's calls are summed even when it was interrupted: what
+	// they spent is spent.
+	if b.usage, err = mark.sum(context.WithoutCancel(ctx), db, ids); err != nil {
+		return err
+	}
 	if err := b.report(ctx, results); err != nil {
 		return err
 	}
@@ -161,7 +174,9 @@ type autoCreateBatch struct {
 	// document was queued with (`docent import --auto-create --model M`),
 	// which wins over the default.
 	model, modelFlag string
-	json             bool
+	// usage sums the model calls the batch made.
+	usage batchUsage
+	json  bool
 	// schemaID is --schema; with shared, it is set from the first document
 	// that reaches a proposal, with promptID.
 	schemaID, promptID string
@@ -478,7 +493,7 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 	}
 	empty := emptyFields(results)
 	if b.json {
-		if err := b.writeLine(map[string]any{"type": "auto_create_summary", "counts": counts, "empty_fields": empty}); err != nil {
+		if err := b.writeLine(map[string]any{"type": "auto_create_summary", "counts": counts, "empty_fields": empty, "usage": b.usage}); err != nil {
 			return err
 		}
 	} else {
@@ -517,6 +532,7 @@ func (b *autoCreateBatch) report(ctx context.Context, results []batchResult) err
 		}
 	}
 	fmt.Fprintln(b.env.IO.Err, "auto-create: "+strings.Join(parts, ", "))
+	fmt.Fprintln(b.env.IO.Err, b.usage)
 	if len(failures) > 0 {
 		fmt.Fprintln(b.env.IO.Err, "failed:")
 		for _, r := range failures {

@@ -118,6 +118,8 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 type extractReport struct {
 	Extractions []storage.Extraction `json:"extractions"`
 	Errors      []extractError       `json:"errors"`
+	// Usage sums the model calls the command made.
+	Usage batchUsage `json:"usage"`
 }
 
 type extractError struct {
@@ -148,6 +150,10 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	mark, err := markUsage(ctx, db)
+	if err != nil {
+		return err
+	}
 	a, err := env.Agent(ctx)
 	if err != nil {
 		return err
@@ -158,11 +164,13 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	// their document (the server cut the prompt to fit the window), printed
 	// on stderr once the progress is done.
 	var warnings []string
+	ids := map[string]bool{}
 	bar := newProgress(env.IO, len(docs), "extracting")
 	for i, ref := range docs {
 		doc, err := db.FindDocument(ctx, ref)
 		var ext storage.Extraction
 		if err == nil {
+			ids[doc.ID] = true
 			// An explicit --model wins over the prompt's stored model
 			// (DOCENT_MODEL alone does not: it is the default).
 			ext, err = x.Run(ctx, agent.ExtractRequest{DocumentID: doc.ID, PromptRevID: prompt.PromptRevID, Model: env.ModelFlag})
@@ -195,6 +203,10 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	bar.finish()
+	// Summed even when interrupted: what the calls spent is spent.
+	if report.Usage, err = mark.sum(context.WithoutCancel(ctx), db, ids); err != nil {
+		return err
+	}
 	if *asJSON {
 		if err := writeJSON(env.IO, report); err != nil {
 			return err
@@ -206,6 +218,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	for _, e := range report.Errors {
 		fmt.Fprintf(env.IO.Err, "docent: %s: %s\n", textfmt.Visible(e.Document), textfmt.Visible(e.Error))
 	}
+	fmt.Fprintln(env.IO.Err, report.Usage)
 	if err := ctx.Err(); err != nil {
 		return fault.Errorf(fault.Canceled, "extraction interrupted after %d of %d documents: %w", len(report.Extractions)+len(report.Errors), len(docs), err)
 	}

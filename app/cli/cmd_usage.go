@@ -188,3 +188,81 @@ func runUsageLimit(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintln(env.IO.Out, limitsText(st))
 	return nil
 }
+
+// batchUsage is the sum of the model calls one command made.
+type batchUsage struct {
+	Calls         int64   `json:"calls"`
+	InputTokens   int64   `json:"input_tokens"`
+	OutputTokens  int64   `json:"output_tokens"`
+	CostUSD       float64 `json:"cost_usd"`
+	UnpricedCalls int64   `json:"unpriced_calls"`
+}
+
+// usageMark is where the ledger stood when a command began: the calls it
+// makes are the rows written after it (another process may write some
+// too, so the command keeps only those that served its documents).
+type usageMark struct {
+	since time.Time
+	after int64
+}
+
+// markUsage notes the ledger's latest row.
+func markUsage(ctx context.Context, db *storage.DB) (usageMark, error) {
+	last, err := db.UsageCalls(ctx, time.Time{}, 1)
+	if err != nil || len(last) == 0 {
+		return usageMark{}, err
+	}
+	return usageMark{since: last[0].At, after: last[0].ID}, nil
+}
+
+// sum adds up the rows written since the mark for the documents given.
+func (m usageMark) sum(ctx context.Context, db *storage.DB, documentIDs map[string]bool) (batchUsage, error) {
+	rows, err := db.UsageCalls(ctx, m.since, math.MaxInt32)
+	if err != nil {
+		return batchUsage{}, fmt.Errorf("sum the command's model calls: %w", err)
+	}
+	var u batchUsage
+	for _, r := range rows {
+		if r.ID <= m.after || !documentIDs[r.DocumentID] {
+			continue
+		}
+		u.Calls++
+		u.InputTokens += int64(r.InputTokens)
+		u.OutputTokens += int64(r.OutputTokens)
+		if r.CostUSD == nil {
+			u.UnpricedCalls++
+		} else {
+			u.CostUSD += *r.CostUSD
+		}
+	}
+	return u, nil
+}
+
+// String is the line a batch ends with: "model calls: 412 calls, 1.9 M
+// tokens (1,700,000 in, 200,000 out), $0.84".
+func (u batchUsage) String() string {
+	tokens := u.InputTokens + u.OutputTokens
+	cost := costText(storage.UsageTotals{Calls: u.Calls, CostUSD: u.CostUSD, UnpricedCalls: u.UnpricedCalls})
+	calls := "calls"
+	if u.Calls == 1 {
+		calls = "call"
+	}
+	return fmt.Sprintf("model calls: %d %s, %s tokens (%s in, %s out), %s", u.Calls, calls, compactCount(tokens),
+		thousandsText(u.InputTokens), thousandsText(u.OutputTokens), cost)
+}
+
+// compactCount writes a count as people skim it: 950, 12.3 k, 1.9 M.
+func compactCount(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 999_950: // what would round to "1000.0 k" is "1.0 M"
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " k"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " M"
+}
+
+// thousandsText writes a count with thousands separators: 1,700,000.
+func thousandsText(n int64) string {
+	return strings.TrimSuffix(storage.FormatUsageAmount(float64(n), storage.UnitTokens), " tokens")
+}

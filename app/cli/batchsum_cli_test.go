@@ -66,6 +66,26 @@ func TestBatchCommandsSumTheirModelCalls(t *testing.T) {
 	if u := report.Usage; u == nil || *u != (batchUsage{Calls: 2, InputTokens: 2000, OutputTokens: 200, CostUSD: 0, UnpricedCalls: 0}) {
 		t.Errorf("extract --json usage = %+v, want 2 calls, 2,000 in, 200 out, $0", u)
 	}
+
+	before := len(srv.Requests())
+	code, stdout, errOut = docent(t, data, "auto-create", "--json", textInvoices(t, 4))
+	if code != ExitOK {
+		t.Fatalf("auto-create --json: exit %d\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var summary struct {
+		Type  string      `json:"type"`
+		Usage *batchUsage `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &summary); err != nil || summary.Type != "auto_create_summary" {
+		t.Fatalf("auto-create --json last line: %v\n%s", err, lines[len(lines)-1])
+	}
+	// The folder's invoices 1 to 3 are already there and proposed: only
+	// the new one made calls.
+	calls := int64(len(srv.Requests()) - before)
+	if u := summary.Usage; calls == 0 || u == nil || *u != (batchUsage{Calls: calls, InputTokens: 1000 * calls, OutputTokens: 100 * calls}) {
+		t.Errorf("auto_create_summary usage = %+v; the server answered %d calls of 1,000/100 tokens", u, calls)
+	}
 }
 
 // The line says one call in the singular, and never makes up a cost for

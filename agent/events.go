@@ -430,6 +430,19 @@ func (r ExecutedRound) MarshalJSON() ([]byte, error) {
 // Usage is a token count: usage events and result.usage.
 type Usage = provider.Usage
 
+// TurnUsage is result.usage: the tokens of the turn's rounds, and the
+// cost of every model call the turn made (its rounds and the calls its
+// tools made, such as run_extraction's), across pauses.
+type TurnUsage struct {
+	Usage
+	// CostUSD is `cost_usd?`: the sum of the priced calls' costs (0 on a
+	// local model); absent when no call had a known price.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+	// UnpricedCalls is `unpriced_calls?`: how many calls had no known
+	// price, so CostUSD is not the whole cost; absent when 0.
+	UnpricedCalls int `json:"unpriced_calls,omitempty"`
+}
+
 // TurnResult is the protocol's `result`: done's payload, and the answer of
 // a chat or approve request that does not stream.
 type TurnResult struct {
@@ -450,8 +463,9 @@ type TurnResult struct {
 	// ToolCalls is `tool_calls?`: present exactly when the turn paused, the
 	// calls waiting for approval.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	// Usage is `usage`: the tokens of the turn's model calls.
-	Usage Usage `json:"usage"`
+	// Usage is `usage`: the tokens of the turn's rounds and what the
+	// turn's model calls cost.
+	Usage TurnUsage `json:"usage"`
 	// HistoryTurnID is `history_turn_id?`: present when the turn's tool
 	// calls changed something, the turn's id in the history (all its
 	// changes, before and after pauses), to list or undo them as one

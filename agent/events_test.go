@@ -53,7 +53,7 @@ var golden = []struct {
 		`{"type":"usage","round_index":0,"prompt_tokens":0,"completion_tokens":0}`},
 	{"usage", agent.UsageEvent(3, agent.Usage{PromptTokens: 1200, CompletionTokens: 34}),
 		`{"type":"usage","round_index":3,"prompt_tokens":1200,"completion_tokens":34}`},
-	{"done", agent.Done(agent.TurnResult{Text: "Hello", ThreadID: "th_1", Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 2}}),
+	{"done", agent.Done(agent.TurnResult{Text: "Hello", ThreadID: "th_1", Usage: agent.TurnUsage{Usage: agent.Usage{PromptTokens: 10, CompletionTokens: 2}}}),
 		`{"type":"done","result":{"text":"Hello","thinking":"","thread_id":"th_1","working_state":{},"executed_rounds":[],"usage":{"prompt_tokens":10,"completion_tokens":2}}}`},
 	{"done paused", agent.Done(agent.TurnResult{
 		ThreadID:       "th_1",

@@ -146,7 +146,7 @@ type turnState struct {
 	AutoApprove       bool            `json:"auto_approve"`
 	AutoApprovedTools []string        `json:"auto_approved_tools,omitempty"`
 	ExecutedRounds    []ExecutedRound `json:"executed_rounds,omitempty"`
-	Usage             Usage           `json:"usage"`
+	Usage             TurnUsage       `json:"usage"`
 	// SearchCalls counts search_docs and open_citation calls (the tools
 	// see it through ToolEnv.SearchCalls).
 	SearchCalls int `json:"search_calls,omitempty"`
@@ -220,6 +220,26 @@ type turn struct {
 	cites *citeBook
 	// finalCites are the numbers a text-protocol FINAL listed.
 	finalCites []int
+	// spent is what the turn's model calls cost, the meter adding to it
+	// through the context (metered); settleCost copies it into Usage.
+	spent *spendTally
+}
+
+// metered returns ctx with the turn's spending tally, begun from what the
+// turn spent before a pause.
+func (t *turn) metered(ctx context.Context) context.Context {
+	if t.spent == nil {
+		t.spent = newSpendTally(t.Usage)
+	}
+	return withSpendTally(ctx, t.spent)
+}
+
+// settleCost copies what the turn's calls cost so far into Usage, for its
+// result and its saved state.
+func (t *turn) settleCost() {
+	if t.spent != nil {
+		t.Usage.CostUSD, t.Usage.UnpricedCalls = t.spent.totals()
+	}
 }
 
 // library reports whether the turn is about the whole library (Ask),
@@ -502,6 +522,8 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 		}
 		return c.Arguments, true
 	}
+	// The approved calls' own model calls (run_extraction) are the turn's.
+	ctx = t.metered(ctx)
 	if err := t.execute(ctx, pending, calls, decide, true); err != nil {
 		return t.fail(ctx, err)
 	}
@@ -624,6 +646,7 @@ func (t *turn) persist(ctx context.Context, msgs ...storage.ThreadMessage) error
 }
 
 func (t *turn) result(text, thinking string) TurnResult {
+	t.settleCost()
 	r := TurnResult{
 		Text: text, Thinking: thinking, ThreadID: t.ThreadID, WorkingState: *t.env.State,
 		ExecutedRounds: t.ExecutedRounds, Usage: t.Usage,
@@ -637,7 +660,7 @@ func (t *turn) result(text, thinking string) TurnResult {
 // loop runs rounds from t.Round until the model answers, the turn pauses,
 // or the cap.
 func (t *turn) loop(ctx context.Context) (TurnResult, error) {
-	ctx = storage.WithUsageScope(ctx, t.usageScope(ctx))
+	ctx = t.metered(storage.WithUsageScope(ctx, t.usageScope(ctx)))
 	tools := t.providerTools()
 	for ; t.Round < t.a.maxRounds(); t.Round++ {
 		round := t.Round
@@ -752,6 +775,7 @@ func (t *turn) needsApproval(ctx context.Context, c ToolCall) bool {
 func (t *turn) pause(ctx context.Context, assistant storage.ThreadMessage, calls []ToolCall, needs []string, resp provider.Response) (TurnResult, error) {
 	t.History = append(t.History, assistantMessage(assistant))
 	t.Pending, t.Calls, t.NeedsApproval = assistant, calls, needs
+	t.settleCost()
 	saved := t.turnState
 	if !t.stateless {
 		th, err := t.a.DB.GetThread(ctx, t.doc.ID, t.ThreadID)

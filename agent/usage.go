@@ -78,9 +78,13 @@ func (m *UsageMeter) Begin(ctx context.Context, c provider.Call) (func(provider.
 		}
 	}
 	scope := storage.UsageScopeFrom(ctx)
+	tally := spendTallyFrom(ctx)
 	return func(e provider.CallEnd) {
 		defer m.signalEnded()
 		row := m.row(c, scope, e)
+		if tally != nil {
+			tally.add(row.CostUSD)
+		}
 		// The call has ended: its row is written even when the caller's
 		// context was cancelled.
 		if err := m.DB.RecordUsage(context.WithoutCancel(ctx), hold, row); err != nil {
@@ -162,4 +166,56 @@ func (m *UsageMeter) signalEnded() {
 		close(m.ended)
 	}
 	m.ended = make(chan struct{})
+}
+
+// spendTally sums what the model calls made under a context cost: a turn
+// puts one in its context (withSpendTally) and the meter adds each call's
+// cost as the call ends. A round's tools run concurrently, hence the lock.
+type spendTally struct {
+	mu       sync.Mutex
+	usd      float64
+	priced   bool // some call had a price, so usd is a figure, not nothing
+	unpriced int
+}
+
+// newSpendTally begins a tally from what u says was spent already (before
+// a pause).
+func newSpendTally(u TurnUsage) *spendTally {
+	s := &spendTally{unpriced: u.UnpricedCalls}
+	if u.CostUSD != nil {
+		s.usd, s.priced = *u.CostUSD, true
+	}
+	return s
+}
+
+func (s *spendTally) add(cost *float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cost == nil {
+		s.unpriced++
+		return
+	}
+	s.usd += *cost
+	s.priced = true
+}
+
+// totals is TurnUsage's CostUSD and UnpricedCalls.
+func (s *spendTally) totals() (*float64, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.priced {
+		return nil, s.unpriced
+	}
+	return new(s.usd), s.unpriced
+}
+
+type spendTallyKey struct{}
+
+func withSpendTally(ctx context.Context, s *spendTally) context.Context {
+	return context.WithValue(ctx, spendTallyKey{}, s)
+}
+
+func spendTallyFrom(ctx context.Context) *spendTally {
+	s, _ := ctx.Value(spendTallyKey{}).(*spendTally)
+	return s
 }

@@ -42,7 +42,7 @@ func textTurn() []agent.Event {
 		agent.TextDone(0, "Hello"),
 		agent.UsageEvent(0, agent.Usage{PromptTokens: 900, CompletionTokens: 12}),
 		agent.Done(agent.TurnResult{Text: "Hello", Thinking: "The user greets.", ThreadID: "th_1",
-			Usage: agent.Usage{PromptTokens: 900, CompletionTokens: 12}}),
+			Usage: agent.TurnUsage{Usage: agent.Usage{PromptTokens: 900, CompletionTokens: 12}}}),
 	}
 }
 
@@ -61,7 +61,7 @@ func toolTurn() []agent.Event {
 		agent.TextDone(1, "It has 3 fields."),
 		agent.UsageEvent(1, agent.Usage{PromptTokens: 1000, CompletionTokens: 8}),
 		agent.Done(agent.TurnResult{Text: "It has 3 fields.", ThreadID: "th_1", ExecutedRounds: []agent.ExecutedRound{r0},
-			Usage: agent.Usage{PromptTokens: 1900, CompletionTokens: 38}}),
+			Usage: agent.TurnUsage{Usage: agent.Usage{PromptTokens: 1900, CompletionTokens: 38}}}),
 	}
 }
 
@@ -75,7 +75,7 @@ func pausedTurn() []agent.Event {
 		agent.ToolCalls(0, batch, []string{"c2"}),
 		agent.UsageEvent(0, agent.Usage{PromptTokens: 900, CompletionTokens: 40}),
 		agent.Done(agent.TurnResult{ThreadID: "th_1", TurnID: "turn_1", ToolCalls: batch,
-			Usage: agent.Usage{PromptTokens: 900, CompletionTokens: 40}}),
+			Usage: agent.TurnUsage{Usage: agent.Usage{PromptTokens: 900, CompletionTokens: 40}}}),
 	}
 }
 
@@ -93,7 +93,7 @@ func continuation(tag agent.ToolResult) []agent.Event {
 		agent.TextDone(1, "Tagged."),
 		agent.UsageEvent(1, agent.Usage{PromptTokens: 1100, CompletionTokens: 5}),
 		agent.Done(agent.TurnResult{Text: "Tagged.", Thinking: "done", ThreadID: "th_1", ExecutedRounds: []agent.ExecutedRound{r0},
-			Usage: agent.Usage{PromptTokens: 1100, CompletionTokens: 5}}),
+			Usage: agent.TurnUsage{Usage: agent.Usage{PromptTokens: 1100, CompletionTokens: 5}}}),
 	}
 }
 

@@ -7,6 +7,7 @@ import { Markdown } from "../components/Markdown";
 import { describeError } from "../lib/errors";
 import { formatCount, formatDecimal } from "../lib/format";
 import { href } from "../lib/router";
+import { turnCostText } from "../usage/usage";
 import { ThinkingBlock } from "./Thinking";
 import { ToolCard, type ApprovalControls } from "./ToolCard";
 import type { AssistantMessageView, ConversationState, PendingApproval, UserMessageView } from "./reducer";
@@ -269,6 +270,7 @@ function AssistantMessage({
       {(m.usage.prompt_tokens > 0 || m.usage.completion_tokens > 0) && m.status !== "streaming" && (
         <div className="usage muted" data-testid="turn-usage">
           {formatCount(m.usage.prompt_tokens)} prompt + {formatCount(m.usage.completion_tokens)} completion tokens
+          {m.cost && turnCostText(m.cost) !== null && <span data-testid="turn-cost"> · {turnCostText(m.cost)}</span>}
           {m.speed.first_token_ms !== undefined && (
             <span data-testid="turn-speed">
               {" "}

@@ -10,6 +10,7 @@ import type {
   Summary,
   ToolCall,
   TurnResult,
+  TurnUsage,
   Usage,
   WorkingState,
 } from "../api/types";
@@ -89,6 +90,10 @@ export interface AssistantMessageView {
   error: { message: string; code?: string } | null;
   /** Token totals of the turn (all its rounds, approvals included). */
   usage: Usage;
+  /** What the turn's model calls cost, as its result says (the server sums
+   * them across approvals); absent until done, or from a server that does
+   * not price calls. */
+  cost?: Pick<TurnUsage, "cost_usd" | "unpriced_calls">;
   /** How fast the model answered: the first round's wait for its first
    * token, and the last streamed round's tokens per second. */
   speed: Speed;
@@ -440,7 +445,8 @@ function applyDone(s: ConversationState, result: TurnResult, now: number): Conve
   } else if (m.rounds.length === 0 && result.text) {
     m = withRound(m, 0, (r) => ({ ...r, text: result.text, textDone: true, thinking: result.thinking ?? "", thinkingPhase: result.thinking ? "done" : "none" }));
   }
-  if (!sawUsage && result.usage) m = { ...m, usage: { ...result.usage } };
+  if (!sawUsage && result.usage) m = { ...m, usage: { prompt_tokens: result.usage.prompt_tokens, completion_tokens: result.usage.completion_tokens } };
+  if (result.usage) m = { ...m, cost: { cost_usd: result.usage.cost_usd, unpriced_calls: result.usage.unpriced_calls } };
   if (result.citations?.length) m = { ...m, citations: result.citations };
   if (result.unknown_citations?.length) m = { ...m, unknownCitations: result.unknown_citations };
   m = { ...m, status: paused ? "paused" : "done" };

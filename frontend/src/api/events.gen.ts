@@ -338,8 +338,11 @@ export interface TurnResult {
    * calls waiting for approval.
    */
   tool_calls?: ToolCall[];
-  /** Usage is `usage`: the tokens of the turn's model calls. */
-  usage: Usage;
+  /**
+   * Usage is `usage`: the tokens of the turn's rounds and what the
+   * turn's model calls cost.
+   */
+  usage: TurnUsage;
   /**
    * HistoryTurnID is `history_turn_id?`: present when the turn's tool
    * calls changed something, the turn's id in the history (all its
@@ -529,10 +532,24 @@ export interface ExecutedRound {
   tool_calls: ExecutedCall[];
 }
 
-/** Usage is the token count of one call as the provider reports it. */
-export interface Usage {
+/**
+ * TurnUsage is result.usage: the tokens of the turn's rounds, and the
+ * cost of every model call the turn made (its rounds and the calls its
+ * tools made, such as run_extraction's), across pauses.
+ */
+export interface TurnUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /**
+   * CostUSD is `cost_usd?`: the sum of the priced calls' costs (0 on a
+   * local model); absent when no call had a known price.
+   */
+  cost_usd?: number;
+  /**
+   * UnpricedCalls is `unpriced_calls?`: how many calls had no known
+   * price, so CostUSD is not the whole cost; absent when 0.
+   */
+  unpriced_calls?: number;
 }
 
 /**
@@ -570,6 +587,12 @@ export interface Citation {
    * known; more rows than are listed); absent when they are.
    */
   sources_note?: string;
+}
+
+/** Usage is the token count of one call as the provider reports it. */
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
 }
 
 /** Mention is one @-mentioned artifact. */

@@ -2,7 +2,7 @@
 // shaped from GET /api/usage?by=day_model, and the words for costs, which
 // never make a figure up for calls whose price is unknown.
 
-import type { UsageGroup, UsageTotals } from "../api/types";
+import type { TurnUsage, UsageGroup, UsageTotals } from "../api/types";
 import { formatCount, userLocale } from "../lib/format";
 
 export type Metric = "cost" | "tokens";
@@ -121,6 +121,19 @@ export function costText(t: Pick<UsageTotals, "calls" | "cost_usd" | "unpriced_c
   if (t.unpriced_calls >= t.calls) return "price unknown";
   const n = t.unpriced_calls;
   return `${formatUSD(t.cost_usd, locale)} + ${formatCount(n, locale)} ${n === 1 ? "call" : "calls"} of unknown price`;
+}
+
+/**
+ * A chat turn's cost for its footer: "$0.0014", "price unknown" when no
+ * call had a price, "$0.25 + 1 call of unknown price" when some had none;
+ * null for $0 (a local model: its tokens say enough) and when the server
+ * sent no cost.
+ */
+export function turnCostText(u: Pick<TurnUsage, "cost_usd" | "unpriced_calls">, locale = userLocale()): string | null {
+  const unpriced = u.unpriced_calls ?? 0;
+  if (u.cost_usd === undefined) return unpriced > 0 ? "price unknown" : null;
+  if (unpriced === 0) return u.cost_usd > 0 ? formatUSD(u.cost_usd, locale) : null;
+  return `${formatUSD(u.cost_usd, locale)} + ${formatCount(unpriced, locale)} ${unpriced === 1 ? "call" : "calls"} of unknown price`;
 }
 
 /** A figure of a metric in words: "$0.84" or "12,400 tokens". */

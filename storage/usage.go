@@ -376,11 +376,7 @@ func (db *DB) UsageStatus(ctx context.Context) (UsageStatus, error) {
 		if err != nil {
 			return err
 		}
-		now, err := db.usageViewNow(ctx, tx)
-		if err != nil {
-			return err
-		}
-		s, err := spending(ctx, tx, l, now.Format(time.DateOnly), formatTime(now))
+		s, err := db.spentNow(ctx, tx, l)
 		if err != nil {
 			return err
 		}
@@ -412,6 +408,16 @@ func (db *DB) usageViewNow(ctx context.Context, q queryer) (time.Time, error) {
 	return lt, nil
 }
 
+// spentNow is what was spent in the periods of limits l as a reader
+// sees them now (usageViewNow).
+func (db *DB) spentNow(ctx context.Context, q queryer, l UsageLimits) (spent, error) {
+	now, err := db.usageViewNow(ctx, q)
+	if err != nil {
+		return spent{}, err
+	}
+	return spending(ctx, q, l, now.Format(time.DateOnly), formatTime(now))
+}
+
 // UsageAllowed reports nil when calls of provider may go out now, or the
 // SpendingLimit error a call would get: a paused batch asks it to know
 // when to go on.
@@ -421,11 +427,7 @@ func (db *DB) UsageAllowed(ctx context.Context, provider string) error {
 		return err
 	}
 	return db.view(ctx, "check the spending limits", func(tx *sql.Tx) error {
-		now, err := db.usageViewNow(ctx, tx)
-		if err != nil {
-			return err
-		}
-		s, err := spending(ctx, tx, l, now.Format(time.DateOnly), formatTime(now))
+		s, err := db.spentNow(ctx, tx, l)
 		if err != nil {
 			return err
 		}

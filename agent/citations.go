@@ -140,11 +140,7 @@ func passageCitation(ctx context.Context, env *ToolEnv, documentID, document str
 	if !ok || len(pw.Words) == 0 || quote == "" {
 		return c
 	}
-	p := evidence.Page{Number: page, Width: float64(pw.Width), Height: float64(pw.Height), Words: make([]evidence.Word, len(pw.Words))}
-	for j, w := range pw.Words {
-		p.Words[j] = evidence.Word{Text: w.Text, X0: float64(w.X), Y0: float64(w.Y), X1: float64(w.X + w.W), Y1: float64(w.Y + w.H)}
-	}
-	m, err := evidence.Ground(mustJSON(quote), []evidence.Page{p})
+	m, err := evidence.Ground(mustJSON(quote), []evidence.Page{evidencePage(page, "", pw)})
 	if err != nil {
 		return c
 	}

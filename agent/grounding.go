@@ -20,17 +20,24 @@ func groundingPages(ctx context.Context, db *storage.DB, documentID string, text
 	}
 	pages := make([]evidence.Page, len(texts))
 	for i, text := range texts {
-		p := evidence.Page{Number: i + 1, Text: text}
-		if pw, ok := words[i+1]; ok && len(pw.Words) > 0 {
-			p.Width, p.Height = float64(pw.Width), float64(pw.Height)
-			p.Words = make([]evidence.Word, len(pw.Words))
-			for j, w := range pw.Words {
-				p.Words[j] = evidence.Word{Text: w.Text, X0: float64(w.X), Y0: float64(w.Y), X1: float64(w.X + w.W), Y1: float64(w.Y + w.H)}
-			}
-		}
-		pages[i] = p
+		pages[i] = evidencePage(i+1, text, words[i+1])
 	}
 	return pages, nil
+}
+
+// evidencePage is page number's text and stored words as grounding reads
+// them; a page without words has no size either.
+func evidencePage(number int, text string, pw storage.PageWords) evidence.Page {
+	p := evidence.Page{Number: number, Text: text}
+	if len(pw.Words) == 0 {
+		return p
+	}
+	p.Width, p.Height = float64(pw.Width), float64(pw.Height)
+	p.Words = make([]evidence.Word, len(pw.Words))
+	for j, w := range pw.Words {
+		p.Words[j] = evidence.Word{Text: w.Text, X0: float64(w.X), Y0: float64(w.Y), X1: float64(w.X + w.W), Y1: float64(w.Y + w.H)}
+	}
+	return p
 }
 
 // groundValue returns the evidence of an extracted value in its document,

@@ -265,6 +265,7 @@ func (db *DB) addSourceEvidence(ctx context.Context, s *DataSources) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	idList, _ := json.Marshal(ids) // a list of strings always marshals
 	evidence := map[string]json.RawMessage{}
 	err := queryEach(ctx, db.sql, func(sc scanner) error {
 		var id, ev string
@@ -273,7 +274,7 @@ func (db *DB) addSourceEvidence(ctx context.Context, s *DataSources) error {
 		}
 		evidence[id] = json.RawMessage(ev)
 		return nil
-	}, `SELECT id, evidence FROM extractions WHERE id IN (SELECT value FROM json_each(?))`, string(mustJSONText(ids)))
+	}, `SELECT id, evidence FROM extractions WHERE id IN (SELECT value FROM json_each(?))`, string(idList))
 	if err != nil {
 		return fmt.Errorf("read the evidence of the rows read: %w", err)
 	}
@@ -281,12 +282,4 @@ func (db *DB) addSourceEvidence(ctx context.Context, s *DataSources) error {
 		s.Rows[i].Evidence = evidence[s.Rows[i].ExtractionID]
 	}
 	return nil
-}
-
-func mustJSONText(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

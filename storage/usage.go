@@ -229,8 +229,7 @@ func (db *DB) ReserveUsage(ctx context.Context, r UsageRequest) (int64, error) {
 		if err != nil {
 			return err
 		}
-		day := now.Format(time.DateOnly)
-		s, err := spending(ctx, t, l, day, formatTime(now))
+		s, err := spending(ctx, t, l, now)
 		if err != nil {
 			return err
 		}
@@ -248,7 +247,7 @@ func (db *DB) ReserveUsage(ctx context.Context, r UsageRequest) (int64, error) {
 			cost = *r.CostUSD
 		}
 		res, err := t.ExecContext(ctx, `INSERT INTO usage_reservations (day, counted, tokens, cost_usd, expires_at) VALUES (?, 1, ?, ?, ?)`,
-			day, max(r.Tokens, 0), cost, formatTime(now.Add(usageHoldTTL)))
+			s.day, max(r.Tokens, 0), cost, formatTime(now.Add(usageHoldTTL)))
 		if err != nil {
 			return err
 		}
@@ -262,24 +261,34 @@ func (db *DB) ReserveUsage(ctx context.Context, r UsageRequest) (int64, error) {
 // recorded when the clock is behind it, so that a clock moved backwards
 // cannot reopen a period. It moves the latest time on.
 func usageNow(ctx context.Context, t *writeTx) (time.Time, error) {
-	var latest string
-	err := t.QueryRowContext(ctx, "SELECT latest FROM usage_clock WHERE id = 1").Scan(&latest)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return time.Time{}, err
-	}
-	now := t.now
-	if latest != "" {
-		lt, err := parseTime(latest)
-		if err != nil {
-			return time.Time{}, err
-		}
-		if lt.After(now) {
-			return lt, nil
-		}
+	now, err := usageClock(ctx, t, t.now)
+	if err != nil || now.After(t.now) {
+		return now, err
 	}
 	_, err = t.ExecContext(ctx, `INSERT INTO usage_clock (id, latest) VALUES (1, ?)
 		ON CONFLICT (id) DO UPDATE SET latest = excluded.latest`, formatTime(now))
 	return now, err
+}
+
+// usageClock is clock, or the latest time usage was recorded at when
+// clock is behind it.
+func usageClock(ctx context.Context, q queryer, clock time.Time) (time.Time, error) {
+	var latest string
+	err := q.QueryRowContext(ctx, "SELECT latest FROM usage_clock WHERE id = 1").Scan(&latest)
+	if errors.Is(err, sql.ErrNoRows) {
+		return clock, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	lt, err := parseTime(latest)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if lt.After(clock) {
+		return lt, nil
+	}
+	return clock, nil
 }
 
 // spent is what the period's calls spent and what those under way hold,
@@ -291,7 +300,9 @@ type spent struct {
 	unit               string
 }
 
-func spending(ctx context.Context, q queryer, l UsageLimits, day, now string) (spent, error) {
+// spending reads what was spent and is held in the day and month of now.
+func spending(ctx context.Context, q queryer, l UsageLimits, now time.Time) (spent, error) {
+	day := now.Format(time.DateOnly)
 	s := spent{day: day, month: day[:7], unit: l.Unit}
 	monthStart := day[:8] + "01"
 	amount := "tokens" // a column of usage_periods and of usage_reservations
@@ -304,7 +315,7 @@ func spending(ctx context.Context, q queryer, l UsageLimits, day, now string) (s
 		return s, err
 	}
 	err = q.QueryRowContext(ctx, `SELECT coalesce(sum(CASE WHEN day = ?1 THEN `+amount+` END), 0), coalesce(sum(`+amount+`), 0)
-		FROM usage_reservations WHERE day >= ?2 AND counted AND expires_at > ?3`, day, monthStart, now).Scan(&s.heldDay, &s.heldMonth)
+		FROM usage_reservations WHERE day >= ?2 AND counted AND expires_at > ?3`, day, monthStart, formatTime(now)).Scan(&s.heldDay, &s.heldMonth)
 	return s, err
 }
 
@@ -389,33 +400,14 @@ func (db *DB) UsageStatus(ctx context.Context) (UsageStatus, error) {
 	return st, err
 }
 
-// usageViewNow is usageNow for a reader: the clock, or the latest time
-// recorded when the clock is behind it.
-func (db *DB) usageViewNow(ctx context.Context, q queryer) (time.Time, error) {
-	now := db.now()
-	var latest string
-	err := q.QueryRowContext(ctx, "SELECT latest FROM usage_clock WHERE id = 1").Scan(&latest)
-	if errors.Is(err, sql.ErrNoRows) {
-		return now, nil
-	}
-	if err != nil {
-		return now, err
-	}
-	lt, err := parseTime(latest)
-	if err != nil || !lt.After(now) {
-		return now, err
-	}
-	return lt, nil
-}
-
 // spentNow is what was spent in the periods of limits l as a reader
-// sees them now (usageViewNow).
+// sees them now: usageNow's time, without moving the latest time on.
 func (db *DB) spentNow(ctx context.Context, q queryer, l UsageLimits) (spent, error) {
-	now, err := db.usageViewNow(ctx, q)
+	now, err := usageClock(ctx, q, db.now())
 	if err != nil {
 		return spent{}, err
 	}
-	return spending(ctx, q, l, now.Format(time.DateOnly), formatTime(now))
+	return spending(ctx, q, l, now)
 }
 
 // UsageAllowed reports nil when calls of provider may go out now, or the

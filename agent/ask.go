@@ -145,8 +145,7 @@ func (a *Agent) Ask(ctx context.Context, req AskRequest, sink Sink) (TurnResult,
 	if err != nil {
 		return TurnResult{}, err
 	}
-	t.History = historyOf(stored)
-	t.citeFrom(stored)
+	t.continueThread(stored)
 	if err := t.emit(TurnStarted(t.ThreadID, t.Model)); err != nil {
 		return TurnResult{}, err
 	}

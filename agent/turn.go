@@ -264,9 +264,10 @@ func (t *turn) providerTools() []provider.Tool {
 	return slices.DeleteFunc(all, func(pt provider.Tool) bool { return !slices.Contains(t.tools, pt.Name) })
 }
 
-// citeFrom makes the turn number its citable results after those of the
-// thread's stored messages.
-func (t *turn) citeFrom(stored []storage.ThreadMessage) {
+// continueThread takes up a thread's stored messages: they are the
+// turn's history, and its citable results are numbered after theirs.
+func (t *turn) continueThread(stored []storage.ThreadMessage) {
+	t.History = historyOf(stored)
 	t.cites = newCiteBook(stored)
 	t.env.cites = t.cites
 }
@@ -361,8 +362,7 @@ func (a *Agent) Chat(ctx context.Context, req ChatRequest, sink Sink) (TurnResul
 		if err != nil {
 			return TurnResult{}, err
 		}
-		t.History = historyOf(stored)
-		t.citeFrom(stored)
+		t.continueThread(stored)
 	}
 	if err := t.emit(TurnStarted(t.ThreadID, t.Model)); err != nil {
 		return TurnResult{}, err
@@ -497,8 +497,7 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 		if len(stored) != saved.MessageCount {
 			return TurnResult{}, fault.Errorf(fault.Conflict, "turn %s cannot continue: its thread has changed since it paused; ask again", req.TurnID)
 		}
-		t.History = historyOf(stored)
-		t.citeFrom(stored)
+		t.continueThread(stored)
 	}
 	if err := t.emit(TurnStarted(t.ThreadID, t.Model)); err != nil {
 		return TurnResult{}, err

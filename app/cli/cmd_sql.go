@@ -58,11 +58,7 @@ func runSQL(ctx context.Context, env *Env, args []string) error {
 }
 
 func writeSQLTable(env *Env, res storage.DataResult) error {
-	header := make([]string, len(res.Columns))
-	for i, c := range res.Columns {
-		header[i] = c
-	}
-	t := newTable(env.IO.Out, header...)
+	t := newTable(env.IO.Out, res.Columns...)
 	for _, row := range res.Rows {
 		cells := make([]string, len(row))
 		for i, v := range row {

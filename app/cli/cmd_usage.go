@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 )
 
@@ -243,12 +244,8 @@ func (m usageMark) sum(ctx context.Context, db *storage.DB, documentIDs map[stri
 func (u batchUsage) String() string {
 	tokens := u.InputTokens + u.OutputTokens
 	cost := costText(storage.UsageTotals{Calls: u.Calls, CostUSD: u.CostUSD, UnpricedCalls: u.UnpricedCalls})
-	calls := "calls"
-	if u.Calls == 1 {
-		calls = "call"
-	}
-	return fmt.Sprintf("model calls: %d %s, %s tokens (%s in, %s out), %s", u.Calls, calls, compactCount(tokens),
-		thousandsText(u.InputTokens), thousandsText(u.OutputTokens), cost)
+	return fmt.Sprintf("model calls: %s, %s tokens (%s in, %s out), %s", textfmt.Count(int(u.Calls), "call"), compactCount(tokens),
+		textfmt.Thousands(int(u.InputTokens)), textfmt.Thousands(int(u.OutputTokens)), cost)
 }
 
 // compactCount writes a count as people skim it: 950, 12.3 k, 1.9 M.
@@ -260,9 +257,4 @@ func compactCount(n int64) string {
 		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + " k"
 	}
 	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + " M"
-}
-
-// thousandsText writes a count with thousands separators: 1,700,000.
-func thousandsText(n int64) string {
-	return strings.TrimSuffix(storage.FormatUsageAmount(float64(n), storage.UnitTokens), " tokens")
 }

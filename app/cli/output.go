@@ -40,12 +40,13 @@ func newTable(w io.Writer, header ...string) *table {
 // row writes one row. Every cell goes through textfmt.Visible: a cell is
 // one line, and a name in it reaches the terminal with its control
 // characters spelled out (a tab or newline too, which would break the
-// columns).
+// columns). The caller's cells are left as they are.
 func (t *table) row(cells ...string) {
+	visible := make([]string, len(cells))
 	for i, c := range cells {
-		cells[i] = textfmt.Visible(c)
+		visible[i] = textfmt.Visible(c)
 	}
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+	fmt.Fprintln(t.tw, strings.Join(visible, "\t"))
 }
 
 func (t *table) flush() error { return t.tw.Flush() }

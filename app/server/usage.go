@@ -109,11 +109,13 @@ func (s *Server) putUsageLimits(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if body.Unit != storage.UnitTokens && body.Unit != storage.UnitUSD {
-		s.writeError(w, r, fault.Errorf(fault.Invalid, "unit %q: want tokens or usd", body.Unit).On("unit"))
+	l := storage.UsageLimits{Daily: body.Daily, Monthly: body.Monthly, Unit: body.Unit, AllModels: body.AllModels}
+	// The store's checks, before "give daily or monthly": a bad unit is
+	// named even when no amount is given.
+	if err := l.Check(); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
-	l := storage.UsageLimits{Daily: body.Daily, Monthly: body.Monthly, Unit: body.Unit, AllModels: body.AllModels}
 	if !l.Any() {
 		s.writeError(w, r, fault.Errorf(fault.Invalid, "give daily or monthly (or DELETE /api/usage/limits to remove the limits)").On("daily"))
 		return

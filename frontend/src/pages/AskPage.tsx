@@ -39,6 +39,10 @@ export function threadError(e: unknown): ErrorInput {
   return err;
 }
 
+// Ask has no current document to turn the pages of. A constant, so that
+// the memoised markdown of the answers is not drawn again at every event.
+const noDocLink = () => false;
+
 /** A past thread in the list: its title, else when it started (never its id). */
 function threadLabel(t: Thread): string {
   return t.title || `Question of ${formatDate(t.created_at) || "an unknown date"}`;
@@ -257,7 +261,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
                 </div>
               </div>
             ) : (
-              <Messages state={state} approvalFor={() => undefined} onDocLink={() => false} onRetry={retry} citeMarkers />
+              <Messages state={state} approvalFor={() => undefined} onDocLink={noDocLink} onRetry={retry} citeMarkers />
             )}
           </div>
           <Composer

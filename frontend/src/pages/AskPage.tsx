@@ -13,7 +13,7 @@ import { canSend, initialConversation, lastUserMessage, reducer } from "../agent
 import { groupThreads, ThreadPicker } from "../agent/ThreadPicker";
 import { ApiError } from "../api/http";
 import { api } from "../api/routes";
-import { askTurn } from "../api/transport";
+import { chatTransport } from "../api/transport";
 import type { AgentEvent, AskRequest, Thread } from "../api/types";
 import { ErrorBox, formatDate } from "../components/common";
 import { errorInput, type ErrorInput } from "../lib/errors";
@@ -167,7 +167,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
         }
       };
       try {
-        await askTurn(body, onEvent, ac.signal);
+        await chatTransport().ask(body, onEvent, ac.signal);
         dispatch({ type: "stream_end", now: Date.now() });
       } catch (e) {
         if (ac.signal.aborted || (e instanceof DOMException && e.name === "AbortError")) {

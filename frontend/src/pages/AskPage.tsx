@@ -23,6 +23,7 @@ import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
 import "./ask.css";
 import { useEscapeStops } from "../agent/useEscapeStops";
+import { useStickToBottom } from "../agent/useStickToBottom";
 
 /** The longest question the server takes (agent.Ask refuses longer ones). */
 export const MAX_QUESTION = 100_000;
@@ -95,8 +96,6 @@ export default function AskPage({ threadId }: { threadId?: string }) {
   // The thread this page shows or streams, known before the state says so:
   // a new thread's first turn puts it in the route, which must not reload it.
   const shown = useRef<string | null>(null);
-  const scroller = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
 
   const refreshThreads = useCallback(async () => {
     try {
@@ -147,16 +146,13 @@ export default function AskPage({ threadId }: { threadId?: string }) {
   useEffect(() => () => abortRef.current?.abort(), []);
 
   // Keep the newest output in view unless the user scrolled up.
-  useEffect(() => {
-    const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [state]);
+  const scroller = useStickToBottom(state);
 
   const stream = useCallback(
     async (body: AskRequest) => {
       const ac = new AbortController();
       abortRef.current = ac;
-      stick.current = true;
+      scroller.follow();
       const onEvent = (e: AgentEvent) => {
         dispatch({ type: "event", event: e, now: Date.now() });
         const id = e.type === "turn_started" ? e.thread_id : e.type === "done" ? e.result?.thread_id : undefined;
@@ -242,11 +238,8 @@ export default function AskPage({ threadId }: { threadId?: string }) {
           )}
           <div
             className="ask-scroll"
-            ref={scroller}
-            onScroll={(e) => {
-              const el = e.currentTarget;
-              stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-            }}
+            ref={scroller.ref}
+            onScroll={scroller.onScroll}
           >
             {loadError ? (
               <ErrorBox title="This conversation cannot be opened" error={loadError} />

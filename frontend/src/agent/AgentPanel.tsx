@@ -30,6 +30,7 @@ import { ThreadPicker } from "./ThreadPicker";
 import type { ApprovalControls } from "./ToolCard";
 import { errorInput, type ErrorInput } from "../lib/errors";
 import { useEscapeStops } from "./useEscapeStops";
+import { useStickToBottom } from "./useStickToBottom";
 
 export interface AgentPanelProps {
   docId: string;
@@ -46,8 +47,6 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
   const [threadsError, setThreadsError] = useState<ErrorInput | null>(null);
   const [loadingThread, setLoadingThread] = useState(false);
   const abortRef = useRef<AbortController | null>(null);
-  const scroller = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
   const models = useAsync(() => api.models(), []);
 
   const refreshThreads = useCallback(async () => {
@@ -117,10 +116,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
   useEffect(() => onWorkingState(state.workingState, state.extractionRevision), [state.workingState, state.extractionRevision, onWorkingState]);
 
   // Keep the newest output in view unless the user scrolled up.
-  useEffect(() => {
-    const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [state]);
+  const scroller = useStickToBottom(state);
 
   const afterTurn = useCallback(
     async (threadId: string | null) => {
@@ -140,7 +136,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
     async (kind: "chat" | "approve", body: ChatRequest | ApproveRequest, knownThread: string | null) => {
       const ac = new AbortController();
       abortRef.current = ac;
-      stick.current = true;
+      scroller.follow();
       let threadId = knownThread;
       const onEvent = (e: AgentEvent) => {
         if (e.type === "turn_started" && e.thread_id) threadId = e.thread_id;
@@ -286,11 +282,8 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
       {models.error && <ErrorBox title="The list of models is not available" error={models.error} onRetry={models.reload} />}
       <div
         className="agent-scroll"
-        ref={scroller}
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-        }}
+        ref={scroller.ref}
+        onScroll={scroller.onScroll}
       >
         {state.messages.length === 0 && !loadingThread && (
           <div className="empty agent-empty">

@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { api } from "../api/routes";
 import { citedNumbers, type AnswerCitations } from "../ask/citations";
 import { CitationsProvider, Marker, SourceList } from "../ask/Citations";
@@ -210,9 +210,14 @@ function AssistantMessage({
 }) {
   const p = pending && pending.messageId === m.id ? pending : null;
   const empty = m.rounds.length === 0;
-  const answer: AnswerCitations = { citations: m.citations ?? [], unknown: m.unknownCitations ?? [], final: m.status === "done" };
-  const chips = citeMarkers || answer.citations.length > 0 || answer.unknown.length > 0;
-  const cite = chips ? (ns: number[]) => <Marker numbers={ns} answer={answer} /> : undefined;
+  // Kept while the citations and the status stay, so that the memoised
+  // Markdown of finished rounds is not parsed again at every streamed event.
+  const { answer, cite } = useMemo(() => {
+    const answer: AnswerCitations = { citations: m.citations ?? [], unknown: m.unknownCitations ?? [], final: m.status === "done" };
+    const chips = citeMarkers || answer.citations.length > 0 || answer.unknown.length > 0;
+    return { answer, cite: chips ? (ns: number[]) => <Marker numbers={ns} answer={answer} /> : undefined };
+  }, [m.citations, m.unknownCitations, m.status, citeMarkers]);
+  const chips = cite !== undefined;
   return (
     <div className={`msg assistant status-${m.status}`} data-testid="assistant-message" data-status={m.status}>
       {m.model && (

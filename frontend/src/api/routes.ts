@@ -179,7 +179,7 @@ export const api = {
   deleteThread: (docId: string, threadId: string) =>
     request<unknown>(`/api/documents/${enc(docId)}/chat/threads/${enc(threadId)}`, { method: "DELETE" }),
 
-  // Ask: threads about the whole library (their turns are askTurn in transport.ts)
+  // Ask: threads about the whole library (their turns are ChatTransport.ask in transport.ts)
   listAskThreads: async () => listOf<Thread>(await request<unknown>("/api/ask/threads"), "threads"),
   getAskThread: (threadId: string) => request<ThreadWithMessages>(`/api/ask/threads/${enc(threadId)}`),
   renameAskThread: (threadId: string, title: string) =>

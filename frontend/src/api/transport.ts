@@ -72,11 +72,6 @@ export const sseTransport: ChatTransport = {
   ask: (body, onEvent, signal) => postStream("/api/ask", body, onEvent, signal),
 };
 
-/** One turn of an Ask thread (POST /api/ask) on this window's transport. */
-export function askTurn(body: AskRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void> {
-  return chatTransport().ask(body, onEvent, signal);
-}
-
 /** What the Wails v2 runtime puts on window.runtime (the part used here). */
 export interface WailsRuntime {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;

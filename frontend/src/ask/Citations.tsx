@@ -13,6 +13,7 @@ import {
   citationPlace,
   documentsRead,
   passageHref,
+  plural,
   resolve,
   rowEvidence,
   rowHref,
@@ -105,13 +106,9 @@ function Quote({ text }: { text?: string }) {
   return <span className="cite-quote">{`“${q}”`}</span>;
 }
 
-function rowsText(n: number): string {
-  return `${formatCount(n)} row${n === 1 ? "" : "s"}`;
-}
-
 /** A query in the list of sources: "Query: 1 row, from 3 rows read". */
 function queryLine(c: Citation): string {
-  return `Query: ${rowsText(c.row_count ?? c.rows?.length ?? 0)}, from ${rowsText(c.sources?.length ?? 0)} read`;
+  return `Query: ${plural(c.row_count ?? c.rows?.length ?? 0, "row")}, from ${plural(c.sources?.length ?? 0, "row")} read`;
 }
 
 /**

@@ -59,7 +59,8 @@ export function resolve(a: AnswerCitations, n: number): Resolved {
   return { kind: "pending", n };
 }
 
-function plural(n: number, one: string, many = one + "s"): string {
+/** A count and its noun: "1 row", "3 rows". */
+export function plural(n: number, one: string, many = one + "s"): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 

@@ -13,7 +13,7 @@ import { canSend, initialConversation, lastUserMessage, reducer } from "../agent
 import { groupThreads, ThreadPicker } from "../agent/ThreadPicker";
 import { ApiError } from "../api/http";
 import { api } from "../api/routes";
-import { askTurn } from "../api/transport";
+import { chatTransport } from "../api/transport";
 import type { AgentEvent, AskRequest, Thread } from "../api/types";
 import { ErrorBox, formatDate } from "../components/common";
 import { errorInput, type ErrorInput } from "../lib/errors";
@@ -23,6 +23,7 @@ import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
 import "./ask.css";
 import { useEscapeStops } from "../agent/useEscapeStops";
+import { useStickToBottom } from "../agent/useStickToBottom";
 
 /** The longest question the server takes (agent.Ask refuses longer ones). */
 export const MAX_QUESTION = 100_000;
@@ -38,6 +39,10 @@ export function threadError(e: unknown): ErrorInput {
   }
   return err;
 }
+
+// Ask has no current document to turn the pages of. A constant, so that
+// the memoised markdown of the answers is not drawn again at every event.
+const noDocLink = () => false;
 
 /** A past thread in the list: its title, else when it started (never its id). */
 function threadLabel(t: Thread): string {
@@ -91,8 +96,6 @@ export default function AskPage({ threadId }: { threadId?: string }) {
   // The thread this page shows or streams, known before the state says so:
   // a new thread's first turn puts it in the route, which must not reload it.
   const shown = useRef<string | null>(null);
-  const scroller = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
 
   const refreshThreads = useCallback(async () => {
     try {
@@ -143,16 +146,13 @@ export default function AskPage({ threadId }: { threadId?: string }) {
   useEffect(() => () => abortRef.current?.abort(), []);
 
   // Keep the newest output in view unless the user scrolled up.
-  useEffect(() => {
-    const el = scroller.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [state]);
+  const scroller = useStickToBottom(state);
 
   const stream = useCallback(
     async (body: AskRequest) => {
       const ac = new AbortController();
       abortRef.current = ac;
-      stick.current = true;
+      scroller.follow();
       const onEvent = (e: AgentEvent) => {
         dispatch({ type: "event", event: e, now: Date.now() });
         const id = e.type === "turn_started" ? e.thread_id : e.type === "done" ? e.result?.thread_id : undefined;
@@ -163,7 +163,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
         }
       };
       try {
-        await askTurn(body, onEvent, ac.signal);
+        await chatTransport().ask(body, onEvent, ac.signal);
         dispatch({ type: "stream_end", now: Date.now() });
       } catch (e) {
         if (ac.signal.aborted || (e instanceof DOMException && e.name === "AbortError")) {
@@ -238,11 +238,8 @@ export default function AskPage({ threadId }: { threadId?: string }) {
           )}
           <div
             className="ask-scroll"
-            ref={scroller}
-            onScroll={(e) => {
-              const el = e.currentTarget;
-              stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-            }}
+            ref={scroller.ref}
+            onScroll={scroller.onScroll}
           >
             {loadError ? (
               <ErrorBox title="This conversation cannot be opened" error={loadError} />
@@ -257,7 +254,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
                 </div>
               </div>
             ) : (
-              <Messages state={state} approvalFor={() => undefined} onDocLink={() => false} onRetry={retry} citeMarkers />
+              <Messages state={state} approvalFor={() => undefined} onDocLink={noDocLink} onRetry={retry} citeMarkers />
             )}
           </div>
           <Composer

@@ -8,11 +8,10 @@ import type { UsageLimitsBody, UsageStatus } from "../api/types";
 import { ErrorBox } from "../components/common";
 import { errorInput } from "../lib/errors";
 import { useAsync, useSave } from "../lib/useAsync";
-import { formatUSD } from "./usage";
-import { formatCount } from "../lib/format";
+import { metricText } from "./usage";
 
 function amount(v: number, unit: string): string {
-  return unit === "usd" ? formatUSD(v) : `${formatCount(v)} tokens`;
+  return metricText(v, unit === "usd" ? "cost" : "tokens");
 }
 
 /** The limits in words, as `docent usage limit` says them. */

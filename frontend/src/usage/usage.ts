@@ -115,12 +115,16 @@ export function formatUSD(v: number, locale = userLocale()): string {
   return new Intl.NumberFormat(locale, { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: digits }).format(v);
 }
 
+/** A cost that leaves some calls out: "$0.25 + 1 call of unknown price". */
+function partlyPriced(cost: number, unpriced: number, locale: string): string {
+  return `${formatUSD(cost, locale)} + ${formatCount(unpriced, locale)} ${unpriced === 1 ? "call" : "calls"} of unknown price`;
+}
+
 /** The cost of a group of calls, as `docent usage` says it: never a made-up figure for calls whose price is unknown. */
 export function costText(t: Pick<UsageTotals, "calls" | "cost_usd" | "unpriced_calls">, locale = userLocale()): string {
   if (t.unpriced_calls === 0) return formatUSD(t.cost_usd, locale);
   if (t.unpriced_calls >= t.calls) return "price unknown";
-  const n = t.unpriced_calls;
-  return `${formatUSD(t.cost_usd, locale)} + ${formatCount(n, locale)} ${n === 1 ? "call" : "calls"} of unknown price`;
+  return partlyPriced(t.cost_usd, t.unpriced_calls, locale);
 }
 
 /**
@@ -133,7 +137,7 @@ export function turnCostText(u: Pick<TurnUsage, "cost_usd" | "unpriced_calls">, 
   const unpriced = u.unpriced_calls ?? 0;
   if (u.cost_usd === undefined) return unpriced > 0 ? "price unknown" : null;
   if (unpriced === 0) return u.cost_usd > 0 ? formatUSD(u.cost_usd, locale) : null;
-  return `${formatUSD(u.cost_usd, locale)} + ${formatCount(unpriced, locale)} ${unpriced === 1 ? "call" : "calls"} of unknown price`;
+  return partlyPriced(u.cost_usd, unpriced, locale);
 }
 
 /** A figure of a metric in words: "$0.84" or "12,400 tokens". */

@@ -73,27 +73,23 @@ func readMissed(ctx context.Context, engine *Engine, lang string, img PageImage,
 	if err == nil {
 		text, words, err = engine.RecognizePage(ctx, t, lang, opts.tesseractLimits())
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return p, img, ctx.Err()
-		}
+	if err != nil && ctx.Err() != nil {
+		return p, img, ctx.Err()
+	}
+	var kept string
+	switch second := describeReading("Tesseract", words, confidence(words)); {
+	case err != nil:
 		opts.logger().Warn("reading a page PP-OCR missed text of with Tesseract failed", "page", img.Page, "err", err.Error())
-		addNote(&p, fmt.Sprintf("%s; Tesseract could not read it again (%v), so PP-OCR's reading (%s) is kept", note, err, first))
-		lowerToInk(&p, img.InkLines)
-		return p, t, nil
+		kept = fmt.Sprintf("Tesseract could not read it again (%v), so PP-OCR's reading (%s) is kept", err, first)
+	case confidentLetters(words) <= confidentLetters(p.Words.Words):
+		kept = fmt.Sprintf("Tesseract read it again at full resolution (%s), less than PP-OCR (%s), whose reading is kept", second, first)
+	default:
+		p.Engine = engine.NameForPage(lang, t.Method)
+		p.Text, p.Confidence = text, confidence(words)
+		p.Words = &storage.PageWords{Width: t.Width, Height: t.Height, DPI: t.DPI, Words: words}
+		kept = fmt.Sprintf("Tesseract read it again at full resolution (%s), more than PP-OCR (%s), and its reading is kept", second, first)
 	}
-	second := describeReading("Tesseract", words, confidence(words))
-	if confidentLetters(words) <= confidentLetters(p.Words.Words) {
-		addNote(&p, fmt.Sprintf("%s; Tesseract read it again at full resolution (%s), less than PP-OCR (%s), whose reading is kept",
-			note, second, first))
-		lowerToInk(&p, img.InkLines)
-		return p, t, nil
-	}
-	p.Engine = engine.NameForPage(lang, t.Method)
-	p.Text, p.Confidence = text, confidence(words)
-	p.Words = &storage.PageWords{Width: t.Width, Height: t.Height, DPI: t.DPI, Words: words}
-	addNote(&p, fmt.Sprintf("%s; Tesseract read it again at full resolution (%s), more than PP-OCR (%s), and its reading is kept",
-		note, second, first))
+	addNote(&p, note+"; "+kept)
 	lowerToInk(&p, img.InkLines)
 	return p, t, nil
 }

@@ -102,6 +102,11 @@ const (
 // with its address and terms in French.
 func guessPageLang(text string, read []string, candidates []string) (lang string, partly bool) {
 	hits, distinct, words := langHits(text, read)
+	return pageLang(hits, distinct, words, read, candidates)
+}
+
+// pageLang is guessPageLang's rule, on a page's counts (langHits).
+func pageLang(hits, distinct map[string]int, words int, read, candidates []string) (lang string, partly bool) {
 	if words < minPageWords {
 		return "", false
 	}
@@ -153,9 +158,9 @@ type pageTold struct {
 // tellPageLang is what text, a page's first reading in the languages
 // read, tells of its language, among candidates (guessPageLang).
 func tellPageLang(text string, read, candidates []string) pageTold {
-	lang, partly := guessPageLang(text, read, candidates)
-	t := pageTold{lang: lang, partly: partly, tells: lang != ""}
 	hits, distinct, words := langHits(text, read)
+	lang, partly := pageLang(hits, distinct, words, read, candidates)
+	t := pageTold{lang: lang, partly: partly, tells: lang != ""}
 	for l := range hits {
 		if words >= minPageWords && hits[l] >= minLangHits && distinct[l] >= 2 && float64(hits[l]) >= minLangShare*float64(words) {
 			t.tells = true

@@ -112,20 +112,18 @@ func (r *Root) usageMeter(db *storage.DB) *agent.UsageMeter {
 	return r.meter
 }
 
-// listedPrices is the price list built into the binary, read when the
-// first call is priced rather than at every start.
-var listedPrices = sync.OnceValues(prices.Snapshot)
-
-// listedCost prices a call from listedPrices. A list that cannot be read
-// (a broken build) leaves every hosted model's price unknown, which the
-// ledger shows as such, rather than stopping the calls.
+// listedCost prices a call from the price list built into the binary,
+// which prices.Snapshot reads once, when the first call is priced rather
+// than at every start. A list that cannot be read (a broken build) leaves
+// every hosted model's price unknown, which the ledger shows as such,
+// rather than stopping the calls.
 func listedCost(logger *slog.Logger) agent.CostFunc {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	var warn sync.Once
 	return func(provider, model string, in, out, cached int) (float64, bool) {
-		l, err := listedPrices()
+		l, err := prices.Snapshot()
 		if err != nil {
 			warn.Do(func() { logger.Warn("hosted models' prices are unknown", "err", err) })
 			return 0, false

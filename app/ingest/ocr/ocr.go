@@ -406,8 +406,10 @@ type firstReading struct {
 	// img is the image the page was read from: a page PP-OCR missed text
 	// of is read at full resolution (readMissed).
 	img PageImage
-	// read says a reader gave the page a text (a blank page has none),
-	// byPPOCR that it was PP-OCR.
+	// read says a reader gave the page a text (a blank page has none);
+	// byPPOCR that it was PP-OCR, from img as scaled for PP-OCR, so that
+	// Tesseract needs an image of its own (tesseractImage) to read it
+	// again.
 	read, byPPOCR bool
 	// told is what the text tells of the page's language.
 	told pageTold
@@ -430,6 +432,7 @@ func firstRead(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string
 	p := storage.OCRPage{Page: img.Page, Source: storage.SourceOCR, Lang: lang,
 		Words: &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}}
 	f := firstReading{img: img}
+	tesseractMade := false // img was made for Tesseract (readMissed)
 	if engine != nil {
 		p.Engine = engine.NameForPage(lang, img.Method)
 	}
@@ -464,7 +467,8 @@ func firstRead(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string
 					f.page = p
 					return f, err
 				}
-				f.img = img
+				// img is Tesseract's now, whichever reading was kept.
+				f.img, tesseractMade = img, true
 			}
 		case ctx.Err() != nil:
 			f.page = p
@@ -484,7 +488,7 @@ func firstRead(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string
 			p.Words = &storage.PageWords{Width: img.Width, Height: img.Height, DPI: img.DPI}
 		}
 	}
-	f.byPPOCR = f.read && pp != nil && p.Engine == pp.Name()
+	f.byPPOCR = f.read && pp != nil && p.Engine == pp.Name() && !tesseractMade
 	if engine != nil && !f.read {
 		text, words, err := engine.RecognizePage(ctx, img, lang, opts.tesseractLimits())
 		if err != nil {

@@ -3,7 +3,8 @@
 // and where the data directory is (config.go). The edges around it are
 // packages of their own: the command line (app/cli, which main calls), the
 // HTTP API (app/server) and the desktop window (app/desktop); the engines
-// they use are app/ingest (with the PDF reader and OCR inside) and
+// they use are app/pipeline (the stages of every document that arrives,
+// in their order), app/ingest (with the PDF reader and OCR inside) and
 // app/export. Dependencies point one way: main -> app/cli -> app -> the
 // server, the engines, agent and storage. The command line depends on the
 // root for what it composes, and opens the window and --serve on it; the

@@ -17,6 +17,7 @@ import (
 	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/export"
 	"github.com/docent/docent/app/ingest/ocr"
+	"github.com/docent/docent/app/pipeline"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -86,14 +87,16 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	} else {
-		imp, err := importPaths(ctx, env, db, paths, tags, "")
+		pipe := env.pipeline(ctx, db)
+		imp, err := importPaths(ctx, env, db, pipe, paths, tags, pipeline.Options{})
 		if err != nil {
 			return err
 		}
 		// Scans and photos are read first, as `docent import` does, so
-		// that they are auto-created with the rest.
-		if ctx.Err() == nil {
-			imp.readScans(ctx, env, db, ocr.SettingLang(ctx, db))
+		// that they are auto-created with the rest; this batch then runs
+		// the last stage itself.
+		if err := imp.finish(ctx, env, db, pipe, pipeline.FinishOptions{OCR: &ocr.Options{Lang: ocr.SettingLang(ctx, db), Logger: env.Logger}}); err != nil {
+			return err
 		}
 		imp.printSummary(env)
 		if err := ctx.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/docent/docent/app/desktop"
+	"github.com/docent/docent/app/pipeline"
 	"github.com/docent/docent/build"
 	"github.com/docent/docent/storage/envvar"
 )
@@ -51,12 +52,13 @@ func runDesktop(ctx context.Context, env *Env) error {
 			if err != nil {
 				return nil, err
 			}
-			imp, err := importPaths(ctx, env, db, paths, nil, "")
+			// The window's pipeline: its background stages (OCR,
+			// embedding) take the dropped files on.
+			imp, err := importPaths(ctx, env, db, handler.Pipeline(), paths, nil, pipeline.Options{})
 			if err != nil {
 				return nil, err
 			}
 			imp.printSummary(env)
-			handler.WakeOCR() // scans among them are read in the background
 			return imp.report, nil
 		},
 	})

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/app/ingest/ocr"
+	"github.com/docent/docent/app/pipeline"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -74,29 +76,26 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	imp, err := importPaths(ctx, env, db, paths, tags, *password)
-	if err != nil {
-		return err
-	}
 	if *langFlag == "" {
 		lang = ocr.SettingLang(ctx, db) // the Settings page's languages, else the default
 	}
-	if !*noOCR && ctx.Err() == nil {
-		imp.readScans(ctx, env, db, lang)
+	// The pipeline stores the files and queues them for auto-create; this
+	// process then reads the scans and embeds the text (a model that is
+	// down leaves the chunks waiting), so that search finds them at once.
+	pipe := env.pipeline(ctx, db)
+	imp, err := importPaths(ctx, env, db, pipe, paths, tags, pipeline.Options{
+		Options: ingest.Options{Password: *password}, AutoCreate: *autoCreate, Model: queueModel,
+	})
+	if err != nil {
+		return err
 	}
-	if !*noEmbed && ctx.Err() == nil && len(imp.documents) > 0 {
-		// The text of every document, new or found already there, is
-		// embedded before import exits, so that search by meaning finds
-		// it at once; a model that is down leaves it waiting.
-		live, err := env.Settings(ctx)
-		if err != nil {
-			return err
-		}
-		if emb := live.Agent().Embedder; emb.On() {
-			if err := embedMissing(ctx, env, emb, ""); err != nil {
-				return err
-			}
-		}
+	var finish pipeline.FinishOptions
+	if !*noOCR {
+		finish.OCR = &ocr.Options{Lang: lang, Logger: env.Logger}
+	}
+	finish.Embed = !*noEmbed
+	if err := imp.finish(ctx, env, db, pipe, finish); err != nil {
+		return err
 	}
 	if *asJSON {
 		if err := writeJSON(env.IO, imp.report); err != nil {
@@ -108,18 +107,16 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 		return fault.Errorf(fault.Canceled, "import interrupted after %d of %d files; what finished is kept: %w", imp.finished, len(imp.plan.Files), err)
 	}
 	if *autoCreate {
-		// Queue only: importing needs no model and stays quick; the queue
+		// Queued only: importing needs no model and stays quick; the queue
 		// (with --model, the model of each run) is kept in the store, and
 		// `docent auto-create --all` (or the server) runs what is pending.
-		ids := make([]string, 0, len(imp.documents))
+		queued := 0
 		for _, d := range imp.documents {
-			ids = append(ids, d.ID)
+			if d.AutoCreateStatus == storage.AutoCreatePending {
+				queued++
+			}
 		}
-		queued, err := db.QueueAutoCreate(ctx, queueModel, ids...)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(env.IO.Err, "queued %s for auto-create; run them with: docent auto-create --all\n", textfmt.Count(len(queued), "document"))
+		fmt.Fprintf(env.IO.Err, "queued %s for auto-create; run them with: docent auto-create --all\n", textfmt.Count(queued, "document"))
 	}
 	if len(imp.report.Errors) > 0 {
 		return errPartial
@@ -138,17 +135,15 @@ type imported struct {
 }
 
 // importPaths is the import use case of the command line, shared by
-// `import` and `auto-create PATH...`: it plans the paths, ensures the tags,
-// imports every file with a progress display on stderr, and reports what
-// happened to each. An interrupted import keeps what finished (ctx.Err()
-// tells the caller).
-func importPaths(ctx context.Context, env *Env, db *storage.DB, paths, tags []string, password string) (imported, error) {
+// `import`, `auto-create PATH...` and the desktop window's drop: it plans
+// the paths, ensures the tags, and hands every file to the pipeline with a
+// progress display on stderr, and reports what happened to each. An
+// interrupted import keeps what finished (ctx.Err() tells the caller).
+func importPaths(ctx context.Context, env *Env, db *storage.DB, pipe *pipeline.Pipeline, paths, tags []string, opts pipeline.Options) (imported, error) {
 	plan, err := ingest.PlanPaths(paths)
 	if err != nil {
 		return imported{}, err
 	}
-	var opts ingest.Options
-	opts.Password = password
 	for _, name := range tags {
 		tag, err := db.EnsureTag(ctx, name)
 		if err != nil {
@@ -158,8 +153,7 @@ func importPaths(ctx context.Context, env *Env, db *storage.DB, paths, tags []st
 	}
 
 	bar := newProgress(env.IO, len(plan.Files), "importing")
-	im := &ingest.Importer{DB: db}
-	outcomes := im.ImportFiles(ctx, plan.Files, opts, func(done int, o ingest.Outcome) {
+	outcomes := pipe.ImportFiles(ctx, plan.Files, opts, func(done int, o ingest.Outcome) {
 		bar.step(done, outcomeLine(o))
 	})
 	bar.finish()
@@ -188,34 +182,71 @@ func importPaths(ctx context.Context, env *Env, db *storage.DB, paths, tags []st
 	return imp, nil
 }
 
-// readScans runs OCR on the imported documents that wait for it, and
-// puts what it gave in the report. Without an OCR engine they stay
-// waiting, and their message says what to install.
-func (imp *imported) readScans(ctx context.Context, env *Env, db *storage.DB, lang string) {
-	var ids []string
-	for _, d := range imp.documents {
-		if d.Status == storage.StatusNeedsOCR || d.Status == storage.StatusOCR {
-			ids = append(ids, d.ID)
+// finish runs the pipeline's next stages on the imported documents in this
+// process (OCR, embedding; see pipeline.Finish), with their progress on
+// stderr, and puts what they gave in the report. Without an OCR engine the
+// scans stay waiting, and the message says what to install; a model that
+// is down leaves the chunks waiting, and says so.
+func (imp *imported) finish(ctx context.Context, env *Env, db *storage.DB, pipe *pipeline.Pipeline, opts pipeline.FinishOptions) error {
+	if len(imp.documents) == 0 {
+		return nil
+	}
+	var ocrBar, embedBar *progress
+	opts.Read = func(done, total int, r pipeline.ReadResult) {
+		if ocrBar == nil {
+			ocrBar = newProgress(env.IO, total, "OCR")
+		}
+		ocrBar.step(done, readLine(r))
+	}
+	if opts.OCR != nil {
+		opts.OCR.Progress = pagesRead(env)
+	}
+	opts.Embedded = func(done, total int, model string) {
+		if embedBar == nil {
+			embedBar = newProgress(env.IO, total, "embedding")
+		}
+		embedBar.step(done, fmt.Sprintf("%s embedded with %s", textfmt.Count(done, "chunk"), model))
+	}
+	if !opts.Embed {
+		opts.Embedded = nil
+	}
+	fin, err := pipe.Finish(ctx, imp.documents, opts)
+	for _, bar := range []*progress{ocrBar, embedBar} {
+		if bar != nil {
+			bar.finish()
 		}
 	}
-	if len(ids) == 0 {
-		return
+	if fin.OCRUnavailable != "" {
+		fmt.Fprintf(env.IO.Err, "%s wait for OCR: %s\n", textfmt.Count(fin.Waiting, "document"), fin.OCRUnavailable)
 	}
-	if _, err := ocrEngine(ctx, lang); err != nil {
-		msg := fault.ErrorMessage(err)
-		if _, nerr := db.NoteOCRUnavailable(ctx, msg); nerr != nil {
-			env.Logger.Warn("note that OCR is unavailable", "err", nerr)
-		}
-		fmt.Fprintf(env.IO.Err, "%s wait for OCR: %s\n", textfmt.Count(len(ids), "document"), msg)
-		imp.refresh(ctx, db)
-		return
-	}
-	for _, r := range ocrDocuments(ctx, env, db, ids, lang, false) {
-		if r.err != nil && !errors.Is(r.err, context.Canceled) {
-			imp.report.Errors = append(imp.report.Errors, importError{File: r.name, Error: "OCR: " + fault.ErrorMessage(r.err), DocumentID: r.doc.ID})
+	for _, r := range fin.Read {
+		if r.Err != nil && !errors.Is(r.Err, context.Canceled) {
+			imp.report.Errors = append(imp.report.Errors, importError{File: r.Name, Error: "OCR: " + fault.ErrorMessage(r.Err), DocumentID: r.Document.ID})
 		}
 	}
+	printEmbedded(ctx, env, fin.Embed)
 	imp.refresh(ctx, db)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// pipeline is the document pipeline of a command: over the store, with the
+// agent in effect (asked when a stage needs it: an import with --no-embed
+// reads no provider settings), and run in the foreground (Finish).
+func (e *Env) pipeline(ctx context.Context, db *storage.DB) *pipeline.Pipeline {
+	return pipeline.New(pipeline.Config{
+		DB: db, Logger: e.Logger,
+		Agent: func() *agent.Agent {
+			live, err := e.Settings(ctx)
+			if err != nil {
+				e.Logger.Warn("provider settings", "err", err)
+				return nil
+			}
+			return live.Agent()
+		},
+	})
 }
 
 // refresh reads the report's documents again (OCR changed them).

@@ -1,20 +1,17 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/textfmt"
-	"github.com/docent/docent/agent/workpool"
 	"github.com/docent/docent/app/ingest/ocr"
-	"github.com/docent/docent/app/ingest/pdftext"
+	"github.com/docent/docent/app/pipeline"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -131,7 +128,7 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 			ids = append(ids, d.ID)
 		}
 	}
-	results := ocrDocumentsWith(ctx, env, db, ids, ocr.Options{Lang: lang, Vision: vision, Logger: env.Logger}, true)
+	results := readDocuments(ctx, env, env.pipeline(ctx, db), ids, ocr.Options{Lang: lang, Vision: vision, Logger: env.Logger, Progress: pagesRead(env)})
 	report := ocrReport{Documents: []storage.Document{}, Errors: []importError{}, Lang: lang}
 	with := lang
 	if engine != nil {
@@ -157,11 +154,11 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	for _, r := range results {
-		if r.err != nil {
-			report.Errors = append(report.Errors, importError{File: r.name, Error: fault.ErrorMessage(r.err), DocumentID: r.doc.ID})
+		if r.Err != nil {
+			report.Errors = append(report.Errors, importError{File: r.Name, Error: fault.ErrorMessage(r.Err), DocumentID: r.Document.ID})
 			continue
 		}
-		report.Documents = append(report.Documents, r.doc)
+		report.Documents = append(report.Documents, r.Document)
 	}
 	if *asJSON {
 		if err := writeJSON(env.IO, report); err != nil {
@@ -219,98 +216,36 @@ func ocrVision(ctx context.Context, env *Env, model string) (*ocr.Vision, error)
 	return v, nil
 }
 
-// ocrResult is what OCR did to one document.
-type ocrResult struct {
-	name string
-	doc  storage.Document
-	err  error
-}
-
-// ocrDocuments reads documents with OCR, as many at once as there are
-// reader slots, with progress on stderr (a bar of pages on a terminal, a
-// line per page otherwise). again also takes documents that are ready or
-// failed (a re-run); without it only those waiting for OCR.
-func ocrDocuments(ctx context.Context, env *Env, db *storage.DB, ids []string, lang string, again bool) []ocrResult {
-	return ocrDocumentsWith(ctx, env, db, ids, ocr.Options{Lang: lang, Logger: env.Logger}, again)
-}
-
-// ocrDocumentsWith is ocrDocuments with the options of each run (the
-// languages, the vision tier).
-func ocrDocumentsWith(ctx context.Context, env *Env, db *storage.DB, ids []string, opts ocr.Options, again bool) []ocrResult {
-	results := make([]ocrResult, len(ids))
-	var mu sync.Mutex
-	docsDone := 0
+// readDocuments reads documents with OCR again (pipeline.Read), with a
+// progress bar of documents on stderr.
+func readDocuments(ctx context.Context, env *Env, pipe *pipeline.Pipeline, ids []string, opts ocr.Options) []pipeline.ReadResult {
 	bar := newProgress(env.IO, len(ids), "OCR")
-	// A document's failure is its result; only ctx stops the rest.
-	_ = workpool.ForEach(ctx, ids, pdftext.MaxReaders(), func(ctx context.Context, i int, id string) error {
-		results[i] = ocrOne(ctx, db, id, opts, again, func(d storage.Document, done, total int) {
-			if total > 1 && !env.IO.ErrTTY {
-				mu.Lock()
-				fmt.Fprintf(env.IO.Err, "  %s: page %d of %d read\n", textfmt.Visible(d.Name), done, total)
-				mu.Unlock()
-			}
-		})
-		mu.Lock()
-		defer mu.Unlock()
-		docsDone++
-		bar.step(docsDone, ocrLine(results[i]))
-		return nil
-	})
-	bar.finish()
-	kept := results[:0]
-	for _, r := range results {
-		if r.name != "" {
-			kept = append(kept, r)
-		}
-	}
-	return kept
+	defer bar.finish()
+	return pipe.Read(ctx, ids, opts, true, func(done, _ int, r pipeline.ReadResult) { bar.step(done, readLine(r)) })
 }
 
-func ocrOne(ctx context.Context, db *storage.DB, id string, opts ocr.Options, again bool, progress func(storage.Document, int, int)) ocrResult {
-	for {
-		job, err := db.ClaimOCR(ctx, id, again, ocr.Lease)
-		if err == nil {
-			opts.Progress = progress
-			doc, err := ocr.Run(ctx, db, &job, opts)
-			return ocrResult{name: job.Document.Name, doc: doc, err: err}
+// pagesRead prints a line per page read of a document of several pages,
+// when stderr is not a terminal (a terminal has the bar of documents).
+func pagesRead(env *Env) func(d storage.Document, done, total int) {
+	var mu sync.Mutex
+	return func(d storage.Document, done, total int) {
+		if total > 1 && !env.IO.ErrTTY {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(env.IO.Err, "  %s: page %d of %d read\n", textfmt.Visible(d.Name), done, total)
 		}
-		d, gerr := db.GetDocument(ctx, id)
-		name := cmp.Or(d.Name, id)
-		switch {
-		case again || gerr != nil:
-		case errors.Is(err, storage.ErrConflict) && d.Status == storage.StatusOCR:
-			// Another process reads it (docent --serve's worker, beside
-			// this import): wait for its end, or for its lease to lapse
-			// and take it over.
-			select {
-			case <-ctx.Done():
-				return ocrResult{name: name, doc: d, err: ctx.Err()}
-			case <-time.After(ocrWaitPoll):
-			}
-			continue
-		case d.Status == storage.StatusReady:
-			return ocrResult{name: name, doc: d} // another process read it
-		case d.Status == storage.StatusFailed:
-			// Another process tried and failed: its message is the cause.
-			return ocrResult{name: name, doc: d, err: fault.Errorf(fault.Invalid, "%s", d.Error)}
-		}
-		return ocrResult{name: name, doc: d, err: err}
 	}
 }
 
-// ocrWaitPoll is how often ocrOne looks again at a document that another
-// process reads.
-var ocrWaitPoll = time.Second
-
-func ocrLine(r ocrResult) string {
+func readLine(r pipeline.ReadResult) string {
 	switch {
-	case errors.Is(r.err, context.Canceled):
-		return fmt.Sprintf("%s: interrupted", r.name)
-	case r.err != nil:
-		return fmt.Sprintf("%s: %s", r.name, fault.ErrorMessage(r.err))
-	case r.doc.Error != "":
-		return fmt.Sprintf("%s: %s (%s): %s", r.name, r.doc.Status, textfmt.Count(r.doc.Pages, "page"), r.doc.Error)
+	case errors.Is(r.Err, context.Canceled):
+		return fmt.Sprintf("%s: interrupted", r.Name)
+	case r.Err != nil:
+		return fmt.Sprintf("%s: %s", r.Name, fault.ErrorMessage(r.Err))
+	case r.Document.Error != "":
+		return fmt.Sprintf("%s: %s (%s): %s", r.Name, r.Document.Status, textfmt.Count(r.Document.Pages, "page"), r.Document.Error)
 	default:
-		return fmt.Sprintf("%s: %s (%s)", r.name, r.doc.Status, textfmt.Count(r.doc.Pages, "page"))
+		return fmt.Sprintf("%s: %s (%s)", r.Name, r.Document.Status, textfmt.Count(r.Document.Pages, "page"))
 	}
 }

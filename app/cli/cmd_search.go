@@ -8,6 +8,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/textfmt"
+	"github.com/docent/docent/app/pipeline"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -67,7 +68,7 @@ func runSearch(ctx context.Context, env *Env, args []string) error {
 	}
 	emb := live.Agent().Embedder
 	if *by != storage.ByWords && emb.On() {
-		if err := embedMissing(ctx, env, emb, query); err != nil {
+		if err := embedMissing(ctx, env, db, emb, query); err != nil {
 			return err
 		}
 	}
@@ -108,7 +109,7 @@ func printSearch(env *Env, query string, res agent.SearchResult) {
 // that does not answer that in time would keep the person waiting for a
 // batch's idle timeout (5 minutes) before the search went on by words.
 // Import (query "") waits as background embedding does.
-func embedMissing(ctx context.Context, env *Env, emb *agent.Embedder, query string) error {
+func embedMissing(ctx context.Context, env *Env, db *storage.DB, emb *agent.Embedder, query string) error {
 	p, err := emb.Progress(ctx, "")
 	if err != nil {
 		return err
@@ -126,18 +127,31 @@ func embedMissing(ctx context.Context, env *Env, emb *agent.Embedder, query stri
 			return nil
 		}
 	}
-	bar := newProgress(env.IO, left, "embedding")
-	n, err := emb.EmbedMissing(ctx, func(done int) {
-		bar.step(min(done, left), fmt.Sprintf("%s embedded with %s", textfmt.Count(done, "chunk"), emb.Model))
+	var bar *progress
+	rep, err := env.pipeline(ctx, db).Embed(ctx, func(done, total int, model string) {
+		if bar == nil {
+			bar = newProgress(env.IO, total, "embedding")
+		}
+		bar.step(done, fmt.Sprintf("%s embedded with %s", textfmt.Count(done, "chunk"), model))
 	})
-	bar.finish()
-	switch {
-	case ctx.Err() != nil:
-		return fault.Errorf(fault.Canceled, "embedding interrupted after %s; what was embedded is kept: %w", textfmt.Count(n, "chunk"), ctx.Err())
-	case err != nil:
-		fmt.Fprintf(env.IO.Err, "note: %s wait to be embedded with %s: %s\n", textfmt.Count(left-n, "chunk"), emb.Model, env.errorText(ctx, "embed chunks", err))
-	case n > 0:
-		fmt.Fprintf(env.IO.Err, "embedded %s with %s\n", textfmt.Count(n, "chunk"), emb.Model)
+	if bar != nil {
+		bar.finish()
 	}
+	if err != nil {
+		return err
+	}
+	printEmbedded(ctx, env, rep)
 	return nil
+}
+
+// printEmbedded says on stderr what the embedding stage did: a model that
+// failed is a note, not an error (search by words still works, and the
+// next run embeds the chunks left).
+func printEmbedded(ctx context.Context, env *Env, rep pipeline.EmbedReport) {
+	switch {
+	case rep.Err != nil:
+		fmt.Fprintf(env.IO.Err, "note: %s wait to be embedded with %s: %s\n", textfmt.Count(rep.Waiting, "chunk"), rep.Model, env.errorText(ctx, "embed chunks", rep.Err))
+	case rep.Embedded > 0:
+		fmt.Fprintf(env.IO.Err, "embedded %s with %s\n", textfmt.Count(rep.Embedded, "chunk"), rep.Model)
+	}
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,47 +11,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/export"
 	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
 
-// The server runs auto-create in the background, one document at a time:
-// uploads with auto_create and POST .../auto-create queue documents
-// (status pending, with the model the POST chose stored beside them) and
-// wake the scheduler that Start runs, which claims and runs each. One at a
-// time because a local model serves one request at a time anyway; the
-// batch CLI is the tool for running many side by side against a hosted
-// API.
-
-// autoCreateConcurrency is how many queued documents run at once.
-const autoCreateConcurrency = 1
-
-// newAutoCreateScheduler is the scheduler of the server's queue: each run
-// is on the agent in effect as it starts, with the model the document was
-// queued with (else the agent's default).
-func (s *Server) newAutoCreateScheduler() *agent.AutoCreateScheduler {
-	return &agent.AutoCreateScheduler{
-		DB:          s.cfg.DB,
-		Logger:      s.cfg.Logger,
-		Concurrency: autoCreateConcurrency,
-		Creator: func() *agent.AutoCreator {
-			a := s.agent()
-			if a == nil {
-				return nil
-			}
-			return &agent.AutoCreator{Agent: a}
-		},
-		Done: func(ctx context.Context, d storage.Document, res agent.AutoCreateResult, err error) {
-			if err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Warn("auto-create ended without a proposal", "document", d.ID, "status", res.Status, "err", err,
-					"refused", len(res.Refused)) // kept with the document: GET /api/documents/{id}, auto_create_refused
-			}
-		},
-	}
-}
+// The server runs auto-create in the background (app/pipeline, the last
+// stage): uploads with auto_create and POST .../auto-create queue
+// documents (status pending, with the model the POST chose stored beside
+// them) and wake the queue that Start runs, which claims and runs each.
 
 type autoCreateBody struct {
 	Model string `json:"model"`
@@ -80,7 +48,7 @@ func (s *Server) startAutoCreate(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	docs, err := s.cfg.DB.QueueAutoCreate(r.Context(), model, docID)
+	docs, err := s.pipeline.QueueAutoCreate(r.Context(), model, docID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -99,7 +67,6 @@ func (s *Server) startAutoCreate(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	s.autoCreate.Wake()
 	writeJSON(w, http.StatusAccepted, docs[0])
 }
 

@@ -32,9 +32,7 @@ func (s *Server) Start(ctx context.Context) {
 	}
 	b.started = true
 	ctx, b.stop = context.WithCancel(ctx)
-	b.wg.Go(func() { s.autoCreate.Serve(ctx) })
-	b.wg.Go(func() { s.ocr.Serve(ctx) })      // documents that wait for OCR (ocr.go)
-	b.wg.Go(func() { s.serveEmbedding(ctx) }) // chunks that wait for a vector (search.go)
+	b.wg.Go(func() { s.pipeline.Serve(ctx) }) // OCR, embedding and the auto-create queue
 	b.wg.Go(func() {
 		// The sweep is work on the store alone: it needs no provider.
 		(&agent.Agent{DB: s.cfg.DB, Logger: s.cfg.Logger}).SweepTurns(ctx, agent.DefaultSweepInterval)

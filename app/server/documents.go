@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/app/ingest/pdftext"
 	"github.com/docent/docent/app/internal/listarg"
+	"github.com/docent/docent/app/pipeline"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -245,7 +245,7 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 	// An image's pages are decoded by the OCR worker, in the background,
 	// not while the client waits (four WebP bombs of 32 bytes each kept
 	// their uploads open 50 s).
-	opts := ingest.Options{DecodeImagesLater: true}
+	opts := pipeline.Options{Options: ingest.Options{DecodeImagesLater: true}}
 	opts.TagIDs = listarg.Split(form.Value["tag_ids"])
 	for _, id := range opts.TagIDs {
 		if _, err := s.cfg.DB.GetTag(ctx, id); err != nil {
@@ -256,10 +256,9 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	autoCreate := false
 	if v := form.Value["auto_create"]; len(v) > 0 {
 		var err error
-		if autoCreate, err = strconv.ParseBool(v[0]); err != nil {
+		if opts.AutoCreate, err = strconv.ParseBool(v[0]); err != nil {
 			s.writeError(w, r, fault.Errorf(fault.Invalid, "auto_create=%q is not true or false", v[0]))
 			return
 		}
@@ -286,47 +285,12 @@ func (s *Server) uploadDocuments(w http.ResponseWriter, r *http.Request) {
 			report.Documents = append(report.Documents, *o.Document)
 		}
 	}
-	for _, d := range report.Documents {
-		if d.Status == storage.StatusNeedsOCR {
-			s.ocr.Wake() // the background worker reads it (ocr.go)
-			break
-		}
-	}
-	s.wakeEmbedding() // the new text waits for its vectors (search.go)
-	if autoCreate {
-		s.queueAutoCreate(ctx, &report)
-	}
 	writeJSON(w, http.StatusOK, report)
-}
-
-// queueAutoCreate queues the uploaded documents that can run (ready, not
-// proposed or accepted yet), with the default model, and wakes the queue;
-// the report then shows them pending.
-func (s *Server) queueAutoCreate(ctx context.Context, report *uploadReport) {
-	ids := make([]string, 0, len(report.Documents))
-	for _, d := range report.Documents {
-		ids = append(ids, d.ID)
-	}
-	queued, err := s.cfg.DB.QueueAutoCreate(ctx, "", ids...)
-	if err != nil {
-		s.cfg.Logger.Warn("queue auto-create", "err", err)
-		return
-	}
-	byID := map[string]storage.Document{}
-	for _, d := range queued {
-		byID[d.ID] = d
-	}
-	for i, d := range report.Documents {
-		if q, ok := byID[d.ID]; ok {
-			report.Documents[i] = q
-		}
-	}
-	s.autoCreate.Wake()
 }
 
 // importPart imports one uploaded file. The error is for failures that end
 // the whole request; a file that cannot be read is in the outcome.
-func (s *Server) importPart(r *http.Request, fh *multipart.FileHeader, opts ingest.Options) (ingest.Outcome, error) {
+func (s *Server) importPart(r *http.Request, fh *multipart.FileHeader, opts pipeline.Options) (ingest.Outcome, error) {
 	ctx := r.Context()
 	f, err := fh.Open()
 	if err != nil {
@@ -335,7 +299,7 @@ func (s *Server) importPart(r *http.Request, fh *multipart.FileHeader, opts inge
 	defer f.Close()
 	// A large part waits in a temporary file: stream it from there rather
 	// than reading it into memory (the importer reads it more than once).
-	o := s.importer.ImportReader(ctx, fh.Filename, f, fh.Size, opts)
+	o := s.pipeline.ImportReader(ctx, fh.Filename, f, fh.Size, opts)
 	if ctx.Err() != nil {
 		return o, ctx.Err()
 	}
@@ -377,7 +341,7 @@ func (s *Server) readWithPassword(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	o := s.importer.ImportBytes(ctx, doc.Name, data, ingest.Options{Password: body.Password})
+	o := s.pipeline.ImportBytes(ctx, doc.Name, data, pipeline.Options{Options: ingest.Options{Password: body.Password}})
 	if o.Err != nil {
 		if errors.Is(o.Err, pdftext.ErrPasswordRequired) {
 			s.writeError(w, r, fault.Errorf(fault.Invalid, "that password does not open %s", doc.Name))
@@ -389,6 +353,5 @@ func (s *Server) readWithPassword(w http.ResponseWriter, r *http.Request) {
 	if o.Document != nil {
 		doc = *o.Document
 	}
-	s.wakeEmbedding() // its text, read now, waits for its vectors
 	writeJSON(w, http.StatusOK, doc)
 }

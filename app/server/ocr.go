@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/docent/docent/app/ingest/ocr"
+	"github.com/docent/docent/app/pipeline"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -109,19 +110,6 @@ func (s *Server) pageImage(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// WakeOCR tells the background worker that documents may wait for OCR
-// (files imported outside the upload route, such as the desktop window's
-// drops); without it the worker finds them at its next poll.
-func (s *Server) WakeOCR() { s.ocr.Wake() }
-
-// afterOCR is told of each document the OCR worker changes: it goes to the
-// document's event streams (its progress), and one that OCR made ready
-// while it was queued for auto-create (an uploaded photo with auto_create)
-// wakes the auto-create queue, which runs only ready ones.
-func (s *Server) afterOCR(d storage.Document) {
-	s.docWatch.publish(d)
-	s.wakeEmbedding() // the new text waits for its vectors
-	if d.Status == storage.StatusReady && d.AutoCreateStatus == storage.AutoCreatePending {
-		s.autoCreate.Wake()
-	}
-}
+// Pipeline is the server's document pipeline, whose stages after storing
+// Start runs in the background: the desktop window hands its drops to it.
+func (s *Server) Pipeline() *pipeline.Pipeline { return s.pipeline }

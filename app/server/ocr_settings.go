@@ -148,7 +148,7 @@ func (s *Server) putOCRSettings(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
-		s.ocr.Wake() // documents that waited for the model
+		s.pipeline.WakeOCR() // documents that waited for the model
 	}
 	writeJSON(w, http.StatusOK, s.ocrSettings(ctx))
 }

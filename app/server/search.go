@@ -1,11 +1,8 @@
 package server
 
 import (
-	"context"
 	"net/http"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/storage"
@@ -104,77 +101,7 @@ func (s *Server) searchStatus(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		st = searchStatus{Model: p.Model, Chunks: p.Chunks, Embedded: p.Embedded, Dimensions: p.Dimensions}
-		st.Running, st.Error = s.embedding.state(p.Model)
+		st.Running, st.Error = s.pipeline.EmbeddingState(p.Model)
 	}
 	writeJSON(w, http.StatusOK, st)
-}
-
-// embedPoll is how often the server looks for chunks to embed without
-// being woken: chunks another process (docent import) stored, and a model
-// that was down.
-const embedPoll = time.Minute
-
-// embedding is the server's embedding of chunks in the background: woken
-// by an upload, an OCR run that ends and a change of settings, and every
-// embedPoll.
-type embedding struct {
-	wake    chan struct{}
-	mu      sync.Mutex
-	model   string // the model of running and err
-	running bool
-	err     string
-}
-
-func newEmbedding() embedding { return embedding{wake: make(chan struct{}, 1)} }
-
-// wakeEmbedding has the background embedding look for chunks now.
-func (s *Server) wakeEmbedding() {
-	select {
-	case s.embedding.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (e *embedding) set(model string, running bool, err string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.model, e.running, e.err = model, running, err
-}
-
-// state is whether model's chunks are being embedded and why its last run
-// stopped.
-func (e *embedding) state(model string) (bool, string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.model != model {
-		return false, ""
-	}
-	return e.running, e.err
-}
-
-// serveEmbedding embeds the chunks still missing with the embedding model
-// in effect, then waits to be woken, until ctx ends. Nothing waits for it:
-// import and chat go on while it runs; a model that is down leaves the
-// chunks waiting for the next try.
-func (s *Server) serveEmbedding(ctx context.Context) {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.embedding.wake:
-		case <-t.C:
-		}
-		if emb := s.embedder(); emb.On() {
-			s.embedding.set(emb.Model, true, "")
-			_, err := emb.EmbedMissing(ctx, nil)
-			msg := ""
-			if err != nil && ctx.Err() == nil {
-				msg = fault.ErrorMessage(fault.Report(ctx, s.cfg.Logger, "embed chunks", err))
-			}
-			s.embedding.set(emb.Model, false, msg)
-		}
-		t.Reset(embedPoll)
-	}
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ingest"
-	"github.com/docent/docent/app/ingest/ocr"
+	"github.com/docent/docent/app/pipeline"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -91,20 +91,17 @@ type Config struct {
 
 // Server answers the HTTP API and serves the web UI.
 type Server struct {
-	cfg      Config
-	mux      *http.ServeMux
-	routes   []route
-	files    http.Handler
-	session  string // the session cookie's value, derived from the token
-	importer *ingest.Importer
+	cfg     Config
+	mux     *http.ServeMux
+	routes  []route
+	files   http.Handler
+	session string // the session cookie's value, derived from the token
 
-	autoCreate   *agent.AutoCreateScheduler // runs the auto-create queue (autocreate.go)
-	ocr          *ocr.Worker                // reads documents that wait for OCR (ocr.go)
-	docWatch     documentWatch              // streams of documents' changes (document_events.go)
-	background   background                 // what Start starts and Close stops (background.go)
-	embedding    embedding                  // chunks embedded in the background (search.go)
-	largeAnswers chan struct{}              // turns of large answers (large_answers.go)
-	mcp          http.Handler               // MCP over Streamable HTTP at /mcp (mcp.go)
+	pipeline     *pipeline.Pipeline // the stages of each document: upload, OCR, embedding, auto-create
+	docWatch     documentWatch      // streams of documents' changes (document_events.go)
+	background   background         // what Start starts and Close stops (background.go)
+	largeAnswers chan struct{}      // turns of large answers (large_answers.go)
+	mcp          http.Handler       // MCP over Streamable HTTP at /mcp (mcp.go)
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -137,19 +134,16 @@ func New(cfg Config) *Server {
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets), importer: cfg.Importer,
-		largeAnswers: make(chan struct{}, maxLargeAnswers), embedding: newEmbedding()}
-	if s.importer == nil {
-		s.importer = &ingest.Importer{DB: cfg.DB}
-	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), files: http.FileServerFS(cfg.Assets),
+		largeAnswers: make(chan struct{}, maxLargeAnswers)}
 	if cfg.Token != "" {
 		s.session = sessionValue(cfg.Token)
 	}
-	s.autoCreate = s.newAutoCreateScheduler()
-	s.ocr = ocr.NewWorker(cfg.DB, cfg.Logger)
-	s.ocr.OnDocument = s.afterOCR
-	s.ocr.Lang = func() string { return ocr.SettingLang(context.Background(), cfg.DB) }
-	s.ocr.VisionSetting = s.ocrVision // the Settings page's vision model (ocr_settings.go)
+	s.pipeline = pipeline.New(pipeline.Config{
+		DB: cfg.DB, Importer: cfg.Importer, Agent: s.agent, Logger: cfg.Logger,
+		OCRVision: s.ocrVision, // the Settings page's vision model (ocr_settings.go)
+		Changed:   s.docWatch.publish,
+	})
 	s.mcp = s.newMCP()
 	s.routes = s.routeTable()
 	for _, rt := range s.routes {

@@ -76,7 +76,7 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	s.wakeEmbedding() // another embedding model, or provider, may have chunks to embed
+	s.pipeline.WakeEmbedding() // another embedding model, or provider, may have chunks to embed
 	writeJSON(w, http.StatusOK, v)
 }
 

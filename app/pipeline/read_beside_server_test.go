@@ -1,35 +1,32 @@
-package cli
+package pipeline
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/docent/docent/app"
+	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/storage"
 )
 
-// TestImportBesideServerCountsDocumentsAnotherProcessRead is issue 21's
+// TestReadBesideServerCountsDocumentsAnotherProcessRead is issue 21's
 // item 9: beside a running `docent --serve`, the server's OCR worker may
 // read an imported photo before the import does. The import printed
 // "failed 2: OCR: document … is ready, not waiting for OCR" and exited 1
 // though both documents were fine. A document another process finished is
 // a success; one it is reading is waited for; one it failed is a failure
 // with its cause.
-func TestImportBesideServerCountsDocumentsAnotherProcessRead(t *testing.T) {
+func TestReadBesideServerCountsDocumentsAnotherProcessRead(t *testing.T) {
 	ctx := context.Background()
-	var errOut bytes.Buffer
-	env := &Env{IO: &IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: &errOut},
-		Root: app.Root{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}
-	t.Cleanup(func() { env.Close() })
-	db, err := env.Store(ctx)
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "docent.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() })
+	p := New(Config{DB: db})
+	eng := ocr.Options{Lang: "eng"}
 	scan := func(name string) storage.Document {
 		d, err := db.CreateDocument(ctx, storage.NewDocument{Name: name, MediaType: "image/png", Data: []byte(name),
 			Status: storage.StatusNeedsOCR, Pages: []string{""}, OCRPages: []int{1}})
@@ -61,11 +58,11 @@ func TestImportBesideServerCountsDocumentsAnotherProcessRead(t *testing.T) {
 	if _, err := db.FailOCR(ctx, &badJob, storage.StatusFailed, "OCR failed: page 1: tesseract crashed"); err != nil {
 		t.Fatal(err)
 	}
-	results := ocrDocuments(ctx, env, db, []string{done.ID, bad.ID}, "eng", false)
-	if len(results) != 2 || results[0].err != nil || results[0].doc.Status != storage.StatusReady {
+	results := p.Read(ctx, []string{done.ID, bad.ID}, eng, false, nil)
+	if len(results) != 2 || results[0].Err != nil || results[0].Document.Status != storage.StatusReady {
 		t.Fatalf("a document the server read: %+v", results)
 	}
-	if r := results[1]; r.err == nil || !strings.Contains(r.err.Error(), "tesseract crashed") {
+	if r := results[1]; r.Err == nil || !strings.Contains(r.Err.Error(), "tesseract crashed") {
 		t.Fatalf("a document the server failed: %+v", r)
 	}
 
@@ -82,14 +79,14 @@ func TestImportBesideServerCountsDocumentsAnotherProcessRead(t *testing.T) {
 		}
 		return time.Now()
 	}
-	ocrWaitPoll = 10 * time.Millisecond
-	t.Cleanup(func() { ocrWaitPoll = time.Second })
-	got := make(chan []ocrResult, 1)
-	go func() { got <- ocrDocuments(ctx, env, db, []string{busy.ID}, "eng", false) }()
+	readWaitPoll = 10 * time.Millisecond
+	t.Cleanup(func() { readWaitPoll = time.Second })
+	got := make(chan []ReadResult, 1)
+	go func() { got <- p.Read(ctx, []string{busy.ID}, eng, false, nil) }()
 	<-claimed
 	finish(busyJob)
 	results = <-got
-	if len(results) != 1 || results[0].err != nil || results[0].doc.Status != storage.StatusReady {
+	if len(results) != 1 || results[0].Err != nil || results[0].Document.Status != storage.StatusReady {
 		t.Fatalf("a document the server was reading: %+v", results)
 	}
 }

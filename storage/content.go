@@ -106,16 +106,23 @@ func (db *DB) ReplaceDocumentContent(ctx context.Context, id string, content Doc
 	return doc, err
 }
 
+const (
+	insertPageSQL         = `INSERT INTO pages (document_id, page, text) VALUES (?, ?, ?)`
+	insertChunkSQL        = `INSERT INTO chunks (document_id, page, ord, text) VALUES (?, ?, ?, ?)`
+	insertDocumentFileSQL = `INSERT INTO document_files (document_id, bytes) VALUES (?, ?)`
+	insertFilePartSQL     = `INSERT INTO document_file_parts (document_id, part, bytes) VALUES (?, ?, ?)`
+)
+
 // insertPages stores the text of each page and its chunks (the chunk
 // triggers index them) and returns how many pages there were. Pages are
 // taken one at a time, so a long text costs the memory of one page.
 func insertPages(ctx context.Context, tx *writeTx, id string, pages iter.Seq2[string, error]) (int, error) {
-	pageStmt, err := tx.PrepareContext(ctx, `INSERT INTO pages (document_id, page, text) VALUES (?, ?, ?)`)
+	pageStmt, err := tx.PrepareContext(ctx, insertPageSQL)
 	if err != nil {
 		return 0, err
 	}
 	defer pageStmt.Close()
-	chunkStmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (document_id, page, ord, text) VALUES (?, ?, ?, ?)`)
+	chunkStmt, err := tx.PrepareContext(ctx, insertChunkSQL)
 	if err != nil {
 		return 0, err
 	}
@@ -142,7 +149,7 @@ func insertPages(ctx context.Context, tx *writeTx, id string, pages iter.Seq2[st
 // as it reads them, and checks that they are the size and digest the caller
 // said: a file that changed since the caller hashed it is not stored.
 func insertFile(ctx context.Context, tx *writeTx, id string, f FileSource) error {
-	partStmt, err := tx.PrepareContext(ctx, `INSERT INTO document_file_parts (document_id, part, bytes) VALUES (?, ?, ?)`)
+	partStmt, err := tx.PrepareContext(ctx, insertFilePartSQL)
 	if err != nil {
 		return err
 	}
@@ -163,7 +170,7 @@ func insertFile(ctx context.Context, tx *writeTx, id string, f FileSource) error
 		case part == 0:
 			// Always a row, even for an empty file: bytes is NOT NULL and
 			// an empty file is zero bytes, not none.
-			_, err = tx.ExecContext(ctx, `INSERT INTO document_files (document_id, bytes) VALUES (?, ?)`, id, buf[:n])
+			_, err = tx.ExecContext(ctx, insertDocumentFileSQL, id, buf[:n])
 		case n > 0:
 			_, err = partStmt.ExecContext(ctx, id, part, buf[:n])
 		}

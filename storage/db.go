@@ -44,6 +44,9 @@ type DB struct {
 	// dataConns are the read-only connections of query_data
 	// (dataquery.go).
 	dataConns dataConns
+
+	// stmts are the statements every import runs, prepared (stmts.go).
+	stmts stmtCache
 }
 
 // timeLayout is how times are stored: UTC, fixed width, millisecond
@@ -113,6 +116,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqldb.Close()
 		return nil, err
 	}
+	db.stmts.prepare(ctx, sqldb)
 	return db, nil
 }
 
@@ -155,7 +159,9 @@ func fileURI(path string, q url.Values) string {
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return errors.Join(db.sql.Close(), db.dataConns.close()) }
+func (db *DB) Close() error {
+	return errors.Join(db.stmts.close(), db.sql.Close(), db.dataConns.close())
+}
 
 // Path returns the absolute path of the database file.
 func (db *DB) Path() string { return db.path }
@@ -174,6 +180,7 @@ type writeTx struct {
 	*sql.Tx
 	now    time.Time
 	tables *tableCache
+	stmts  map[string]*sql.Stmt // the store's prepared statements (stmts.go)
 }
 
 // nowText is the transaction's time as stored.
@@ -187,7 +194,7 @@ func (db *DB) update(ctx context.Context, op string, fn func(*writeTx) error) er
 	if err != nil {
 		return translate(op, err)
 	}
-	t := &writeTx{Tx: sqltx, now: db.now(), tables: &db.tables}
+	t := &writeTx{Tx: sqltx, now: db.now(), tables: &db.tables, stmts: db.stmts.get()}
 	if err := fn(t); err != nil {
 		_ = sqltx.Rollback()
 		return translate(op, err)

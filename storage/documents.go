@@ -204,13 +204,22 @@ func scanDocument(s scanner) (Document, error) {
 }
 
 // getDocument reads one document by id inside or outside a transaction.
+const getDocumentSQL = `SELECT ` + documentColumns + ` FROM documents d WHERE d.id = ?`
+
 func getDocument(ctx context.Context, q queryer, id string) (Document, error) {
-	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents d WHERE d.id = ?`, id))
+	d, err := scanDocument(q.QueryRowContext(ctx, getDocumentSQL, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Document{}, Errorf(ErrNotFound, "document %s not found", id)
 	}
 	return d, err
 }
+
+const (
+	insertDocumentSQL = `INSERT INTO documents
+		(id, name, media_type, size, sha256, pages, status, error, error_code, metadata, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	updateDocumentPagesSQL = `UPDATE documents SET pages = ? WHERE id = ?`
+)
 
 // CreateDocument stores a new document in one transaction: its row, its
 // bytes, its pages, their chunks and full-text index, and its tags. When the
@@ -276,10 +285,7 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 			return err
 		}
 		now := tx.nowText()
-		_, err = tx.ExecContext(ctx, `INSERT INTO documents
-			(id, name, media_type, size, sha256, pages, status, error, error_code, metadata, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			id, name, nd.MediaType, file.Size, sha, 0, status, CapMessage(nd.Error), nd.ErrorCode, metadata, now, now)
+		_, err = tx.ExecContext(ctx, insertDocumentSQL, id, name, nd.MediaType, file.Size, sha, 0, status, CapMessage(nd.Error), nd.ErrorCode, metadata, now, now)
 		if err != nil {
 			return err
 		}
@@ -290,7 +296,7 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE documents SET pages = ? WHERE id = ?`, n, id); err != nil {
+		if _, err := tx.ExecContext(ctx, updateDocumentPagesSQL, n, id); err != nil {
 			return err
 		}
 		if err := insertWords(ctx, tx, id, name, n, words); err != nil {
@@ -310,11 +316,13 @@ func (db *DB) CreateDocument(ctx context.Context, nd NewDocument) (Document, err
 
 // DocumentBySHA256 returns the document whose bytes have this SHA-256 (hex).
 func (db *DB) DocumentBySHA256(ctx context.Context, sha string) (Document, error) {
-	return documentBySHA256(ctx, db.sql, strings.ToLower(sha))
+	return documentBySHA256(ctx, db.reader(), strings.ToLower(sha))
 }
 
+const documentBySHA256SQL = `SELECT ` + documentColumns + ` FROM documents d WHERE d.sha256 = ?`
+
 func documentBySHA256(ctx context.Context, q queryer, sha string) (Document, error) {
-	d, err := scanDocument(q.QueryRowContext(ctx, `SELECT `+documentColumns+` FROM documents d WHERE d.sha256 = ?`, sha))
+	d, err := scanDocument(q.QueryRowContext(ctx, documentBySHA256SQL, sha))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Document{}, Errorf(ErrNotFound, "no document with SHA-256 %s", sha)
 	}
@@ -326,7 +334,7 @@ func documentBySHA256(ctx context.Context, q queryer, sha string) (Document, err
 
 // GetDocument returns the document with this id.
 func (db *DB) GetDocument(ctx context.Context, id string) (Document, error) {
-	d, err := getDocument(ctx, db.sql, id)
+	d, err := getDocument(ctx, db.reader(), id)
 	return d, translate("get document", err)
 }
 

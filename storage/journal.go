@@ -132,6 +132,14 @@ func kindKey(schemaID string) string {
 func promptKey(id string) string { return "prompt:" + id }
 func tagKey(id string) string    { return "tag:" + id }
 
+const (
+	insertJournalSQL = `INSERT INTO journal (at, edge, actor, turn_id, run_id, call_id, op, object_kind, object_id,
+		document_id, summary, undoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insertJournalKeySQL = `INSERT INTO journal_keys (key, entry_id, writes) VALUES (?, ?, ?)
+		ON CONFLICT (key, entry_id) DO UPDATE SET writes = max(writes, excluded.writes)`
+	updateJournalSizeSQL = `UPDATE journal SET size = ? WHERE id = ?`
+)
+
 // journal records c as an entry of the transaction, before the change is
 // written: it reads the before-state of c's scopes now. It returns the
 // entry's id.
@@ -141,9 +149,7 @@ func (t *writeTx) journal(ctx context.Context, c change) (int64, error) {
 	if c.undoes != 0 {
 		undoes = c.undoes
 	}
-	res, err := t.ExecContext(ctx, `INSERT INTO journal (at, edge, actor, turn_id, run_id, call_id, op, object_kind, object_id,
-		document_id, summary, undoes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.nowText(), string(a.Edge), a.Name, a.TurnID, a.RunID, a.CallID, c.op, c.kind, c.id, c.documentID,
+	res, err := t.ExecContext(ctx, insertJournalSQL, t.nowText(), string(a.Edge), a.Name, a.TurnID, a.RunID, a.CallID, c.op, c.kind, c.id, c.documentID,
 		CapMessage(c.summary), undoes)
 	if err != nil {
 		return 0, fmt.Errorf("journal %s: %w", c.op, err)
@@ -155,8 +161,7 @@ func (t *writeTx) journal(ctx context.Context, c change) (int64, error) {
 	// Reads first: a key both read and written is kept as written.
 	for writes, keys := range [][]string{c.reads, c.writes} {
 		for _, key := range uniqueStrings(keys) {
-			if _, err := t.ExecContext(ctx, `INSERT INTO journal_keys (key, entry_id, writes) VALUES (?, ?, ?)
-				ON CONFLICT (key, entry_id) DO UPDATE SET writes = max(writes, excluded.writes)`, key, entry, writes); err != nil {
+			if _, err := t.ExecContext(ctx, insertJournalKeySQL, key, entry, writes); err != nil {
 				return 0, fmt.Errorf("journal %s: %w", c.op, err)
 			}
 		}
@@ -169,7 +174,7 @@ func (t *writeTx) journal(ctx context.Context, c change) (int64, error) {
 		}
 		size += n
 	}
-	if _, err := t.ExecContext(ctx, `UPDATE journal SET size = ? WHERE id = ?`, size, entry); err != nil {
+	if _, err := t.ExecContext(ctx, updateJournalSizeSQL, size, entry); err != nil {
 		return 0, fmt.Errorf("journal %s: %w", c.op, err)
 	}
 	return entry, nil

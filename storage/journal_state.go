@@ -309,6 +309,8 @@ func decodeStoredRow(table, data string) (tableRow, error) {
 	return tableRow{Table: table, Cols: sr.Cols, Vals: vals}, nil
 }
 
+const insertJournalScopeSQL = `INSERT INTO journal_scopes (entry_id, ord, scope) VALUES (?, ?, ?)`
+
 // saveScope reads the state of s now and stores it as scope ord of the
 // entry, a row at a time; it returns the bytes stored.
 func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (int64, error) {
@@ -321,7 +323,7 @@ func saveScope(ctx context.Context, t *writeTx, entry int64, ord int, s scope) (
 	if err != nil {
 		return 0, err
 	}
-	if _, err := t.ExecContext(ctx, `INSERT INTO journal_scopes (entry_id, ord, scope) VALUES (?, ?, ?)`, entry, ord, string(b)); err != nil {
+	if _, err := t.ExecContext(ctx, insertJournalScopeSQL, entry, ord, string(b)); err != nil {
 		return 0, err
 	}
 	size := int64(len(b))

@@ -426,15 +426,17 @@ func storeOCRPage(ctx context.Context, tx *writeTx, id string, p OCRPage) error 
 	return putPageWords(ctx, tx, id, p.Page, *p.Words)
 }
 
+const putPageWordsSQL = `INSERT INTO page_words (document_id, page, width, height, dpi, words) VALUES (?, ?, ?, ?, ?, ?)
+	ON CONFLICT (document_id, page) DO UPDATE SET width = excluded.width, height = excluded.height,
+	dpi = excluded.dpi, words = excluded.words`
+
 // putPageWords stores (or replaces) the words of one page: OCR's, and a
 // text layer's at import or later (SetPageWords). The page must exist.
 func putPageWords(ctx context.Context, tx *writeTx, id string, page int, pw PageWords) error {
 	if pw.Width <= 0 || pw.Height <= 0 {
 		return Errorf(ErrInvalid, "document %s page %d: words on a page of %d×%d: the size must be positive", id, page, pw.Width, pw.Height)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO page_words (document_id, page, width, height, dpi, words) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (document_id, page) DO UPDATE SET width = excluded.width, height = excluded.height,
-		dpi = excluded.dpi, words = excluded.words`, id, page, pw.Width, pw.Height, pw.DPI, string(appendWords(nil, pw.Words)))
+	_, err := tx.ExecContext(ctx, putPageWordsSQL, id, page, pw.Width, pw.Height, pw.DPI, string(appendWords(nil, pw.Words)))
 	return err
 }
 

@@ -130,7 +130,7 @@ func (s Settings) Check() (Settings, error) {
 		s.Ignore = []string{}
 	}
 	if s.Folder != "" {
-		abs, err := existingDir(s.Folder)
+		abs, err := ExistingFolder(s.Folder)
 		if err != nil {
 			return bad("folder", "%v", err)
 		}
@@ -146,8 +146,8 @@ func (s Settings) Check() (Settings, error) {
 	return s, nil
 }
 
-// existingDir is dir made absolute, or why it is not a folder.
-func existingDir(dir string) (string, error) {
+// ExistingFolder is dir made absolute, or why it is not a folder.
+func ExistingFolder(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err

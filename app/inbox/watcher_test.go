@@ -27,7 +27,7 @@ var (
 	encrypted = "pypdf-sample-files/005_libreoffice-writer-password.pdf"
 )
 
-func openDB(t *testing.T, dir string) *storage.DB {
+func openDB(t testing.TB, dir string) *storage.DB {
 	t.Helper()
 	db, err := storage.Open(context.Background(), filepath.Join(dir, "docent.db"))
 	if err != nil {

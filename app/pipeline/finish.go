@@ -25,6 +25,12 @@ type FinishOptions struct {
 	OCR *ocr.Options
 	// Embed embeds the chunks still without a vector.
 	Embed bool
+	// AutoCreate runs the last stage for the documents queued for it
+	// (Options.AutoCreate): their kind recognised and their row extracted,
+	// or a proposal for a new kind, one after the other as a server's
+	// queue runs them. Without it they stay queued, for a server or
+	// `docent auto-create --all`.
+	AutoCreate bool
 	// Read hears of each document OCR finished (done of total); Embedded
 	// of each batch of chunks embedded.
 	Read     func(done, total int, r ReadResult)
@@ -41,13 +47,15 @@ type Finished struct {
 	// Waiting is how many of them still wait for OCR.
 	Waiting int
 	Embed   EmbedReport
+	// AutoCreated is how many documents the last stage ran on.
+	AutoCreated int
 }
 
 // Finish runs, in this process and in their order, the stages after
 // storing that docs still need: OCR (opts.OCR), then the embedding of the
-// chunks (opts.Embed). The last stage, auto-create, runs from its queue
-// (Handed on with Options.AutoCreate): a server's, or `docent auto-create`.
-// When ctx ends it returns what finished; the rest waits for the next run.
+// chunks (opts.Embed), then auto-create for those queued for it
+// (opts.AutoCreate). When ctx ends it returns what finished; the rest
+// waits for the next run.
 func (p *Pipeline) Finish(ctx context.Context, docs []storage.Document, opts FinishOptions) (Finished, error) {
 	var fin Finished
 	if opts.OCR != nil && ctx.Err() == nil {
@@ -73,6 +81,18 @@ func (p *Pipeline) Finish(ctx context.Context, docs []storage.Document, opts Fin
 		if fin.Embed, err = p.Embed(ctx, opts.Embedded); err != nil {
 			return fin, err
 		}
+	}
+	if opts.AutoCreate && ctx.Err() == nil {
+		var queued []storage.Document
+		for _, d := range docs {
+			// Read again: OCR has made some ready since.
+			if now, err := p.db.GetDocument(ctx, d.ID); err == nil &&
+				now.Status == storage.StatusReady && now.AutoCreateStatus == storage.AutoCreatePending {
+				queued = append(queued, now)
+			}
+		}
+		p.autoCreate.RunAll(ctx, queued)
+		fin.AutoCreated = len(queued)
 	}
 	return fin, ctx.Err()
 }

@@ -13,7 +13,7 @@ import (
 // metered sends the fixture's model calls through a UsageMeter on its
 // store that prices the model "priced" only.
 func (f *turnFixture) metered() {
-	m := &agent.UsageMeter{DB: f.db, Cost: func(p, model string, in, out, cached int) (float64, bool) {
+	m := &agent.UsageMeter{DB: f.db, Cost: func(_ context.Context, p, model string, in, out, cached int) (float64, bool) {
 		if model != "priced" {
 			return 0, false
 		}

@@ -63,6 +63,11 @@ type MessageData struct {
 	// UnknownCitations is `unknown_citations`: on a final answer, the
 	// numbers it cites that the thread never produced.
 	UnknownCitations []int `json:"unknown_citations,omitempty"`
+	// TurnUsage is `turn_usage`: on a turn's final answer, the turn's
+	// result.usage (its rounds' tokens and what every call it made cost),
+	// so that the thread reopened later shows the footer the live turn
+	// showed.
+	TurnUsage *TurnUsage `json:"turn_usage,omitempty"`
 }
 
 // ParseMessageData reads a stored message's data; empty or malformed data

@@ -69,6 +69,10 @@ type Tool struct {
 	// tool in one turn (0: no cap). What the call may change at all is the
 	// run's Scope's to say.
 	HeadlessLimit int `json:"-"`
+	// CallsModel is set on tools whose calls may call a model (an
+	// extraction, an embedding of the query), so that an edge can hold
+	// them to its per-minute limit on model-calling requests.
+	CallsModel bool `json:"-"`
 	// ChangesExtraction is set on tools whose calls change the document's
 	// extraction, so that clients show it again after them.
 	ChangesExtraction bool `json:"changes_extraction,omitempty"`

@@ -38,6 +38,7 @@ func extractionTools() []Tool {
 			Access:            ReadWrite,
 			Changes:           extractionRun,
 			HeadlessLimit:     3,
+			CallsModel:        true,
 			ChangesExtraction: true,
 			Run:               decodeArgs(runExtraction),
 			Summarize:         summarizer(runExtractionSummary, runExtractionWords, extractionOutcome),

@@ -20,9 +20,10 @@ func searchTools() []Tool {
 				"limit": `{"type":"integer","minimum":1,"maximum":20,"description":"How many hits, 1-20. Default 5."}`,
 				"by":    `{"type":"string","enum":["words","meaning","both"],"description":"words: exact words only; meaning: by meaning only; both (the default when an embedding model is set)."}`,
 			}),
-			Access:    ReadOnly,
-			Run:       decodeArgs(searchDocs),
-			Summarize: summarizer(searchSummary, searchWords),
+			Access:     ReadOnly,
+			CallsModel: true,
+			Run:        decodeArgs(searchDocs),
+			Summarize:  summarizer(searchSummary, searchWords),
 		},
 		{
 			Name:        "open_citation",

@@ -521,8 +521,9 @@ func (a *Agent) Approve(ctx context.Context, req ApproveRequest, sink Sink) (Tur
 		}
 		return c.Arguments, true
 	}
-	// The approved calls' own model calls (run_extraction) are the turn's.
-	ctx = t.metered(ctx)
+	// The approved calls' own model calls (run_extraction) are the
+	// turn's: in its cost, and in the ledger with its thread.
+	ctx = t.metered(storage.WithUsageScope(ctx, t.usageScope(ctx)))
 	if err := t.execute(ctx, pending, calls, decide, true); err != nil {
 		return t.fail(ctx, err)
 	}
@@ -671,6 +672,7 @@ func (t *turn) loop(ctx context.Context) (TurnResult, error) {
 		if len(resp.ToolCalls) == 0 {
 			res := t.result(resp.Text, resp.Thinking)
 			data := t.assistantData(round, resp.Usage)
+			data.TurnUsage = &res.Usage
 			if t.cites != nil {
 				res.Citations, res.UnknownCitations = t.cites.resolve(citedNumbers(resp.Text, t.finalCites))
 				data.Citations, data.UnknownCitations = res.Citations, res.UnknownCitations

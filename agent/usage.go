@@ -13,8 +13,8 @@ import (
 )
 
 // CostFunc is the cost in USD of one call; ok is false when the model has
-// no known price (agent/prices gives one).
-type CostFunc func(provider, model string, inputTokens, outputTokens, cachedTokens int) (usd float64, ok bool)
+// no known price (Prices.Cost gives one).
+type CostFunc func(ctx context.Context, provider, model string, inputTokens, outputTokens, cachedTokens int) (usd float64, ok bool)
 
 // Bounds the meter holds reported counts to.
 const (
@@ -55,7 +55,7 @@ func (m *UsageMeter) Begin(ctx context.Context, c provider.Call) (func(provider.
 	if out <= 0 && c.Kind != "embed" { // an embedding answers no tokens
 		out = reserveOutputTokens
 	}
-	req := storage.UsageRequest{Provider: c.Provider, Model: c.Model, Tokens: c.PromptTokens + out, CostUSD: m.cost(c.Provider, c.Model, c.PromptTokens, out, 0)}
+	req := storage.UsageRequest{Provider: c.Provider, Model: c.Model, Tokens: c.PromptTokens + out, CostUSD: m.cost(ctx, c.Provider, c.Model, c.PromptTokens, out, 0)}
 	var hold int64
 	for {
 		ended := m.endedChan()
@@ -81,7 +81,7 @@ func (m *UsageMeter) Begin(ctx context.Context, c provider.Call) (func(provider.
 	tally := spendTallyFrom(ctx)
 	return func(e provider.CallEnd) {
 		defer m.signalEnded()
-		row := m.row(c, scope, e)
+		row := m.row(ctx, c, scope, e)
 		if tally != nil {
 			tally.add(row.CostUSD)
 		}
@@ -94,7 +94,7 @@ func (m *UsageMeter) Begin(ctx context.Context, c provider.Call) (func(provider.
 }
 
 // row is a call's ledger row, its counts held to what is possible.
-func (m *UsageMeter) row(c provider.Call, scope storage.UsageScope, e provider.CallEnd) storage.UsageCall {
+func (m *UsageMeter) row(ctx context.Context, c provider.Call, scope storage.UsageScope, e provider.CallEnd) storage.UsageCall {
 	window := e.Window
 	if window <= 0 {
 		window = maxWindowTokens
@@ -123,12 +123,12 @@ func (m *UsageMeter) row(c provider.Call, scope storage.UsageScope, e provider.C
 		Edge: string(scope.Edge), ThreadID: scope.ThreadID, RunID: scope.RunID, DocumentID: scope.DocumentID,
 		Provider: c.Provider, Model: c.Model, Kind: c.Kind,
 		InputTokens: in, OutputTokens: out, CachedTokens: cached, Estimated: e.Estimated, Clamped: clamped,
-		DurationMS: e.Duration.Milliseconds(), Outcome: outcome, CostUSD: m.cost(c.Provider, c.Model, in, out, cached),
+		DurationMS: e.Duration.Milliseconds(), Outcome: outcome, CostUSD: m.cost(context.WithoutCancel(ctx), c.Provider, c.Model, in, out, cached),
 	}
 }
 
 // cost prices a call: 0 on a local model, nil when the price is unknown.
-func (m *UsageMeter) cost(providerName, model string, in, out, cached int) *float64 {
+func (m *UsageMeter) cost(ctx context.Context, providerName, model string, in, out, cached int) *float64 {
 	if providerName == storage.ProviderLocal {
 		zero := 0.0
 		return &zero
@@ -136,7 +136,7 @@ func (m *UsageMeter) cost(providerName, model string, in, out, cached int) *floa
 	if m.Cost == nil {
 		return nil
 	}
-	usd, ok := m.Cost(providerName, model, in, out, cached)
+	usd, ok := m.Cost(ctx, providerName, model, in, out, cached)
 	if !ok {
 		return nil
 	}

@@ -27,7 +27,7 @@ func (f *extractFixture) metered(cost CostFunc) *UsageMeter {
 // a local one's 0.
 func TestUsageMeterRecordsEveryCall(t *testing.T) {
 	f := newExtractFixture(t, modeltest.Model{Name: "priced"}, modeltest.Model{Name: "unpriced"}, modeltest.Model{Name: "qwen3:8b"})
-	f.metered(func(p, m string, in, out, cached int) (float64, bool) {
+	f.metered(func(_ context.Context, p, m string, in, out, cached int) (float64, bool) {
 		if m != "priced" {
 			return 0, false
 		}

@@ -15,10 +15,8 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
-	"sync"
 
 	"github.com/docent/docent/agent"
-	"github.com/docent/docent/agent/prices"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/app/server"
@@ -39,9 +37,6 @@ type Root struct {
 	// DOCENT_EMBED_MODEL; "" leaves the Settings page's.
 	EmbedModel string
 	Logger     *slog.Logger
-	// Cost prices the model calls in the usage ledger; nil prices them
-	// from the list built into the binary (agent/prices).
-	Cost agent.CostFunc
 
 	db       *storage.DB
 	meter    *agent.UsageMeter // meters every model call (usage ledger, limits)
@@ -104,33 +99,12 @@ func (r *Root) Settings(ctx context.Context) (*settings.Live, error) {
 // changes of the settings so that calls held back wake when any ends.
 func (r *Root) usageMeter(db *storage.DB) *agent.UsageMeter {
 	if r.meter == nil {
-		cost := r.Cost
-		if cost == nil {
-			cost = listedCost(r.Logger)
-		}
-		r.meter = &agent.UsageMeter{DB: db, Cost: cost, Logger: r.Logger}
+		// The calls are priced from the list built in with the prices
+		// set in Settings, read at each call (agent.Prices).
+		p := &agent.Prices{DB: db, Logger: r.Logger}
+		r.meter = &agent.UsageMeter{DB: db, Cost: p.Cost, Logger: r.Logger}
 	}
 	return r.meter
-}
-
-// listedCost prices a call from the price list built into the binary,
-// which prices.Snapshot reads once, when the first call is priced rather
-// than at every start. A list that cannot be read (a broken build) leaves
-// every hosted model's price unknown, which the ledger shows as such,
-// rather than stopping the calls.
-func listedCost(logger *slog.Logger) agent.CostFunc {
-	if logger == nil {
-		logger = slog.Default()
-	}
-	var warn sync.Once
-	return func(provider, model string, in, out, cached int) (float64, bool) {
-		l, err := prices.Snapshot()
-		if err != nil {
-			warn.Do(func() { logger.Warn("hosted models' prices are unknown", "err", err) })
-			return 0, false
-		}
-		return l.Cost(provider, model, in, out, cached)
-	}
 }
 
 // agentOn builds the providers and the agent on a provider setup: the one

@@ -107,8 +107,9 @@ type UsageCall struct {
 	CostUSD *float64 `json:"cost_usd"`
 }
 
-// UsageLimits are the spending limits. A nil limit is none; a limit of 0
-// means nothing may be spent.
+// UsageLimits are the spending limits, and the limits beside them that
+// are saved with them. A nil limit is none; a limit of 0 means nothing may
+// be spent.
 type UsageLimits struct {
 	Daily   *float64 `json:"daily,omitempty"`
 	Monthly *float64 `json:"monthly,omitempty"`
@@ -116,10 +117,32 @@ type UsageLimits struct {
 	Unit string `json:"unit"`
 	// AllModels counts local models too; without it only hosted ones.
 	AllModels bool `json:"all_models,omitempty"`
+	// PerMinute is the most model-calling HTTP requests `docent --serve`
+	// answers a minute, for the whole server; 0 is no limit.
+	PerMinute int `json:"per_minute,omitempty"`
+	// ConfirmOverUSD is the estimated cost of a batch above which the app
+	// asks before it starts it; DefaultConfirmOverUSD when none is saved.
+	ConfirmOverUSD *float64 `json:"confirm_over_usd,omitempty"`
 }
 
-// Any reports whether a limit is set.
+// DefaultConfirmOverUSD is UsageLimits.ConfirmOverUSD when none is saved.
+const DefaultConfirmOverUSD = 1.00
+
+// Any reports whether a spending limit (daily or monthly) is set.
 func (l UsageLimits) Any() bool { return l.Daily != nil || l.Monthly != nil }
+
+// saved reports whether l differs from having nothing saved.
+func (l UsageLimits) saved() bool {
+	return l.Any() || l.PerMinute != 0 || l.ConfirmOverUSD != nil && *l.ConfirmOverUSD != DefaultConfirmOverUSD
+}
+
+// Confirm is ConfirmOverUSD, or its default.
+func (l UsageLimits) Confirm() float64 {
+	if l.ConfirmOverUSD == nil {
+		return DefaultConfirmOverUSD
+	}
+	return *l.ConfirmOverUSD
+}
 
 // counts reports whether calls of provider count against the limits.
 func (l UsageLimits) counts(provider string) bool {
@@ -142,6 +165,12 @@ func (l UsageLimits) Check() error {
 			return Errorf(ErrInvalid, "%s limit %v: tokens are whole numbers", x.name, *x.v).On(x.name)
 		}
 	}
+	if l.PerMinute < 0 {
+		return Errorf(ErrInvalid, "per-minute limit %d: want a number of requests, at least 1 (or none)", l.PerMinute).On("per_minute")
+	}
+	if c := l.ConfirmOverUSD; c != nil && (*c < 0 || math.IsNaN(*c) || math.IsInf(*c, 0)) {
+		return Errorf(ErrInvalid, "confirm_over_usd %v: want a number of dollars of at least 0 (0 asks before every batch)", *c).On("confirm_over_usd")
+	}
 	return nil
 }
 
@@ -151,7 +180,7 @@ func (db *DB) UsageLimits(ctx context.Context) (UsageLimits, error) {
 }
 
 func usageLimits(ctx context.Context, q queryer) (UsageLimits, error) {
-	l := UsageLimits{Unit: UnitTokens}
+	l := UsageLimits{Unit: UnitTokens, ConfirmOverUSD: new(DefaultConfirmOverUSD)}
 	var raw string
 	err := q.QueryRowContext(ctx, "SELECT value FROM settings WHERE key = ?", SettingUsageLimits).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -166,9 +195,10 @@ func usageLimits(ctx context.Context, q queryer) (UsageLimits, error) {
 	return l, nil
 }
 
-// SetUsageLimits saves the limits; limits with none set remove them.
+// SetUsageLimits saves the limits; limits with none set (and the default
+// confirmation threshold) remove them.
 func (db *DB) SetUsageLimits(ctx context.Context, l UsageLimits) error {
-	if !l.Any() {
+	if !l.saved() {
 		return db.update(ctx, "remove the spending limits", func(t *writeTx) error {
 			_, err := t.ExecContext(ctx, "DELETE FROM settings WHERE key = ?", SettingUsageLimits)
 			return err

@@ -42,50 +42,76 @@ func (r *Registry) Embed(ctx context.Context, modelID string, texts []string) ([
 	if len(texts) == 0 {
 		return nil, nil
 	}
-	return r.embedMetered(ctx, p, model, texts, func() ([][]float32, error) { return e.Embed(ctx, model, texts) })
+	return r.embedMetered(ctx, p, model, texts, func() ([][]float32, int, error) {
+		if c, ok := e.(countingEmbedder); ok {
+			return c.embedCounted(ctx, model, texts)
+		}
+		vecs, err := e.Embed(ctx, model, texts)
+		return vecs, 0, err
+	})
+}
+
+// countingEmbedder is an Embedder that also says how many tokens the
+// server counted in the texts (0 when it said nothing), for the meter.
+type countingEmbedder interface {
+	embedCounted(ctx context.Context, model string, texts []string) ([][]float32, int, error)
 }
 
 // Embed asks Ollama's /api/embed for the texts' vectors.
 func (p *Ollama) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
-	vecs, err := p.embed(ctx, model, texts)
-	return vecs, p.red.error(err)
+	vecs, _, err := p.embedCounted(ctx, model, texts)
+	return vecs, err
 }
 
-func (p *Ollama) embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+// embedCounted is Embed with the tokens Ollama counted (prompt_eval_count).
+func (p *Ollama) embedCounted(ctx context.Context, model string, texts []string) ([][]float32, int, error) {
+	vecs, tokens, err := p.embed(ctx, model, texts)
+	return vecs, tokens, p.red.error(err)
+}
+
+func (p *Ollama) embed(ctx context.Context, model string, texts []string) ([][]float32, int, error) {
 	if err := checkModelName(model); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(texts) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	truncate := true // a chunk longer than the model's window is cut, not refused
 	req := &api.EmbedRequest{Model: model, Input: texts, Truncate: &truncate, KeepAlive: &api.Duration{Duration: p.cfg.KeepAlive}}
 	var vecs [][]float32
+	tokens := 0
 	err := embedCall(ctx, p.retry, p.cfg, model, len(texts), func(ctx context.Context) error {
 		resp, err := p.client.Embed(ctx, req)
 		if err == nil {
-			vecs = resp.Embeddings
+			vecs, tokens = resp.Embeddings, resp.PromptEvalCount
 		}
 		return err
 	}, func(err error, x *exchange) error { return p.classify(err, x, model) })
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := checkVectors(model, len(texts), vecs); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return vecs, nil
+	return vecs, tokens, nil
 }
 
 // Embed asks the OpenAI-compatible /embeddings for the texts' vectors.
 func (p *OpenAI) Embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
-	vecs, err := p.embed(ctx, model, texts)
-	return vecs, p.red.error(err)
+	vecs, _, err := p.embedCounted(ctx, model, texts)
+	return vecs, err
 }
 
-func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]float32, error) {
+// embedCounted is Embed with the tokens the server counted
+// (usage.prompt_tokens).
+func (p *OpenAI) embedCounted(ctx context.Context, model string, texts []string) ([][]float32, int, error) {
+	vecs, tokens, err := p.embed(ctx, model, texts)
+	return vecs, tokens, p.red.error(err)
+}
+
+func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]float32, int, error) {
 	if len(texts) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	params := openai.EmbeddingNewParams{
 		Model:          model,
@@ -99,12 +125,12 @@ func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]f
 		return err
 	}, func(err error, x *exchange) error { return p.classify(err, x, model, false, 0, false) })
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	vecs := make([][]float32, len(texts))
 	for _, d := range resp.Data {
 		if d.Index < 0 || int(d.Index) >= len(texts) || vecs[d.Index] != nil {
-			return nil, newError(KindBadResponse, nil, "the embedding model %s answered with an embedding for input %d of %d", model, d.Index, len(texts))
+			return nil, 0, newError(KindBadResponse, nil, "the embedding model %s answered with an embedding for input %d of %d", model, d.Index, len(texts))
 		}
 		v := make([]float32, len(d.Embedding))
 		for i, x := range d.Embedding {
@@ -113,9 +139,9 @@ func (p *OpenAI) embed(ctx context.Context, model string, texts []string) ([][]f
 		vecs[d.Index] = v
 	}
 	if err := checkVectors(model, len(texts), vecs); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return vecs, nil
+	return vecs, int(resp.Usage.PromptTokens), nil
 }
 
 // Bounds of an embedding answer: what the vectors of n texts can need as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -152,5 +153,41 @@ func TestEmbedAnswerLargerThanItsVectorsIsRefused(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// endsMeter records how the metered calls ended.
+type endsMeter struct {
+	mu   sync.Mutex
+	ends []CallEnd
+}
+
+func (m *endsMeter) Begin(context.Context, Call) (func(CallEnd), error) {
+	return func(e CallEnd) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.ends = append(m.ends, e)
+	}, nil
+}
+
+// An embedding's tokens are those the server reports (Ollama's
+// prompt_eval_count, OpenAI's usage.prompt_tokens), not Docent's
+// estimate; the scripted server counts three bytes a token, the estimate
+// four.
+func TestEmbedTokensAreTheServers(t *testing.T) {
+	s := modeltest.New(t, modeltest.EmbedModel)
+	m := &endsMeter{}
+	r := NewRegistry(testConfig(s)).Metered(m)
+	texts := []string{"Rechnungssumme 12,50 EUR", "Total due on delivery"}
+	want := modeltest.Tokens(strings.Join(texts, " "))
+	for _, id := range []string{"ollama/nomic-embed-text", "openai/nomic-embed-text"} {
+		if _, err := r.Embed(context.Background(), id, texts); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+	}
+	for i, e := range m.ends {
+		if e.Usage.PromptTokens != want || e.Estimated {
+			t.Errorf("call %d ended with %+v (estimated %v), want the server's %d tokens", i, e.Usage, e.Estimated, want)
+		}
 	}
 }

@@ -83,12 +83,13 @@ func (m metered) Chat(ctx context.Context, req Request, onDelta func(Delta) erro
 	return resp, err
 }
 
-// embedMetered meters one embedding request; its tokens are estimated, at
-// four characters a token, as the providers' embedding answers are not
-// read for counts.
-func (r *Registry) embedMetered(ctx context.Context, p Provider, model string, texts []string, embed func() ([][]float32, error)) ([][]float32, error) {
+// embedMetered meters one embedding request: its tokens are those the
+// server reported, estimated at four characters a token when it reported
+// none.
+func (r *Registry) embedMetered(ctx context.Context, p Provider, model string, texts []string, embed func() ([][]float32, int, error)) ([][]float32, error) {
 	if r.meter == nil {
-		return embed()
+		vecs, _, err := embed()
+		return vecs, err
 	}
 	chars := 0
 	for _, t := range texts {
@@ -99,9 +100,12 @@ func (r *Registry) embedMetered(ctx context.Context, p Provider, model string, t
 		return nil, err
 	}
 	start := time.Now()
-	vecs, err := embed()
+	vecs, tokens, err := embed()
 	e := CallEnd{Duration: time.Since(start), Err: err}
-	if err == nil {
+	switch {
+	case tokens > 0:
+		e.Usage = Usage{PromptTokens: tokens}
+	case err == nil:
 		e.Usage, e.Estimated = Usage{PromptTokens: chars / 4}, true
 	}
 	end(e)

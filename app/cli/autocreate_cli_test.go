@@ -308,6 +308,7 @@ func TestAutoCreateWithASchemaOnlyExtractsAndExportsTheBatch(t *testing.T) {
 			}
 		case "auto_create_summary":
 			summaries++
+		case "auto_create_estimate":
 		default:
 			if line.DocumentID == "" {
 				t.Errorf("an event without document_id: %s", sc.Text())

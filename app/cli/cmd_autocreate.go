@@ -120,6 +120,9 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 
+	if err := b.estimate(ctx, a, docs); err != nil {
+		return err
+	}
 	b.creator = &agent.AutoCreator{Agent: a, Timeout: *timeout, StaleAfter: *staleAfter}
 	b.concurrency = *concurrency
 	if b.concurrency == 0 {
@@ -149,6 +152,47 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 	if importFailed {
 		return errPartial
 	}
+	return nil
+}
+
+// estimate says what the batch is expected to spend before it starts: on
+// stderr on a hosted model (a local one costs nothing), and with --json as
+// the first line, {"type": "auto_create_estimate", ...}.
+func (b *autoCreateBatch) estimate(ctx context.Context, a *agent.Agent, docs []storage.Document) error {
+	var ids []string
+	for _, d := range docs {
+		if d.AutoCreateStatus != storage.AutoCreateProposed && d.AutoCreateStatus != storage.AutoCreateAccepted {
+			ids = append(ids, d.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	est, err := a.EstimateAutoCreate(ctx, ids, cmp.Or(b.modelFlag, b.model))
+	if err != nil {
+		// The estimate only informs: a model the batch cannot use is
+		// named by each document's run, as without it.
+		b.env.Logger.Debug("auto-create: no estimate", "err", err)
+		return nil
+	}
+	if b.json {
+		if err := b.writeLine(struct {
+			Type string `json:"type"`
+			agent.AutoCreateEstimate
+		}{"auto_create_estimate", est}); err != nil {
+			return err
+		}
+	}
+	providerName, model, _ := strings.Cut(est.Model, "/")
+	if providerName == storage.ProviderLocal {
+		return nil
+	}
+	cost := "price unknown"
+	if est.CostUSD != nil {
+		cost = "about " + storage.FormatUsageAmount(*est.CostUSD, storage.UnitUSD)
+	}
+	fmt.Fprintf(b.env.IO.Err, "estimated: %s, about %s tokens, %s (%s)\n", textfmt.Count(est.Documents, "document"),
+		textfmt.Thousands(est.InputTokens+est.OutputTokens), cost, model)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 )
@@ -25,6 +26,9 @@ type usageReport struct {
 func runUsage(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 && args[0] == "limit" {
 		return runUsageLimit(ctx, env, args[1:])
+	}
+	if len(args) > 0 && args[0] == "price" {
+		return runUsagePrice(ctx, env, args[1:])
 	}
 	fs := flag.NewFlagSet("usage", flag.ContinueOnError)
 	since := fs.String("since", "", "")
@@ -94,8 +98,12 @@ func costText(t storage.UsageTotals) string {
 // limitsText says the limits and what was spent against them.
 func limitsText(st storage.UsageStatus) string {
 	l := st.Limits
+	perMinute := ""
+	if l.PerMinute > 0 {
+		perMinute = fmt.Sprintf("\nat most %d model-calling requests a minute to docent --serve", l.PerMinute)
+	}
 	if !l.Any() {
-		return "no spending limits (set them with docent usage limit)"
+		return "no spending limits (set them with docent usage limit)" + perMinute
 	}
 	scope := "hosted models"
 	if l.AllModels {
@@ -115,7 +123,7 @@ func limitsText(st storage.UsageStatus) string {
 	if st.Reached != "" {
 		s += "\n" + st.Reached
 	}
-	return s
+	return s + perMinute
 }
 
 // runUsageLimit is `docent usage limit`: it sets the limits given, keeps
@@ -127,6 +135,7 @@ func runUsageLimit(ctx context.Context, env *Env, args []string) error {
 	monthly := fs.String("monthly", "", "")
 	unit := fs.String("unit", "", "")
 	allModels := fs.Bool("all-models", false, "")
+	perMinute := fs.String("per-minute", "", "")
 	off := fs.Bool("off", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -135,7 +144,7 @@ func runUsageLimit(ctx context.Context, env *Env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("usage limit takes flags only\n%s", usageLine("usage"))
 	}
-	changes := *daily != "" || *monthly != "" || *unit != "" || isFlagSet(fs, "all-models")
+	changes := *daily != "" || *monthly != "" || *unit != "" || *perMinute != "" || isFlagSet(fs, "all-models")
 	if *off && changes {
 		return usagef("--off removes every limit: it goes with no other flag")
 	}
@@ -149,7 +158,8 @@ func runUsageLimit(ctx context.Context, env *Env, args []string) error {
 	}
 	switch {
 	case *off:
-		l = storage.UsageLimits{}
+		// The confirmation threshold is no limit: it stays.
+		l = storage.UsageLimits{Unit: l.Unit, ConfirmOverUSD: l.ConfirmOverUSD}
 	case changes:
 		if *unit != "" && *unit != l.Unit {
 			if *unit != storage.UnitTokens && *unit != storage.UnitUSD {
@@ -173,8 +183,15 @@ func runUsageLimit(ctx context.Context, env *Env, args []string) error {
 		if isFlagSet(fs, "all-models") {
 			l.AllModels = *allModels
 		}
-		if !l.Any() {
-			return usagef("give --daily or --monthly (or --off to remove the limits)\n%s", usageLine("usage"))
+		if *perMinute != "" {
+			n, err := strconv.Atoi(*perMinute)
+			if err != nil || n < 0 {
+				return usagef("--per-minute %q: want a number of requests (0: no limit)", *perMinute)
+			}
+			l.PerMinute = n
+		}
+		if !l.Any() && l.PerMinute == 0 {
+			return usagef("give --daily, --monthly or --per-minute (or --off to remove the limits)\n%s", usageLine("usage"))
 		}
 	}
 	if *off || changes {
@@ -189,6 +206,94 @@ func runUsageLimit(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintln(env.IO.Out, limitsText(st))
 	return nil
 }
+
+// runUsagePrice is `docent usage price`: the prices of the models that
+// matter, or, with a model, the price set for it by hand (--input,
+// --output, --cached) or removed (--off). A price set by hand wins over
+// the price list's from the next model call on.
+func runUsagePrice(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet("usage price", flag.ContinueOnError)
+	input := fs.String("input", "", "")
+	output := fs.String("output", "", "")
+	cached := fs.String("cached", "", "")
+	off := fs.Bool("off", false, "")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	setting := *input != "" || *output != "" || *cached != ""
+	switch {
+	case len(rest) > 1:
+		return usagef("usage price takes one model at most\n%s", usageLine("usage"))
+	case len(rest) == 0 && (setting || *off):
+		return usagef("name the model to price, e.g. docent usage price openai/gpt-4o-mini --input 0.15 --output 0.6\n%s", usageLine("usage"))
+	case *off && setting:
+		return usagef("--off removes the model's price: it goes with no other flag")
+	case len(rest) == 1 && !*off && (*input == "" || *output == ""):
+		return usagef("give --input and --output (US dollars per million tokens), or --off\n%s", usageLine("usage"))
+	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 1 {
+		overrides, err := db.PriceOverrides(ctx)
+		if err != nil {
+			return err
+		}
+		model := rest[0]
+		if *off {
+			if _, ok := overrides[model]; !ok {
+				return usagef("%s has no price set by hand (docent usage price lists them)", model)
+			}
+			delete(overrides, model)
+		} else {
+			var p storage.PriceOverride
+			for _, f := range []struct {
+				flag, value string
+				to          **float64
+			}{{"--input", *input, &p.Input}, {"--output", *output, &p.Output}, {"--cached", *cached, &p.Cached}} {
+				if f.value == "" {
+					continue
+				}
+				v, err := strconv.ParseFloat(f.value, 64)
+				if err != nil {
+					return usagef("%s %q: want US dollars per million tokens, e.g. 0.15", f.flag, f.value)
+				}
+				*f.to = &v
+			}
+			overrides[model] = p
+		}
+		if err := db.SetPriceOverrides(ctx, overrides); err != nil {
+			return err
+		}
+	}
+	a, err := env.Agent(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := (&agent.Prices{DB: db, Logger: env.Logger}).Report(ctx, a.DefaultModel)
+	if err != nil {
+		return err
+	}
+	t := newTable(env.IO.Out, "MODEL", "SOURCE", "INPUT", "OUTPUT", "CACHED")
+	for _, m := range rep.Models {
+		if m.Source == agent.PriceUnknown {
+			t.row(m.Model, "price unknown", "", "", "")
+			continue
+		}
+		t.row(m.Model, m.Source, usdPerMillion(*m.Input), usdPerMillion(*m.Output), usdPerMillion(*m.Cached))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.IO.Err, "prices in US dollars per million tokens; the list is %s of %s\n", rep.ListSource, rep.ListDate)
+	return nil
+}
+
+// usdPerMillion writes a price per million tokens without trailing zeros:
+// $0.15, $2.5, $0.
+func usdPerMillion(v float64) string { return "$" + strconv.FormatFloat(v, 'f', -1, 64) }
 
 // batchUsage is the sum of the model calls one command made.
 type batchUsage struct {

@@ -40,6 +40,10 @@ type Options struct {
 	// Logger is where writes are recorded and internal errors logged; nil
 	// means slog.Default().
 	Logger *slog.Logger
+	// ModelCall, when set, is asked before a tool that calls a model
+	// (agent.Tool.CallsModel) runs: an error refuses the call, as a tool
+	// error with its message (a server's per-minute limit).
+	ModelCall func(ctx context.Context) error
 }
 
 // ready returns the agent calls run on, or why there is none.
@@ -157,6 +161,11 @@ func (o Options) handler(t agent.Tool) sdk.ToolHandler {
 		a, err := o.ready()
 		if err != nil {
 			return errorResult(o.errorMessage(ctx, "tool "+t.Name, err)), nil
+		}
+		if t.CallsModel && o.ModelCall != nil {
+			if err := o.ModelCall(ctx); err != nil {
+				return errorResult(o.errorMessage(ctx, "tool "+t.Name, err)), nil
+			}
 		}
 		env := o.toolEnv(a)
 		args := req.Params.Arguments

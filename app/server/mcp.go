@@ -6,6 +6,7 @@ import (
 
 	"github.com/docent/docent/app/mcp"
 	"github.com/docent/docent/app/settings"
+	"github.com/docent/docent/storage/fault"
 )
 
 // /mcp is Docent as an MCP server over Streamable HTTP (package app/mcp):
@@ -24,6 +25,12 @@ func (s *Server) newMCP() http.Handler {
 			return settings.MCPReadOnly(ctx, s.cfg.DB, s.cfg.Logger)
 		},
 		Edge: "http", Version: s.cfg.Version, Logger: s.cfg.Logger,
+		ModelCall: func(ctx context.Context) error {
+			if msg, _ := s.admitModelCall(ctx); msg != "" {
+				return fault.Errorf(codeRateLimited, "%s", msg)
+			}
+			return nil
+		},
 	})
 }
 

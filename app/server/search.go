@@ -62,6 +62,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, searchResult(res))
 }
 
+// searchesByMeaning reports whether a search asks the embedding model: any
+// but a search by words alone.
+func searchesByMeaning(r *http.Request) bool { return r.URL.Query().Get("by") != "words" }
+
 // embedder is the embedder of the agent in effect; nil without an agent
 // (search is then by words).
 func (s *Server) embedder() *agent.Embedder {

@@ -91,6 +91,9 @@ type Config struct {
 	// trickles is cut off (body_deadline.go). Event streams, which send
 	// no body, are not bounded by it.
 	BodyTimeout time.Duration
+	// Now tells the time for the per-minute limit on model-calling
+	// requests (ratelimit.go); default time.Now.
+	Now func() time.Time
 }
 
 // Server answers the HTTP API and serves the web UI.
@@ -108,6 +111,7 @@ type Server struct {
 	mcp          http.Handler       // MCP over Streamable HTTP at /mcp (mcp.go)
 	library      libraryHub         // the library's event stream (library_events.go)
 	inbox        inboxRun           // the inbox folder's watcher (inbox.go)
+	perMinute    minuteWindow       // model-calling requests of the last minute (ratelimit.go)
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -168,7 +172,9 @@ func New(cfg Config) *Server {
 }
 
 // routeTable is the API, grouped as docs/protocol.md's route tables are
-// grouped by resource; every route has its row there.
+// grouped by resource; every route has its row there. The routes that call
+// a model are wrapped in modelCalling, the per-minute limit
+// (ratelimit.go), as docs/protocol.md lists them.
 func (s *Server) routeTable() []route {
 	return []route{
 		{"GET /api/health", s.handleHealth},
@@ -210,10 +216,10 @@ func (s *Server) routeTable() []route {
 		{"DELETE /api/tags/{tag_id}", s.deleteTag},
 
 		{"GET /api/documents/{id}/extractions", s.listExtractions},
-		{"POST /api/documents/{id}/extractions", s.runExtraction},
+		{"POST /api/documents/{id}/extractions", s.modelCalling(s.runExtraction)},
 		{"PATCH /api/documents/{id}/extractions/{extraction_id}", s.patchExtraction},
 
-		{"GET /api/search", s.search},
+		{"GET /api/search", s.modelCallingIf(searchesByMeaning, s.search)},
 		{"GET /api/search/status", s.searchStatus},
 		{"GET /api/sql", s.querySQL},
 		{"GET /api/models", s.listModels},
@@ -237,9 +243,12 @@ func (s *Server) routeTable() []route {
 		{"GET /api/usage/limits", s.getUsageLimits},
 		{"PUT /api/usage/limits", s.putUsageLimits},
 		{"DELETE /api/usage/limits", s.deleteUsageLimits},
+		{"GET /api/usage/prices", s.getUsagePrices},
+		{"PUT /api/usage/prices", s.putUsagePrices},
+		{"POST /api/auto-create/estimate", s.estimateAutoCreate},
 
-		{"POST /api/documents/{id}/chat", s.chat},
-		{"POST /api/documents/{id}/chat/approve", s.approve},
+		{"POST /api/documents/{id}/chat", s.modelCalling(s.chat)},
+		{"POST /api/documents/{id}/chat/approve", s.modelCalling(s.approve)},
 		{"GET /api/documents/{id}/chat/threads", s.listThreads},
 		{"POST /api/documents/{id}/chat/threads", s.createThread},
 		{"GET /api/documents/{id}/chat/threads/{thread_id}", s.getThread},
@@ -248,7 +257,7 @@ func (s *Server) routeTable() []route {
 
 		// Ask Docent (ask.go): a turn about the whole library, and its
 		// threads, which belong to no document.
-		{"POST /api/ask", s.ask},
+		{"POST /api/ask", s.modelCalling(s.ask)},
 		{"GET /api/ask/threads", s.listThreads},
 		{"GET /api/ask/threads/{thread_id}", s.getThread},
 		{"PATCH /api/ask/threads/{thread_id}", s.renameThread},
@@ -256,14 +265,14 @@ func (s *Server) routeTable() []route {
 
 		{"POST /api/documents/{id}/password", s.readWithPassword},
 		{"GET /api/documents/{id}/events", s.documentEvents},
-		{"POST /api/documents/{id}/auto-create", s.startAutoCreate},
+		{"POST /api/documents/{id}/auto-create", s.modelCalling(s.startAutoCreate)},
 		{"POST /api/documents/{id}/auto-create/accept", s.acceptAutoCreate},
 		{"POST /api/documents/{id}/auto-create/reject", s.rejectAutoCreate},
 
 		// The data of a schema and bulk actions (data.go).
 		{"GET /api/schemas/{schema_id}/rows", s.listSchemaRows},
 		{"GET /api/schemas/{schema_id}/export", s.exportSchema},
-		{"POST /api/schemas/{schema_id}/rerun", s.rerunSchema},
+		{"POST /api/schemas/{schema_id}/rerun", s.modelCalling(s.rerunSchema)},
 		{"POST /api/auto-create/accept", s.acceptAutoCreateMany},
 		{"PUT /api/documents/{id}/kind", s.setDocumentKind},
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/docent/docent/agent"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -99,6 +100,12 @@ type usageLimitsBody struct {
 	Unit string `json:"unit"`
 	// AllModels counts local models too; without it only hosted ones.
 	AllModels bool `json:"all_models,omitempty"`
+	// PerMinute is the most model-calling requests the server answers a
+	// minute; left out or 0 for no limit.
+	PerMinute int `json:"per_minute,omitempty"`
+	// ConfirmOverUSD is the estimated cost of a batch above which the app
+	// asks before it starts it; left out for the default, $1.00.
+	ConfirmOverUSD *float64 `json:"confirm_over_usd,omitempty"`
 }
 
 // putUsageLimits is PUT /api/usage/limits: it replaces the limits, and
@@ -109,24 +116,31 @@ func (s *Server) putUsageLimits(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	l := storage.UsageLimits{Daily: body.Daily, Monthly: body.Monthly, Unit: body.Unit, AllModels: body.AllModels}
+	l := storage.UsageLimits{Daily: body.Daily, Monthly: body.Monthly, Unit: body.Unit, AllModels: body.AllModels,
+		PerMinute: body.PerMinute, ConfirmOverUSD: body.ConfirmOverUSD}
 	// The store's checks, before "give daily or monthly": a bad unit is
 	// named even when no amount is given.
 	if err := l.Check(); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if !l.Any() {
-		s.writeError(w, r, fault.Errorf(fault.Invalid, "give daily or monthly (or DELETE /api/usage/limits to remove the limits)").On("daily"))
+	if !l.Any() && l.PerMinute == 0 && l.ConfirmOverUSD == nil {
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "give daily or monthly, per_minute or confirm_over_usd (or DELETE /api/usage/limits to remove the limits)").On("daily"))
 		return
 	}
 	s.saveUsageLimits(w, r, l)
 }
 
 // deleteUsageLimits is DELETE /api/usage/limits: no limits, as `docent
-// usage limit --off`.
+// usage limit --off`. The confirmation threshold, which is no limit, is
+// kept.
 func (s *Server) deleteUsageLimits(w http.ResponseWriter, r *http.Request) {
-	s.saveUsageLimits(w, r, storage.UsageLimits{})
+	l, err := s.cfg.DB.UsageLimits(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.saveUsageLimits(w, r, storage.UsageLimits{Unit: l.Unit, ConfirmOverUSD: l.ConfirmOverUSD})
 }
 
 func (s *Server) saveUsageLimits(w http.ResponseWriter, r *http.Request, l storage.UsageLimits) {
@@ -135,4 +149,85 @@ func (s *Server) saveUsageLimits(w http.ResponseWriter, r *http.Request, l stora
 		return
 	}
 	s.getUsageLimits(w, r)
+}
+
+// getUsagePrices is GET /api/usage/prices: the prices of the models that
+// matter (agent.Prices.Report) and the list they come from.
+func (s *Server) getUsagePrices(w http.ResponseWriter, r *http.Request) {
+	defaultModel := ""
+	if a := s.agent(); a != nil {
+		defaultModel = a.DefaultModel
+	}
+	rep, err := (&agent.Prices{DB: s.cfg.DB, Logger: s.cfg.Logger}).Report(r.Context(), defaultModel)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// usagePricesBody is the body of PUT /api/usage/prices.
+type usagePricesBody struct {
+	// Overrides are every price set by hand, by model id
+	// ("openai/gpt-4o-mini"): {input, output, cached?} in US dollars per
+	// million tokens. They replace those saved; {} removes them.
+	Overrides map[string]storage.PriceOverride `json:"overrides"`
+}
+
+// putUsagePrices is PUT /api/usage/prices: it replaces the prices set by
+// hand, and answers as GET. A bad price is refused, naming the model and
+// the field, and nothing changes.
+func (s *Server) putUsagePrices(w http.ResponseWriter, r *http.Request) {
+	var body usagePricesBody
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if body.Overrides == nil {
+		s.writeError(w, r, fault.Errorf(fault.Invalid, "give overrides: the prices by model id ({} for none)").On("overrides"))
+		return
+	}
+	if err := s.cfg.DB.SetPriceOverrides(r.Context(), body.Overrides); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.getUsagePrices(w, r)
+}
+
+// autoCreateEstimate answers POST /api/auto-create/estimate: the batch's
+// estimate, and the cost above which the app asks before it starts it.
+type autoCreateEstimate struct {
+	agent.AutoCreateEstimate
+	ConfirmOverUSD float64 `json:"confirm_over_usd"`
+}
+
+// autoCreateEstimateBody is the body of POST /api/auto-create/estimate.
+type autoCreateEstimateBody struct {
+	// DocumentIDs are the documents the batch would run on.
+	DocumentIDs []string `json:"document_ids"`
+	// Model is the provider-prefixed model; left out for the default.
+	Model string `json:"model,omitempty"`
+}
+
+// estimateAutoCreate is POST /api/auto-create/estimate.
+func (s *Server) estimateAutoCreate(w http.ResponseWriter, r *http.Request) {
+	if !s.needAgent(w, r) {
+		return
+	}
+	var body autoCreateEstimateBody
+	if err := s.decodeJSON(w, r, &body, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	est, err := s.agent().EstimateAutoCreate(r.Context(), body.DocumentIDs, body.Model)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	l, err := s.cfg.DB.UsageLimits(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, autoCreateEstimate{AutoCreateEstimate: est, ConfirmOverUSD: l.Confirm()})
 }

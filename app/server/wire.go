@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/docent/docent/agent"
 	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
 )
@@ -54,6 +55,8 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[historySettings](),
 		reflect.TypeFor[usageReport](),
 		reflect.TypeFor[storage.UsageStatus](),
+		reflect.TypeFor[agent.PriceReport](),
+		reflect.TypeFor[autoCreateEstimate](),
 	}
 }
 
@@ -81,6 +84,8 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[undoBody](),
 		reflect.TypeFor[historySettingsBody](),
 		reflect.TypeFor[usageLimitsBody](),
+		reflect.TypeFor[usagePricesBody](),
+		reflect.TypeFor[autoCreateEstimateBody](),
 	}
 }
 

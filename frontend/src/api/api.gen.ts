@@ -519,6 +519,42 @@ export interface UsageStatus {
   reached?: string;
 }
 
+/**
+ * PriceReport is the prices of the models that matter, and the list they
+ * come from.
+ */
+export interface PriceReport {
+  /**
+   * ListSource names the price list built in and its version
+   * ("@pydantic/genai-prices@0.1.8"); ListDate is the day it was
+   * published.
+   */
+  list_source: string;
+  list_date: string;
+  models: ModelPrice[];
+}
+
+/**
+ * autoCreateEstimate answers POST /api/auto-create/estimate: the batch's
+ * estimate, and the cost above which the app asks before it starts it.
+ */
+export interface AutoCreateEstimate {
+  documents: number;
+  /** Calls is the model calls the runs may make at most. */
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  /**
+   * CostUSD is left out when the model's price is unknown (Priced
+   * false); a local model's is 0.
+   */
+  cost_usd?: number;
+  priced: boolean;
+  /** Model is the provider-prefixed model the batch runs on. */
+  model: string;
+  confirm_over_usd: number;
+}
+
 /** documentPatch is the body of PATCH /api/documents/{id}. */
 export interface DocumentPatch {
   name?: string;
@@ -753,6 +789,34 @@ export interface UsageLimitsBody {
   unit?: string;
   /** AllModels counts local models too; without it only hosted ones. */
   all_models?: boolean;
+  /**
+   * PerMinute is the most model-calling requests the server answers a
+   * minute; left out or 0 for no limit.
+   */
+  per_minute?: number;
+  /**
+   * ConfirmOverUSD is the estimated cost of a batch above which the app
+   * asks before it starts it; left out for the default, $1.00.
+   */
+  confirm_over_usd?: number;
+}
+
+/** usagePricesBody is the body of PUT /api/usage/prices. */
+export interface UsagePricesBody {
+  /**
+   * Overrides are every price set by hand, by model id
+   * ("openai/gpt-4o-mini"): {input, output, cached?} in US dollars per
+   * million tokens. They replace those saved; {} removes them.
+   */
+  overrides?: Record<string, PriceOverride>;
+}
+
+/** autoCreateEstimateBody is the body of POST /api/auto-create/estimate. */
+export interface AutoCreateEstimateBody {
+  /** DocumentIDs are the documents the batch would run on. */
+  document_ids?: string[];
+  /** Model is the provider-prefixed model; left out for the default. */
+  model?: string;
 }
 
 /** The desktop window's runtime event when an import starts: an ImportEvent without a report. */
@@ -1408,8 +1472,9 @@ export interface UsageTotals {
 }
 
 /**
- * UsageLimits are the spending limits. A nil limit is none; a limit of 0
- * means nothing may be spent.
+ * UsageLimits are the spending limits, and the limits beside them that
+ * are saved with them. A nil limit is none; a limit of 0 means nothing may
+ * be spent.
  */
 export interface UsageLimits {
   daily?: number;
@@ -1418,6 +1483,35 @@ export interface UsageLimits {
   unit: string;
   /** AllModels counts local models too; without it only hosted ones. */
   all_models?: boolean;
+  /**
+   * PerMinute is the most model-calling HTTP requests `docent --serve`
+   * answers a minute, for the whole server; 0 is no limit.
+   */
+  per_minute?: number;
+  /**
+   * ConfirmOverUSD is the estimated cost of a batch above which the app
+   * asks before it starts it; DefaultConfirmOverUSD when none is saved.
+   */
+  confirm_over_usd?: number;
+}
+
+/**
+ * ModelPrice is a model's price as Settings shows it, in US dollars per
+ * million tokens.
+ */
+export interface ModelPrice {
+  /** Model is the model id, provider/model. */
+  model: string;
+  /**
+   * Source is where the price comes from: "list" (the price list built
+   * in), "override" (set in Settings), "local" (an Ollama model: 0) or
+   * "unknown" (no price: Input, Output and Cached are left out).
+   */
+  source: string;
+  input?: number;
+  output?: number;
+  /** Cached is the price of input tokens read from the provider's cache. */
+  cached?: number;
 }
 
 /**
@@ -1441,6 +1535,20 @@ export interface Approval {
   approved: boolean;
   /** Arguments, when set, replace the proposed arguments. */
   arguments?: unknown;
+}
+
+/**
+ * PriceOverride is a price set by hand for a model, in US dollars per million
+ * tokens.
+ */
+export interface PriceOverride {
+  /**
+   * Input and Output are required; Cached, for input tokens read from
+   * the provider's cache, is Input when left out.
+   */
+  input: number | null;
+  output: number | null;
+  cached?: number;
 }
 
 export interface ImportDuplicate {

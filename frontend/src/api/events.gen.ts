@@ -450,6 +450,13 @@ export interface MessageData {
    * numbers it cites that the thread never produced.
    */
   unknown_citations?: number[];
+  /**
+   * TurnUsage is `turn_usage`: on a turn's final answer, the turn's
+   * result.usage (its rounds' tokens and what every call it made cost),
+   * so that the thread reopened later shows the footer the live turn
+   * showed.
+   */
+  turn_usage?: TurnUsage;
 }
 
 /**

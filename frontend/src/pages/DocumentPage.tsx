@@ -12,12 +12,13 @@ import type { DocumentInfo, Extraction, ListedDocument, WorkingState } from "../
 /** A document as its page has it: from GET /api/documents/{id}, or a list's row with its kind's name. */
 type ShownDocument = DocumentInfo & Partial<Pick<ListedDocument, "kind_name">>;
 import { AgentPanel } from "../agent/AgentPanel";
-import { ErrorBox, Spinner } from "../components/common";
+import { ErrorBox, ErrorNote, Spinner } from "../components/common";
 import { RefusedCalls } from "../proposals/RefusedCalls";
 import { parseBox } from "../ask/citations";
 import { evidenceOf, placeText, reviewList, targetOf, type FieldSelection } from "../evidence/evidence";
 import type { HighlightRequest } from "../evidence/PageHighlight";
 import { navigate, useRoute } from "../lib/router";
+import { errorInput, type ErrorInput } from "../lib/errors";
 import { useAsync } from "../lib/useAsync";
 import { TextViewer } from "../viewer/TextViewer";
 import { OcrStatus } from "../viewer/OcrStatus";
@@ -97,7 +98,7 @@ function AutoCreateBar({
   onRefine(threadId: string): void;
   onPick(path: string): void;
 }) {
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorInput | null>(null);
   const [busy, setBusy] = useState(false);
   const status = doc.auto_create_status || "none";
   const noModel = composerBlock(useSetupStatus().data);
@@ -112,7 +113,7 @@ function AutoCreateBar({
   const act = (fn: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);
-    fn().then(onChanged, (e: unknown) => setError(e instanceof Error ? e.message : String(e))).finally(() => setBusy(false));
+    fn().then(onChanged, (e: unknown) => setError(errorInput(e))).finally(() => setBusy(false));
   };
   const start = (
     <>
@@ -160,7 +161,7 @@ function AutoCreateBar({
         </>
       )}
       {status === "rejected" && <>You rejected the proposal. {start}</>}
-      {error && <span className="field-error"> {error}</span>}
+      {error && <ErrorNote className="field-error" role="alert" error={error} testid="auto-create-error" />}
     </div>
   );
 }

@@ -48,7 +48,7 @@ import type {
   ChatRequest,
   ApproveRequest,
 } from "./types";
-import type { AutoCreateEstimate, LimitsBody, ModelPriceValues, UsagePrices } from "../usage/wire";
+import type { AutoCreateEstimate, LimitsBody, PriceOverride, UsagePrices } from "../usage/wire";
 
 const enc = encodeURIComponent;
 
@@ -232,10 +232,10 @@ export const api = {
   /** Replaces the limits (a limit left out is none). */
   putUsageLimits: (body: LimitsBody) => request<UsageStatus>("/api/usage/limits", { method: "PUT", body }),
   removeUsageLimits: () => request<UsageStatus>("/api/usage/limits", { method: "DELETE" }),
-  /** The models' prices, where each comes from, and a person's overrides. */
+  /** The prices of the models that matter (used, the default, overridden) and where each comes from. */
   usagePrices: () => request<UsagePrices>("/api/usage/prices"),
   /** Replaces the overrides (a model left out has the list's price again). */
-  putUsagePrices: (overrides: Record<string, ModelPriceValues>) =>
+  putUsagePrices: (overrides: Record<string, PriceOverride>) =>
     request<UsagePrices>("/api/usage/prices", { method: "PUT", body: { overrides } }),
   /** What auto-create of these documents would use and cost (cost_usd absent: price unknown). */
   estimateAutoCreate: (document_ids: string[], model?: string) =>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { UploadAnswer } from "../api/types";
 import type { AutoCreateEstimate } from "../usage/wire";
-import { autoCreateCandidates, batchText, type AutoCreateBatch } from "./autoCreateBatch";
+import { autoCreateCandidates, batchText, notStarted, type AutoCreateBatch } from "./autoCreateBatch";
 
 type Doc = UploadAnswer["documents"][number];
 const doc = (id: string, auto_create_status: string) => ({ id, name: `${id}.pdf`, auto_create_status }) as unknown as Doc;
@@ -37,7 +37,7 @@ describe("batchText", () => {
     expect(batchText(b({ status: "asking", estimate }))).toBe(
       "Auto-create of 2 documents waits for you: 2 documents with openai/gpt-4o-mini: about 4,000 input and 600 output tokens, about $0.02.",
     );
-    expect(batchText(b({ status: "started", estimate }))).toBe(
+    expect(batchText(b({ status: "started", estimate, started: ["a", "b"] }))).toBe(
       "Auto-create started: 2 documents with openai/gpt-4o-mini: about 4,000 input and 600 output tokens, about $0.02.",
     );
     expect(batchText(b({ status: "declined", estimate }))).toBe(
@@ -46,7 +46,9 @@ describe("batchText", () => {
   });
 
   it("says how many documents did not start", () => {
-    expect(batchText(b({ status: "started", estimate, notStarted: 1 }))).toBe(
+    const partly = b({ status: "started", estimate, started: ["a"] });
+    expect(notStarted(partly)).toEqual(["b"]);
+    expect(batchText(partly)).toBe(
       "Auto-create started for 1 of 2 documents: 2 documents with openai/gpt-4o-mini: about 4,000 input and 600 output tokens, about $0.02. The other did not start:",
     );
     expect(batchText(b({ status: "failed", error: { message: "over the limit" } }))).toBe("Auto-create of 2 documents did not start:");

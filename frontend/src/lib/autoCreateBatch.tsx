@@ -21,8 +21,13 @@ export interface AutoCreateBatch {
   estimate?: AutoCreateEstimate;
   /** Why the batch, or its first document that did not start, failed. */
   error?: ErrorInput;
-  /** How many documents did not start. */
-  notStarted?: number;
+  /** The documents queued so far. */
+  started?: string[];
+}
+
+/** The documents of a batch not queued yet. */
+export function notStarted(b: AutoCreateBatch): string[] {
+  return b.ids.filter((id) => !b.started?.includes(id));
 }
 
 /** The auto-create statuses a document can be queued from (the server refuses the others). */
@@ -52,7 +57,7 @@ export function batchText(b: AutoCreateBatch): string {
     case "failed":
       return `Auto-create of ${docs(b.ids.length)} did not start:`;
     case "started": {
-      const missed = b.notStarted ?? 0;
+      const missed = notStarted(b).length;
       if (missed === 0) return `Auto-create started: ${est}`;
       const started = b.ids.length - missed;
       const others = missed === 1 ? "The other did not start:" : `The other ${formatCount(missed)} did not start:`;
@@ -74,28 +79,30 @@ export function useAutoCreateBatches(onStarted: () => void) {
   const started = useRef(onStarted);
   started.current = onStarted;
 
-  // Queues the documents one after another; a refusal of the whole
-  // server (a spending or request limit, 429) stops the rest, which would
-  // be refused the same way.
+  // Queues the documents not queued yet, one after another (each is a
+  // model-calling request to the server's per-minute limit); a refusal of
+  // the whole server (a spending or request limit, 429) stops the rest,
+  // which would be refused the same way, and they can be tried again.
   const start = useCallback(
     async (b: AutoCreateBatch) => {
-      patch(b.key, { status: "starting" });
+      patch(b.key, { status: "starting", error: undefined });
       let error: ErrorInput | undefined;
-      let done = 0;
-      for (const id of b.ids) {
+      const done = [...(b.started ?? [])];
+      for (const id of notStarted(b)) {
         try {
           await api.startAutoCreate(id);
-          done++;
+          done.push(id);
         } catch (e) {
           error ??= errorInput(e);
           if (errorInput(e).status === 429) break;
         }
       }
-      patch(b.key, done === 0 ? { status: "failed", error } : { status: "started", error, notStarted: b.ids.length - done });
-      if (done > 0) started.current();
+      patch(b.key, { status: done.length === 0 ? "failed" : "started", error, started: done });
+      if (done.length > (b.started?.length ?? 0)) started.current();
     },
     [patch],
   );
+  const retry = useCallback((b: AutoCreateBatch) => void start(b), [start]);
 
   const begin = useCallback(
     async (ids: string[]) => {
@@ -129,5 +136,5 @@ export function useAutoCreateBatches(onStarted: () => void) {
       onCancel={() => patch(asking.key, { status: "declined" })}
     />
   ) : null;
-  return { batches, begin, clearFinished, dialog };
+  return { batches, begin, retry, clearFinished, dialog };
 }

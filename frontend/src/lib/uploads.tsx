@@ -24,6 +24,8 @@ interface UploadsValue {
   items: UploadItem[];
   /** The auto-create batches of uploads made with autoCreate: their estimates and whether they started. */
   batches: AutoCreateBatch[];
+  /** Queues a batch's documents that did not start (refused by a limit) again. */
+  retryBatch(b: AutoCreateBatch): void;
   autoCreate: boolean;
   setAutoCreate(v: boolean): void;
   upload(files: File[]): void;
@@ -133,10 +135,10 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
     clearBatches();
   }, [clearBatches]);
 
-  const batches = auto.batches;
+  const { batches, retry: retryBatch } = auto;
   const value = useMemo(
-    () => ({ items, batches, autoCreate, setAutoCreate, upload, clearFinished, generation }),
-    [items, batches, autoCreate, setAutoCreate, upload, clearFinished, generation],
+    () => ({ items, batches, retryBatch, autoCreate, setAutoCreate, upload, clearFinished, generation }),
+    [items, batches, retryBatch, autoCreate, setAutoCreate, upload, clearFinished, generation],
   );
   return (
     <Ctx.Provider value={value}>

@@ -9,7 +9,7 @@ import { ErrorBox } from "../components/common";
 import { useAsync, useSave } from "../lib/useAsync";
 import { modelLabel } from "./usage";
 import { userLocale } from "../lib/format";
-import type { ModelPrice, ModelPriceValues, UsagePrices } from "./wire";
+import type { ModelPrice, PriceOverride, UsagePrices } from "./wire";
 
 const SOURCE_TEXT: Record<ModelPrice["source"], string> = {
   list: "Price list",
@@ -25,12 +25,13 @@ export interface PriceForm {
   cached: string;
 }
 
-type PriceField = "input_per_mtok" | "output_per_mtok" | "cached_per_mtok";
+type PriceField = keyof PriceForm;
 
 /** The form for a model: its price where one is known, empty where not. */
 export function priceForm(p: ModelPrice): PriceForm {
   if (p.source === "unknown") return { input: "", output: "", cached: "" };
-  return { input: String(p.input_per_mtok), output: String(p.output_per_mtok), cached: p.cached_per_mtok == null ? "" : String(p.cached_per_mtok) };
+  const text = (v: number | undefined) => (v == null ? "" : String(v));
+  return { input: text(p.input), output: text(p.output), cached: text(p.cached) };
 }
 
 /**
@@ -39,29 +40,37 @@ export function priceForm(p: ModelPrice): PriceForm {
  * here, naming its field; the server judges the numbers (400 on a
  * negative one).
  */
-export function overrideOf(f: PriceForm): ModelPriceValues | { field: PriceField; error: string } {
-  const out: Partial<ModelPriceValues> = {};
-  const parts: [PriceField, string, string][] = [
-    ["input_per_mtok", f.input, "input"],
-    ["output_per_mtok", f.output, "output"],
-    ["cached_per_mtok", f.cached, "cached input"],
+export function overrideOf(f: PriceForm): PriceOverride | { field: PriceField; error: string } {
+  const out: Partial<PriceOverride> = {};
+  const parts: [PriceField, string][] = [
+    ["input", "input"],
+    ["output", "output"],
+    ["cached", "cached input"],
   ];
-  for (const [field, text, what] of parts) {
-    const t = text.trim();
+  for (const [field, what] of parts) {
+    const t = f[field].trim();
     const want = `want the dollars a million ${what} tokens cost, such as 2.50`;
     if (t === "") {
-      if (field === "cached_per_mtok") continue;
+      if (field === "cached") continue;
       return { field, error: `${field}: ${want}` };
     }
     const v = Number(t);
     if (!Number.isFinite(v)) return { field, error: `${field} ${JSON.stringify(t)}: ${want}` };
     out[field] = v;
   }
-  return out as ModelPriceValues;
+  return out as PriceOverride;
+}
+
+/** The prices a person set, by model, as PUT /api/usage/prices takes them: the models whose price is an override. */
+export function overridesOf(prices: UsagePrices): Record<string, PriceOverride> {
+  const out: Record<string, PriceOverride> = {};
+  for (const p of prices.models)
+    if (p.source === "override" && p.input != null && p.output != null) out[p.model] = { input: p.input, output: p.output, ...(p.cached != null ? { cached: p.cached } : {}) };
+  return out;
 }
 
 /** The overrides with one model's set (value) or removed (null); the others kept. */
-export function withOverride(overrides: Record<string, ModelPriceValues>, model: string, value: ModelPriceValues | null): Record<string, ModelPriceValues> {
+export function withOverride(overrides: Record<string, PriceOverride>, model: string, value: PriceOverride | null): Record<string, PriceOverride> {
   const next = { ...overrides };
   if (value) next[model] = value;
   else delete next[model];
@@ -106,9 +115,9 @@ export function PricesTable({ prices, busy, onEdit, onRemove }: {
           {prices.models.map((p) => (
             <tr key={p.model} data-testid="usage-price-row" data-model={p.model} data-source={p.source}>
               <th scope="row">{modelLabel(p.model)}</th>
-              <td className={p.source === "unknown" ? "usage-unpriced" : undefined}>{perMtok(p, p.input_per_mtok)}</td>
-              <td className={p.source === "unknown" ? "usage-unpriced" : undefined}>{perMtok(p, p.output_per_mtok)}</td>
-              <td className={p.source === "unknown" ? "usage-unpriced" : undefined}>{perMtok(p, p.cached_per_mtok)}</td>
+              <td className={p.source === "unknown" ? "usage-unpriced" : undefined}>{perMtok(p, p.input)}</td>
+              <td className={p.source === "unknown" ? "usage-unpriced" : undefined}>{perMtok(p, p.output)}</td>
+              <td className={p.source === "unknown" ? "usage-unpriced" : undefined}>{perMtok(p, p.cached)}</td>
               <td className="usage-price-source">{SOURCE_TEXT[p.source] ?? p.source}</td>
               <td className="usage-price-actions">
                 {p.source !== "local" && (
@@ -134,7 +143,7 @@ export function PricesTable({ prices, busy, onEdit, onRemove }: {
 function PriceEditor({ price, busy, onSave, onCancel }: {
   price: ModelPrice;
   busy: boolean;
-  onSave(v: ModelPriceValues): void;
+  onSave(v: PriceOverride): void;
   onCancel(): void;
 }) {
   const [form, setForm] = useState(() => priceForm(price));
@@ -146,7 +155,7 @@ function PriceEditor({ price, busy, onSave, onCancel }: {
     setForm({ ...form, ...p });
     setLocal(null);
   };
-  const input = (field: PriceField, key: keyof PriceForm, label: string, ref?: React.Ref<HTMLInputElement>) => (
+  const input = (key: PriceField, label: string, ref?: React.Ref<HTMLInputElement>) => (
     <label>
       {label}
       <input
@@ -155,8 +164,8 @@ function PriceEditor({ price, busy, onSave, onCancel }: {
         value={form[key]}
         onChange={(e) => edit({ [key]: e.target.value })}
         placeholder={key === "cached" ? "as input" : undefined}
-        aria-invalid={local?.field === field || undefined}
-        aria-describedby={local?.field === field ? `${id}-error` : undefined}
+        aria-invalid={local?.field === key || undefined}
+        aria-describedby={local?.field === key ? `${id}-error` : undefined}
         data-testid={`usage-price-${key}`}
       />
     </label>
@@ -184,9 +193,9 @@ function PriceEditor({ price, busy, onSave, onCancel }: {
     >
       <h3 id={`${id}-title`}>The price of {price.model}, in US dollars per million tokens</h3>
       <div className="form-row">
-        {input("input_per_mtok", "input", "Input", first)}
-        {input("output_per_mtok", "output", "Output")}
-        {input("cached_per_mtok", "cached", "Cached input (optional)")}
+        {input("input", "Input", first)}
+        {input("output", "Output")}
+        {input("cached", "Cached input (optional)")}
       </div>
       {local && (
         <p className="error" role="alert" id={`${id}-error`} data-testid="usage-price-error">
@@ -227,7 +236,7 @@ export function UsagePricesCard({ onChange }: { onChange?: () => void }) {
     <section className="card" data-testid="usage-prices" aria-labelledby="usage-prices-title">
       <h2 id="usage-prices-title">Prices</h2>
       <p className="muted small-text">
-        What each call is costed at, in US dollars per million tokens: from the price list of {prices.date} (version {prices.version}), or the
+        What each call is costed at, in US dollars per million tokens: from the price list of {prices.list_date} ({prices.list_source}), or the
         price you set for a model, which replaces the list's from the next call on. Local models cost nothing; a model without a known price
         shows “price unknown” until you set one.
       </p>
@@ -242,7 +251,7 @@ export function UsagePricesCard({ onChange }: { onChange?: () => void }) {
         onRemove={(p) => {
           setDone(null);
           pending.current = `Removed your price of ${p.model}: it has the list's price again, or none.`;
-          save(api.putUsagePrices(withOverride(prices.overrides, p.model, null)));
+          save(api.putUsagePrices(withOverride(overridesOf(prices), p.model, null)));
         }}
       />
       {editing && (
@@ -253,7 +262,7 @@ export function UsagePricesCard({ onChange }: { onChange?: () => void }) {
           onCancel={close}
           onSave={(v) => {
             pending.current = `Saved your price of ${editing.model}.`;
-            save(api.putUsagePrices(withOverride(prices.overrides, editing.model, v)));
+            save(api.putUsagePrices(withOverride(overridesOf(prices), editing.model, v)));
           }}
         />
       )}

@@ -1,20 +1,19 @@
 import { renderToString } from "react-dom/server";
 import { describe, expect, it, vi } from "vitest";
-import { overrideOf, PricesTable, priceForm, withOverride } from "./UsagePrices";
+import { overrideOf, overridesOf, PricesTable, priceForm, withOverride } from "./UsagePrices";
 import type { UsagePrices } from "./wire";
 
 vi.mock("../api/routes", () => ({ api: {} }));
 
 const prices: UsagePrices = {
-  version: "0.0.30",
-  date: "2026-10-01",
+  list_source: "@pydantic/genai-prices@0.0.30",
+  list_date: "2026-10-01",
   models: [
-    { model: "openai/gpt-4o-mini", input_per_mtok: 0.15, output_per_mtok: 0.6, cached_per_mtok: 0.075, source: "list" },
-    { model: "openai/house-model", input_per_mtok: 2, output_per_mtok: 8, source: "override" },
-    { model: "ollama/qwen3:8b", input_per_mtok: 0, output_per_mtok: 0, source: "local" },
-    { model: "openai/mystery-1", input_per_mtok: 0, output_per_mtok: 0, source: "unknown" },
+    { model: "openai/gpt-4o-mini", input: 0.15, output: 0.6, cached: 0.075, source: "list" },
+    { model: "openai/house-model", input: 2, output: 8, cached: 2, source: "override" },
+    { model: "ollama/qwen3:8b", input: 0, output: 0, cached: 0, source: "local" },
+    { model: "openai/mystery-1", source: "unknown" },
   ],
-  overrides: { "openai/house-model": { input_per_mtok: 2, output_per_mtok: 8 } },
 };
 
 describe("the prices table", () => {
@@ -50,20 +49,25 @@ describe("price overrides", () => {
   });
 
   it("reads the form into an override: input and output needed, cached left out when empty", () => {
-    expect(overrideOf({ input: " 2 ", output: "8", cached: "" })).toEqual({ input_per_mtok: 2, output_per_mtok: 8 });
-    expect(overrideOf({ input: "2", output: "8", cached: "0.5" })).toEqual({ input_per_mtok: 2, output_per_mtok: 8, cached_per_mtok: 0.5 });
+    expect(overrideOf({ input: " 2 ", output: "8", cached: "" })).toEqual({ input: 2, output: 8 });
+    expect(overrideOf({ input: "2", output: "8", cached: "0.5" })).toEqual({ input: 2, output: 8, cached: 0.5 });
   });
 
   it("refuses an empty or non-numeric price here, naming its field", () => {
-    expect(overrideOf({ input: "", output: "8", cached: "" })).toEqual({ field: "input_per_mtok", error: "input_per_mtok: want the dollars a million input tokens cost, such as 2.50" });
-    expect(overrideOf({ input: "2", output: "eight", cached: "" })).toEqual({ field: "output_per_mtok", error: 'output_per_mtok "eight": want the dollars a million output tokens cost, such as 2.50' });
+    expect(overrideOf({ input: "", output: "8", cached: "" })).toEqual({ field: "input", error: "input: want the dollars a million input tokens cost, such as 2.50" });
+    expect(overrideOf({ input: "2", output: "eight", cached: "" })).toEqual({ field: "output", error: 'output "eight": want the dollars a million output tokens cost, such as 2.50' });
+  });
+
+  it("reads a person's prices from the models whose price is theirs", () => {
+    expect(overridesOf(prices)).toEqual({ "openai/house-model": { input: 2, output: 8, cached: 2 } });
   });
 
   it("sets or removes one model's override and keeps the others", () => {
-    const one = { input_per_mtok: 1, output_per_mtok: 2 };
-    const set = withOverride(prices.overrides, "openai/gpt-4o-mini", one);
-    expect(set).toEqual({ ...prices.overrides, "openai/gpt-4o-mini": one });
+    const one = { input: 1, output: 2 };
+    const overrides = overridesOf(prices);
+    const set = withOverride(overrides, "openai/gpt-4o-mini", one);
+    expect(set).toEqual({ "openai/house-model": { input: 2, output: 8, cached: 2 }, "openai/gpt-4o-mini": one });
     expect(withOverride(set, "openai/house-model", null)).toEqual({ "openai/gpt-4o-mini": one });
-    expect(prices.overrides).toEqual({ "openai/house-model": { input_per_mtok: 2, output_per_mtok: 8 } });
+    expect(overrides).toEqual({ "openai/house-model": { input: 2, output: 8, cached: 2 } });
   });
 });

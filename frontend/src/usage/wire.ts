@@ -14,31 +14,36 @@ export type Limits = UsageLimits & {
 
 export type LimitsBody = UsageLimitsBody & { per_minute?: number; confirm_over_usd?: number };
 
-/** A model's price, in dollars per million tokens. */
-export interface ModelPriceValues {
-  input_per_mtok: number;
-  output_per_mtok: number;
-  cached_per_mtok?: number;
+/** A price set by hand for a model, in US dollars per million tokens (cached: input tokens read from the provider's cache; the input price when left out). */
+export interface PriceOverride {
+  input: number;
+  output: number;
+  cached?: number;
 }
 
-export interface ModelPrice extends ModelPriceValues {
+/** A model's price as the Usage page shows it, in US dollars per million tokens; none for a model whose price is unknown. */
+export interface ModelPrice {
   model: string;
-  /** Where the price comes from: the dated list, a person's override, a local model (0), or none known. */
+  /** Where the price comes from: the price list built in, a person's override, a local model (0), or none known. */
   source: "list" | "override" | "local" | "unknown";
+  input?: number;
+  output?: number;
+  cached?: number;
 }
 
 /** GET and PUT /api/usage/prices. */
 export interface UsagePrices {
-  /** The price list's version and date. */
-  version: string;
-  date: string;
+  /** The price list built in and its version ("@pydantic/genai-prices@0.1.8"), and the day it was published. */
+  list_source: string;
+  list_date: string;
   models: ModelPrice[];
-  overrides: Record<string, ModelPriceValues>;
 }
 
 /** POST /api/auto-create/estimate. */
 export interface AutoCreateEstimate {
   documents: number;
+  /** The model calls the runs may make at most. */
+  calls?: number;
   input_tokens: number;
   output_tokens: number;
   /** Absent when the model's price is unknown. */

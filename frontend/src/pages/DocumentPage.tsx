@@ -20,6 +20,7 @@ import type { HighlightRequest } from "../evidence/PageHighlight";
 import { navigate, useRoute } from "../lib/router";
 import { errorInput, type ErrorInput } from "../lib/errors";
 import { useAsync } from "../lib/useAsync";
+import { useUploads } from "../lib/uploads";
 import { TextViewer } from "../viewer/TextViewer";
 import { OcrStatus } from "../viewer/OcrStatus";
 import { href } from "../lib/router";
@@ -248,7 +249,11 @@ function KindPicker({ doc, onMoved }: { doc: ShownDocument; onMoved(): void }) {
 }
 
 export default function DocumentPage({ docId, page: initialPage }: { docId: string; page?: number }) {
-  const doc = useAsync(() => api.getDocument(docId), [docId]);
+  // An upload's auto-create batch queues its documents after they were
+  // added (autoCreateBatch.tsx), maybe while this one is open: it is read
+  // again then (generation), and follows its run from there.
+  const { generation } = useUploads();
+  const doc = useAsync(() => api.getDocument(docId), [docId, generation]);
   useTitle(doc.data?.name);
   const tags = useAsync(() => api.listTags(), []);
   const [page, setPage] = useState(initialPage ?? 1);

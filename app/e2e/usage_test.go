@@ -163,7 +163,7 @@ func TestBrowserUsage(t *testing.T) {
 
 	// The per-minute limit on model requests and the threshold a batch asks above, through the same form; the daily limit stays.
 	do(t, ctx, srv, "type a per-minute limit and a threshold",
-		setInput(`[data-testid="usage-limit-monthly"]`, ""), chromedp.SendKeys(tid("usage-limit-per-minute"), "30"), chromedp.SendKeys(tid("usage-limit-confirm"), "2.5"),
+		setInput(`[data-testid="usage-limit-monthly"]`, ""), chromedp.SendKeys(tid("usage-limit-per-minute"), "30"), setInput(`[data-testid="usage-limit-confirm"]`, "2.5"),
 		chromedp.Click(tid("usage-limit-save")))
 	waitText(t, ctx, srv, "the request limit in words", tid("usage-request-limits-text"), "At most 30 model requests a minute. Docent asks before an auto-create batch estimated over $2.50.")
 	type requestLimits struct {

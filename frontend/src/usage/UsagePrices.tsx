@@ -121,7 +121,7 @@ export function PricesTable({ prices, busy, onEdit, onRemove }: {
               <td className="usage-price-source">{SOURCE_TEXT[p.source] ?? p.source}</td>
               <td className="usage-price-actions">
                 {p.source !== "local" && (
-                  <button type="button" className="btn small" disabled={busy} onClick={(e) => onEdit(p, e.currentTarget)} aria-label={`Set the price of ${p.model}`} data-testid="usage-price-edit">
+                  <button type="button" className="btn small" disabled={busy} onClick={(e) => onEdit(p, e.currentTarget)} aria-label={`Set price of ${p.model}`} data-testid="usage-price-edit">
                     Set price
                   </button>
                 )}
@@ -220,17 +220,23 @@ export function UsagePricesCard({ onChange }: { onChange?: () => void }) {
   const [done, setDone] = useState<string | null>(null);
   const opener = useRef<HTMLButtonElement | null>(null);
   const pending = useRef("");
+  // The focus goes back to the button that opened the form once the form
+  // is gone and the buttons are enabled again (after the render).
+  const [refocus, setRefocus] = useState(0);
+  useEffect(() => {
+    if (refocus) opener.current?.focus();
+  }, [refocus]);
   const { busy, err, save } = useSave(s, () => {
     setEditing(null);
     setDone(pending.current);
-    opener.current?.focus();
+    setRefocus((n) => n + 1);
     onChange?.();
   });
   if (!s.data) return s.error ? <ErrorBox title="Could not load the prices" error={s.error} onRetry={s.reload} /> : null;
   const prices = s.data;
   const close = () => {
     setEditing(null);
-    opener.current?.focus();
+    setRefocus((n) => n + 1);
   };
   return (
     <section className="card" data-testid="usage-prices" aria-labelledby="usage-prices-title">

@@ -35,10 +35,10 @@ describe("the prices table", () => {
   });
 
   it("offers to set a price for hosted models and to remove only a person's own, each button naming its model", () => {
-    expect(row("openai/gpt-4o-mini")).toContain('aria-label="Set the price of openai/gpt-4o-mini"');
+    expect(row("openai/gpt-4o-mini")).toContain('aria-label="Set price of openai/gpt-4o-mini"');
     expect(row("openai/gpt-4o-mini")).not.toContain("Remove");
     expect(row("openai/house-model")).toContain('aria-label="Remove your price of openai/house-model"');
-    expect(row("ollama/qwen3:8b")).not.toContain("Set the price");
+    expect(row("ollama/qwen3:8b")).not.toContain("Set price");
   });
 });
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/docent/docent/agent/modeltest"
 	"github.com/docent/docent/app/internal/artifacts"
@@ -159,6 +160,84 @@ func TestBrowserUsage(t *testing.T) {
 		t.Errorf("a refused limit changed the stored ones: %+v, were %+v", again.Limits, stored.Limits)
 	}
 	shots.shot(ctx, "usage-refused")
+
+	// The per-minute limit on model requests and the threshold a batch asks above, through the same form; the daily limit stays.
+	do(t, ctx, srv, "type a per-minute limit and a threshold",
+		setInput(`[data-testid="usage-limit-monthly"]`, ""), chromedp.SendKeys(tid("usage-limit-per-minute"), "30"), setInput(`[data-testid="usage-limit-confirm"]`, "2.5"),
+		chromedp.Click(tid("usage-limit-save")))
+	waitText(t, ctx, srv, "the request limit in words", tid("usage-request-limits-text"), "At most 30 model requests a minute. Docent asks before an auto-create batch estimated over $2.50.")
+	type requestLimits struct {
+		Limits struct {
+			Daily          *float64 `json:"daily"`
+			PerMinute      int      `json:"per_minute"`
+			ConfirmOverUSD *float64 `json:"confirm_over_usd"`
+		} `json:"limits"`
+	}
+	if l := apiGet[requestLimits](t, srv, "/api/usage/limits").Limits; l.PerMinute != 30 || l.ConfirmOverUSD == nil || *l.ConfirmOverUSD != 2.5 || l.Daily == nil || *l.Daily != 6600 {
+		t.Errorf("GET /api/usage/limits after the form: %+v, want per_minute 30, confirm_over_usd 2.5 and the daily 6,600 kept", l)
+	}
+
+	// Prices: the local model is free, the hosted one's price unknown until a person sets one.
+	hostedRow := `[data-testid="usage-price-row"][data-model="openai/qwen3:8b"]`
+	waitAttr(t, ctx, srv, "the hosted model's price", chromedp.CSS(hostedRow), "data-source", "unknown")
+	waitAttr(t, ctx, srv, "the local model's price", `[data-testid="usage-price-row"][data-model="ollama/qwen3:8b"]`, "data-source", "local")
+	waitText(t, ctx, srv, "no figure for an unknown price", chromedp.CSS(hostedRow), "price unknown")
+	do(t, ctx, srv, "set its price", chromedp.Click(hostedRow+` [data-testid="usage-price-edit"]`), chromedp.WaitVisible(tid("usage-price-form")))
+	if f := get(t, ctx, srv, "what has the focus", chromedp.Evaluate[string](`document.activeElement?.dataset.testid ?? ""`)); f != "usage-price-input" {
+		t.Errorf("the price form opened with the focus on %q, want its first field (usage-price-input)", f)
+	}
+	auditPage(t, ctx, srv, shots, "usage-price-form", func(t *testing.T) { do(t, ctx, srv, "the form", chromedp.WaitVisible(tid("usage-price-form"))) })
+	// Typed and sent with Enter; a negative price is refused as the server says it, and nothing changes.
+	do(t, ctx, srv, "type a negative price", chromedp.SendKeys(tid("usage-price-input"), "-2"), chromedp.SendKeys(tid("usage-price-output"), "8"), chromedp.SendKeys(tid("usage-price-output"), kb.Enter))
+	waitText(t, ctx, srv, "refused", tid("usage-price-error"), "openai/qwen3:8b")
+	type priceList struct {
+		Models []struct {
+			Model  string   `json:"model"`
+			Source string   `json:"source"`
+			Input  *float64 `json:"input"`
+			Output *float64 `json:"output"`
+		} `json:"models"`
+	}
+	priceOf := func() (source string, in, out float64) {
+		for _, m := range apiGet[priceList](t, srv, "/api/usage/prices").Models {
+			if m.Model == "openai/qwen3:8b" {
+				if m.Input != nil && m.Output != nil {
+					in, out = *m.Input, *m.Output
+				}
+				return m.Source, in, out
+			}
+		}
+		return "", 0, 0
+	}
+	if src, _, _ := priceOf(); src != "unknown" {
+		t.Errorf("a refused price changed the model's price: its source is %q, want unknown", src)
+	}
+	do(t, ctx, srv, "correct it", setInput(`[data-testid="usage-price-input"]`, "2"), chromedp.SendKeys(tid("usage-price-output"), kb.Enter))
+	waitText(t, ctx, srv, "saved", tid("usage-price-saved"), "Saved your price of openai/qwen3:8b.")
+	waitAttr(t, ctx, srv, "the price is the person's", chromedp.CSS(hostedRow), "data-source", "override")
+	waitText(t, ctx, srv, "the price shown", chromedp.CSS(hostedRow), "$8.00")
+	if src, in, out := priceOf(); src != "override" || in != 2 || out != 8 {
+		t.Errorf("GET /api/usage/prices after the form: %s $%v in, $%v out, want override $2 and $8", src, in, out)
+	}
+	if f := get(t, ctx, srv, "what has the focus", chromedp.Evaluate[string](`document.activeElement?.dataset.testid ?? ""`)); f != "usage-price-edit" {
+		t.Errorf("after saving, the focus is on %q, want back on the button that opened the form", f)
+	}
+	do(t, ctx, srv, "remove it", chromedp.Click(hostedRow+` [data-testid="usage-price-remove"]`))
+	waitAttr(t, ctx, srv, "unknown again", chromedp.CSS(hostedRow), "data-source", "unknown")
+	if src, _, _ := priceOf(); src != "unknown" {
+		t.Errorf("after removing the price, its source is %q, want unknown", src)
+	}
+
+	// A spending limit reached: the extraction run where the person asked for it says so, as the server words it.
+	apiSend(t, srv, http.MethodPut, "/api/usage/limits", map[string]any{"unit": "tokens", "daily": 0, "all_models": true}, nil)
+	do(t, ctx, srv, "open the document", chromedp.Navigate(srv.URL+"#/documents/"+docID), chromedp.WaitVisible(tid("tab-extraction")))
+	do(t, ctx, srv, "open the extraction tab", chromedp.Click(tid("tab-extraction")), chromedp.WaitVisible(tid("extraction-prompt-select")))
+	setSelect(t, ctx, srv, tid("extraction-prompt-select"), prompt.PromptRevID)
+	do(t, ctx, srv, "run the prompt", chromedp.Click(tid("run-extraction-button")))
+	box := tid("extraction-panel") + ` [data-testid="error-box"]`
+	waitAttr(t, ctx, srv, "the limit's error", chromedp.CSS(box), "data-kind", "spending_limit")
+	waitText(t, ctx, srv, "the server's message", chromedp.CSS(box), "limit")
+	shots.shot(ctx, "usage-spending-limit")
 }
 
 // apiUpload uploads a file through POST /api/documents, without

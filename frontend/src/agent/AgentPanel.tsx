@@ -154,7 +154,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
         if (ac.signal.aborted || (e instanceof DOMException && e.name === "AbortError")) {
           dispatch({ type: "stopped", now: Date.now() });
         } else {
-          dispatch({ type: "request_failed", message: errorMessage(e), code: e instanceof ApiError ? e.code : undefined });
+          dispatch({ type: "request_failed", message: errorMessage(e), ...(e instanceof ApiError ? { code: e.code, status: e.status } : {}) });
         }
       } finally {
         if (abortRef.current === ac) abortRef.current = null;

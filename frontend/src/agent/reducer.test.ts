@@ -334,6 +334,9 @@ describe("reducer: failures", () => {
   it("records a refused request and a stop", () => {
     const failed = run(sent(), { type: "request_failed", message: "Unknown turn id", code: "not_found" });
     expect(assistant(failed).error?.message).toBe("Unknown turn id");
+    // A refusal keeps its status: Docent's own request limit (429 rate_limited) is told from a hosted API's by it.
+    const limited = run(sent(), { type: "request_failed", message: "too many model requests", code: "rate_limited", status: 429 });
+    expect(assistant(limited).error).toEqual({ message: "too many model requests", code: "rate_limited", status: 429 });
     const stopped = run(sent(), { type: "stopped", now: 1 });
     expect(assistant(stopped).status).toBe("stopped");
     expect(canSend(stopped)).toBe(true);

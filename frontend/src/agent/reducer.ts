@@ -87,7 +87,8 @@ export interface AssistantMessageView {
   rounds: RoundView[];
   status: TurnStatus;
   model: string | null;
-  error: { message: string; code?: string } | null;
+  /** A refused request keeps its HTTP status (a 429 rate_limited is Docent's own limit, not the model server's). */
+  error: { message: string; code?: string; status?: number } | null;
   /** Token totals of the turn (all its rounds, approvals included). */
   usage: Usage;
   /** What the turn's model calls cost, as its result says (the server sums
@@ -154,7 +155,7 @@ export type Action =
   | { type: "approve"; approvals: Approval[] }
   | { type: "event"; event: AgentEvent; now: number }
   | { type: "stream_end"; now: number }
-  | { type: "request_failed"; message: string; code?: string }
+  | { type: "request_failed"; message: string; code?: string; status?: number }
   | { type: "stopped"; now: number }
   | { type: "sync_seqs"; userSeqs: number[] };
 
@@ -601,7 +602,7 @@ export function reducer(s: ConversationState, a: Action): ConversationState {
         ...updateAssistant(s, (m) => ({
           ...m,
           status: "error",
-          error: { message: a.message, ...(a.code ? { code: a.code } : {}) },
+          error: { message: a.message, ...(a.code ? { code: a.code } : {}), ...(a.status !== undefined ? { status: a.status } : {}) },
         })),
         status: "error",
         pending: null,

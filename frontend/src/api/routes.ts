@@ -11,7 +11,6 @@ import type {
   HistoryList,
   HistorySettings,
   UndoResult,
-  UsageLimitsBody,
   UsageReport,
   UsageStatus,
   RerunReport,
@@ -49,6 +48,7 @@ import type {
   ChatRequest,
   ApproveRequest,
 } from "./types";
+import type { AutoCreateEstimate, LimitsBody, PriceOverride, UsagePrices } from "../usage/wire";
 
 const enc = encodeURIComponent;
 
@@ -230,8 +230,16 @@ export const api = {
   usage: (by: "day" | "model" | "edge" | "run" | "day_model", since?: string) => request<UsageReport>("/api/usage", { query: { by, since } }),
   usageLimits: () => request<UsageStatus>("/api/usage/limits"),
   /** Replaces the limits (a limit left out is none). */
-  putUsageLimits: (body: UsageLimitsBody) => request<UsageStatus>("/api/usage/limits", { method: "PUT", body }),
+  putUsageLimits: (body: LimitsBody) => request<UsageStatus>("/api/usage/limits", { method: "PUT", body }),
   removeUsageLimits: () => request<UsageStatus>("/api/usage/limits", { method: "DELETE" }),
+  /** The prices of the models that matter (used, the default, overridden) and where each comes from. */
+  usagePrices: () => request<UsagePrices>("/api/usage/prices"),
+  /** Replaces the overrides (a model left out has the list's price again). */
+  putUsagePrices: (overrides: Record<string, PriceOverride>) =>
+    request<UsagePrices>("/api/usage/prices", { method: "PUT", body: { overrides } }),
+  /** What auto-create of these documents would use and cost (cost_usd absent: price unknown). */
+  estimateAutoCreate: (document_ids: string[], model?: string) =>
+    request<AutoCreateEstimate>("/api/auto-create/estimate", { method: "POST", body: { document_ids, ...(model ? { model } : {}) } }),
 };
 
 /** The filters of GET /api/history. */

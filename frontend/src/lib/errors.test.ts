@@ -33,6 +33,18 @@ describe("errors for people", () => {
     });
   });
 
+  it("tells Docent's own limit on model requests a minute (429) from a hosted API's rate limit (502)", () => {
+    const msg = "too many model requests: the limit is 2 a minute (docent usage limit --per-minute, or the Usage page); try again in 41 s";
+    expect(describeError(new ApiError(429, msg, "rate_limited"))).toMatchObject({
+      kind: "request_limit",
+      title: "Too many model requests this minute",
+      retry: true,
+      message: msg,
+      link: { href: "#/usage" },
+    });
+    expect(describeError(new ApiError(502, "https://api.openai.com/v1 is rate limiting requests", "rate_limited")).kind).toBe("model_busy");
+  });
+
   it("classifies by code, then by status, never by the words of the message", () => {
     // Words that once chose a class by themselves, now without a code: unknown.
     expect(classify({ message: "Cannot reach the Docent server. Is `docent --serve` still running?" })).toBe("unknown");

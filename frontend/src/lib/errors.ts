@@ -60,6 +60,7 @@ export type ErrorKind =
   | "internal"
   | "canceled"
   | "spending_limit"
+  | "request_limit"
   | "unknown";
 
 /** The class of each code. A code the server gains fails the build here until it has one. */
@@ -110,6 +111,9 @@ export function errorInput(e: unknown): ErrorInput {
 
 /** The class of an error from its code, else its HTTP status. */
 export function classify(e: ErrorInput): ErrorKind {
+  // rate_limited is a hosted API's (502) or, answered 429, Docent's own
+  // per-minute limit on model requests (--serve).
+  if (e.code === "rate_limited" && e.status === 429) return "request_limit";
   if (e.code && Object.hasOwn(KIND, e.code)) return KIND[e.code as ClientErrorCode];
   const status = e.status;
   if (status === undefined) return "unknown";
@@ -194,6 +198,9 @@ export function describeError(e: unknown, retryable = true): ErrorAdvice {
     case "spending_limit":
       // The message says the limit, what was spent and where to raise it.
       return a("A spending limit is reached", "", false, USAGE);
+    case "request_limit":
+      // The message says the limit and when to try again.
+      return a("Too many model requests this minute", "", true, USAGE);
     default:
       // Unknown: the message is all there is; a retry may help.
       return a("", "", true);

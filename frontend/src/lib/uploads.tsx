@@ -1,9 +1,12 @@
 // Uploads in progress, shared by the window-wide drop zone and the Documents
-// page. Files go one request each so each has its own progress and error.
+// page. Files go one request each so each has its own progress and error;
+// with auto-create, the documents of one pick or drop are then one
+// auto-create batch, estimated before it starts.
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import type { UploadAnswer } from "../api/types";
 import { uploadFile } from "../api/upload";
+import { autoCreateCandidates, useAutoCreateBatches, type AutoCreateBatch } from "./autoCreateBatch";
 import { baseName, watchDesktopImports, type DesktopImport } from "./desktop";
 import { errorInput, type ErrorInput } from "./errors";
 
@@ -19,6 +22,10 @@ export interface UploadItem {
 
 interface UploadsValue {
   items: UploadItem[];
+  /** The auto-create batches of uploads made with autoCreate: their estimates and whether they started. */
+  batches: AutoCreateBatch[];
+  /** Queues a batch's documents that did not start (refused by a limit) again. */
+  retryBatch(b: AutoCreateBatch): void;
   autoCreate: boolean;
   setAutoCreate(v: boolean): void;
   upload(files: File[]): void;
@@ -72,20 +79,32 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
   const patch = (key: number, p: Partial<UploadItem>) =>
     setItems((xs) => xs.map((x) => (x.key === key ? { ...x, ...p } : x)));
 
+  const auto = useAutoCreateBatches(() => setGeneration((g) => g + 1));
+  const begin = auto.begin;
+
+  // With autoCreate the files are uploaded without it, and the documents
+  // they made go to auto-create as one batch once all have arrived, after
+  // its estimate (autoCreateBatch.tsx).
   const upload = useCallback(
     (files: File[]) => {
-      for (const file of files) {
+      const answers = files.map((file) => {
         const key = nextKey++;
         setItems((xs) => [...xs, { key, name: file.name, progress: 0, status: "uploading" }]);
-        uploadFile(file, { autoCreate, onProgress: (f) => patch(key, { progress: f }) })
-          .then((a) => {
+        return uploadFile(file, { onProgress: (f) => patch(key, { progress: f }) }).then(
+          (a) => {
             patch(key, answeredItem(a));
             setGeneration((g) => g + 1);
-          })
-          .catch((e) => patch(key, failedItem(e)));
-      }
+            return a;
+          },
+          (e) => {
+            patch(key, failedItem(e));
+            return null;
+          },
+        );
+      });
+      if (autoCreate) void Promise.all(answers).then((as) => begin(autoCreateCandidates(as)));
     },
-    [autoCreate],
+    [autoCreate, begin],
   );
 
   // The desktop window imports dropped and picked files itself (from their
@@ -110,13 +129,23 @@ export function UploadsProvider({ children }: { children: ReactNode }) {
     );
   }, []);
 
-  const clearFinished = useCallback(() => setItems((xs) => xs.filter((x) => x.status === "uploading")), []);
+  const clearBatches = auto.clearFinished;
+  const clearFinished = useCallback(() => {
+    setItems((xs) => xs.filter((x) => x.status === "uploading"));
+    clearBatches();
+  }, [clearBatches]);
 
+  const { batches, retry: retryBatch } = auto;
   const value = useMemo(
-    () => ({ items, autoCreate, setAutoCreate, upload, clearFinished, generation }),
-    [items, autoCreate, setAutoCreate, upload, clearFinished, generation],
+    () => ({ items, batches, retryBatch, autoCreate, setAutoCreate, upload, clearFinished, generation }),
+    [items, batches, retryBatch, autoCreate, setAutoCreate, upload, clearFinished, generation],
   );
-  return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
+  return (
+    <Ctx.Provider value={value}>
+      {children}
+      {auto.dialog}
+    </Ctx.Provider>
+  );
 }
 
 export function useUploads(): UploadsValue {

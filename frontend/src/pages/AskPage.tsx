@@ -170,7 +170,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
           dispatch({ type: "stopped", now: Date.now() });
         } else {
           const err = body.thread_id ? threadError(e) : errorInput(e);
-          dispatch({ type: "request_failed", message: err.message, code: e instanceof ApiError ? e.code : undefined });
+          dispatch({ type: "request_failed", message: err.message, ...(e instanceof ApiError ? { code: e.code, status: e.status } : {}) });
         }
       } finally {
         if (abortRef.current === ac) abortRef.current = null;

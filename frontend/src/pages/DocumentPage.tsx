@@ -12,13 +12,15 @@ import type { DocumentInfo, Extraction, ListedDocument, WorkingState } from "../
 /** A document as its page has it: from GET /api/documents/{id}, or a list's row with its kind's name. */
 type ShownDocument = DocumentInfo & Partial<Pick<ListedDocument, "kind_name">>;
 import { AgentPanel } from "../agent/AgentPanel";
-import { ErrorBox, Spinner } from "../components/common";
+import { ErrorBox, ErrorNote, Spinner } from "../components/common";
 import { RefusedCalls } from "../proposals/RefusedCalls";
 import { parseBox } from "../ask/citations";
 import { evidenceOf, placeText, reviewList, targetOf, type FieldSelection } from "../evidence/evidence";
 import type { HighlightRequest } from "../evidence/PageHighlight";
 import { navigate, useRoute } from "../lib/router";
+import { errorInput, type ErrorInput } from "../lib/errors";
 import { useAsync } from "../lib/useAsync";
+import { useUploads } from "../lib/uploads";
 import { TextViewer } from "../viewer/TextViewer";
 import { OcrStatus } from "../viewer/OcrStatus";
 import { href } from "../lib/router";
@@ -97,7 +99,7 @@ function AutoCreateBar({
   onRefine(threadId: string): void;
   onPick(path: string): void;
 }) {
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<ErrorInput | null>(null);
   const [busy, setBusy] = useState(false);
   const status = doc.auto_create_status || "none";
   const noModel = composerBlock(useSetupStatus().data);
@@ -112,7 +114,7 @@ function AutoCreateBar({
   const act = (fn: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);
-    fn().then(onChanged, (e: unknown) => setError(e instanceof Error ? e.message : String(e))).finally(() => setBusy(false));
+    fn().then(onChanged, (e: unknown) => setError(errorInput(e))).finally(() => setBusy(false));
   };
   const start = (
     <>
@@ -160,7 +162,7 @@ function AutoCreateBar({
         </>
       )}
       {status === "rejected" && <>You rejected the proposal. {start}</>}
-      {error && <span className="field-error"> {error}</span>}
+      {error && <ErrorNote className="field-error" role="alert" error={error} testid="auto-create-error" />}
     </div>
   );
 }
@@ -247,7 +249,11 @@ function KindPicker({ doc, onMoved }: { doc: ShownDocument; onMoved(): void }) {
 }
 
 export default function DocumentPage({ docId, page: initialPage }: { docId: string; page?: number }) {
-  const doc = useAsync(() => api.getDocument(docId), [docId]);
+  // An upload's auto-create batch queues its documents after they were
+  // added (autoCreateBatch.tsx), maybe while this one is open: it is read
+  // again then (generation), and follows its run from there.
+  const { generation } = useUploads();
+  const doc = useAsync(() => api.getDocument(docId), [docId, generation]);
   useTitle(doc.data?.name);
   const tags = useAsync(() => api.listTags(), []);
   const [page, setPage] = useState(initialPage ?? 1);

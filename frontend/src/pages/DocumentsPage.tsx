@@ -5,6 +5,7 @@ import { Empty, ErrorBox, ErrorNote, formatBytes, formatDate, Spinner } from "..
 import { href, navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { formatCount } from "../lib/format";
+import { batchText, notStarted } from "../lib/autoCreateBatch";
 import { useUploads } from "../lib/uploads";
 import { useTitle } from "../lib/useTitle";
 import { SearchHits } from "./SearchHits";
@@ -95,7 +96,7 @@ function SortHead({ col, label, sort, onSort }: { col: DocumentSort; label: stri
 }
 
 function Uploads() {
-  const { items, autoCreate, setAutoCreate, upload, clearFinished } = useUploads();
+  const { items, batches, retryBatch, autoCreate, setAutoCreate, upload, clearFinished } = useUploads();
   const input = useRef<HTMLInputElement>(null);
   return (
     <section className="upload-box">
@@ -127,7 +128,7 @@ function Uploads() {
         </label>
         <span className="muted hint">or drop files anywhere in this window</span>
       </div>
-      {items.length > 0 && (
+      {items.length + batches.length > 0 && (
         <ul className="upload-list" data-testid="upload-list">
           {items.map((it) => (
             <li key={it.key} className={`upload-item ${it.status}`} data-testid="upload-item" data-status={it.status}>
@@ -141,7 +142,18 @@ function Uploads() {
               {it.error && <ErrorNote className="error" error={it.error} />}
             </li>
           ))}
-          {items.some((x) => x.status !== "uploading") && (
+          {batches.map((b) => (
+            <li key={`batch-${b.key}`} className="upload-item auto-create-batch" data-testid="auto-create-batch" data-status={b.status}>
+              <span role="status" data-testid="auto-create-batch-text">{batchText(b)}</span>
+              {b.error && <ErrorNote className="error" role="alert" error={b.error} testid="auto-create-batch-error" />}
+              {b.error && notStarted(b).length > 0 && (
+                <button type="button" className="btn small" onClick={() => retryBatch(b)} data-testid="auto-create-batch-retry">
+                  Start {notStarted(b).length === 1 ? "it" : `the ${formatCount(notStarted(b).length)}`} again
+                </button>
+              )}
+            </li>
+          ))}
+          {(items.some((x) => x.status !== "uploading") || batches.some((b) => !["estimating", "asking", "starting"].includes(b.status))) && (
             <li>
               <button type="button" className="btn link" onClick={clearFinished}>
                 Clear finished

@@ -1,7 +1,9 @@
 // The Usage page: what the model calls used and cost, per day by model (a
 // chart of each), by model, edge and run, and the spending limits
-// (GET /api/usage, GET/PUT/DELETE /api/usage/limits). A call whose price
-// is unknown says so; a local model costs 0.
+// (GET /api/usage, GET/PUT/DELETE /api/usage/limits), and the prices calls
+// are costed at (GET/PUT /api/usage/prices): here rather than in Settings,
+// beside the figures they make and the limits in dollars they feed. A call
+// whose price is unknown says so; a local model costs 0.
 
 import { useMemo, useState } from "react";
 import { api } from "../api/routes";
@@ -12,6 +14,7 @@ import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
 import { UsageChart } from "../usage/UsageChart";
 import { UsageLimits } from "../usage/UsageLimits";
+import { UsagePricesCard } from "../usage/UsagePrices";
 import { costText, EDGE_LABELS, modelLabel, shapeChart } from "../usage/usage";
 import "../usage/usage.css";
 
@@ -184,6 +187,7 @@ export default function UsagePage() {
         </>
       )}
       <UsageLimits onChange={load.reload} />
+      <UsagePricesCard onChange={load.reload} />
     </div>
   );
 }

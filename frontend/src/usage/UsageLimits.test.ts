@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { UsageStatus } from "../api/types";
 import { MAX_RUNS, sinceDay, topRuns } from "../pages/UsagePage";
-import { limitsBody, limitsText } from "./UsageLimits";
+import { limitsBody, limitsText, requestLimitsText } from "./UsageLimits";
 
 const status = (limits: UsageStatus["limits"], today = 4400, this_month = 12000): UsageStatus => ({
   limits,
@@ -23,15 +23,34 @@ describe("limitsText", () => {
   });
 });
 
+describe("requestLimitsText", () => {
+  it("says the per-minute limit and the threshold above which a batch asks first", () => {
+    expect(requestLimitsText({ unit: "tokens", confirm_over_usd: 1 })).toBe(
+      "No limit on model requests a minute. Docent asks before an auto-create batch estimated over $1.00.",
+    );
+    expect(requestLimitsText({ unit: "tokens", per_minute: 30, confirm_over_usd: 0.5 })).toBe(
+      "At most 30 model requests a minute. Docent asks before an auto-create batch estimated over $0.50.",
+    );
+    expect(requestLimitsText({ unit: "tokens", per_minute: 1, confirm_over_usd: 0 })).toBe(
+      "At most 1 model request a minute. Docent asks before every auto-create batch on a hosted model.",
+    );
+  });
+});
+
 describe("limitsBody", () => {
-  const form = { daily: "", monthly: "", unit: "tokens" as const, all_models: false };
+  const form = { daily: "", monthly: "", unit: "tokens" as const, all_models: false, per_minute: "", confirm_over_usd: "" };
   it("sends an empty amount as no limit, and 0 as a limit", () => {
-    expect(limitsBody({ ...form, daily: " 6600 ", all_models: true })).toEqual({ unit: "tokens", all_models: true, daily: 6600 });
-    expect(limitsBody({ ...form, monthly: "0" })).toEqual({ unit: "tokens", all_models: false, monthly: 0 });
-    expect(limitsBody(form)).toEqual({ unit: "tokens", all_models: false });
+    expect(limitsBody({ ...form, daily: " 6600 ", all_models: true })).toEqual({ unit: "tokens", all_models: true, daily: 6600, per_minute: 0 });
+    expect(limitsBody({ ...form, monthly: "0" })).toEqual({ unit: "tokens", all_models: false, monthly: 0, per_minute: 0 });
+    expect(limitsBody(form)).toEqual({ unit: "tokens", all_models: false, per_minute: 0 });
+  });
+  it("sends the per-minute limit and the confirm threshold (left out: the server's default)", () => {
+    expect(limitsBody({ ...form, per_minute: " 30 ", confirm_over_usd: "2.5" })).toEqual({ unit: "tokens", all_models: false, per_minute: 30, confirm_over_usd: 2.5 });
   });
   it("refuses text that is not a number, naming its field", () => {
     expect(limitsBody({ ...form, monthly: "ten" })).toEqual({ field: "monthly", error: 'monthly "ten": want a number of at least 0 (0: nothing may be spent)' });
+    expect(limitsBody({ ...form, per_minute: "many" })).toEqual({ field: "per_minute", error: 'per_minute "many": want a whole number of requests a minute (0: no limit)' });
+    expect(limitsBody({ ...form, confirm_over_usd: "$2" })).toEqual({ field: "confirm_over_usd", error: 'confirm_over_usd "$2": want an amount in US dollars, such as 1.00' });
   });
 });
 

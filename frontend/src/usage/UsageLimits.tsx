@@ -1,14 +1,17 @@
 // The spending limits: what they are and what was spent against them, and
 // a form to set or remove them (GET/PUT/DELETE /api/usage/limits, as
-// `docent usage limit`).
+// `docent usage limit`), with the per-minute limit on model requests and
+// the estimate above which the app asks before an auto-create batch.
 
 import { useState } from "react";
 import { api } from "../api/routes";
-import type { UsageLimitsBody, UsageStatus } from "../api/types";
+import type { UsageStatus } from "../api/types";
 import { ErrorBox } from "../components/common";
 import { errorInput } from "../lib/errors";
+import { formatCount } from "../lib/format";
 import { useAsync, useSave } from "../lib/useAsync";
-import { metricText } from "./usage";
+import { formatUSD, metricText } from "./usage";
+import type { Limits, LimitsBody } from "./wire";
 
 function amount(v: number, unit: string): string {
   return metricText(v, unit === "usd" ? "cost" : "tokens");
@@ -26,28 +29,62 @@ export function limitsText(st: UsageStatus): string {
   return s;
 }
 
+/** The limit on requests and the confirm threshold in words. */
+export function requestLimitsText(l: Limits): string {
+  const n = l.per_minute ?? 0;
+  const rate = n > 0 ? `At most ${formatCount(n)} model ${n === 1 ? "request" : "requests"} a minute.` : "No limit on model requests a minute.";
+  const over = l.confirm_over_usd ?? 1;
+  const ask = over > 0 ? `Docent asks before an auto-create batch estimated over ${formatUSD(over)}.` : "Docent asks before every auto-create batch on a hosted model.";
+  return `${rate} ${ask}`;
+}
+
 interface Form {
   daily: string;
   monthly: string;
   unit: "tokens" | "usd";
   all_models: boolean;
+  per_minute: string;
+  confirm_over_usd: string;
 }
+
+type FormField = "daily" | "monthly" | "per_minute" | "confirm_over_usd";
 
 function formOf(st: UsageStatus): Form {
-  const l = st.limits;
-  return { daily: l.daily == null ? "" : String(l.daily), monthly: l.monthly == null ? "" : String(l.monthly), unit: l.unit === "usd" ? "usd" : "tokens", all_models: !!l.all_models };
+  const l: Limits = st.limits;
+  const text = (v: number | undefined) => (v == null ? "" : String(v));
+  return {
+    daily: text(l.daily),
+    monthly: text(l.monthly),
+    unit: l.unit === "usd" ? "usd" : "tokens",
+    all_models: !!l.all_models,
+    per_minute: l.per_minute ? String(l.per_minute) : "",
+    confirm_over_usd: text(l.confirm_over_usd),
+  };
 }
 
-/** The body of a form: an empty amount is no limit; text that is not a number is refused here, naming its field. */
-export function limitsBody(f: Form): UsageLimitsBody | { field: "daily" | "monthly"; error: string } {
-  const body: UsageLimitsBody = { unit: f.unit, all_models: f.all_models };
-  for (const k of ["daily", "monthly"] as const) {
+const NOT_A_NUMBER: Record<FormField, string> = {
+  daily: "want a number of at least 0 (0: nothing may be spent)",
+  monthly: "want a number of at least 0 (0: nothing may be spent)",
+  per_minute: "want a whole number of requests a minute (0: no limit)",
+  confirm_over_usd: "want an amount in US dollars, such as 1.00",
+};
+
+/**
+ * The body of a form, all the limits (PUT replaces them): an empty amount
+ * is no limit, an empty per-minute limit 0 (none), an empty threshold the
+ * server's default. Text that is not a number is refused here, naming its
+ * field; the server judges the numbers.
+ */
+export function limitsBody(f: Form): LimitsBody | { field: FormField; error: string } {
+  const body: LimitsBody = { unit: f.unit, all_models: f.all_models };
+  for (const k of ["daily", "monthly", "per_minute", "confirm_over_usd"] as const) {
     const t = f[k].trim();
     if (t === "") continue;
     const v = Number(t);
-    if (!Number.isFinite(v)) return { field: k, error: `${k} ${JSON.stringify(t)}: want a number of at least 0 (0: nothing may be spent)` };
+    if (!Number.isFinite(v)) return { field: k, error: `${k} ${JSON.stringify(t)}: ${NOT_A_NUMBER[k]}` };
     body[k] = v;
   }
+  body.per_minute ??= 0;
   return body;
 }
 
@@ -76,6 +113,7 @@ export function UsageLimits({ onChange }: { onChange?: () => void }) {
     <section className="card" data-testid="usage-limits" aria-labelledby="usage-limits-title">
       <h2 id="usage-limits-title">Spending limits</h2>
       <p data-testid="usage-limits-text">{limitsText(st)}</p>
+      <p data-testid="usage-request-limits-text">{requestLimitsText(st.limits)}</p>
       {st.reached && (
         <p className="usage-reached" role="alert" data-testid="usage-limit-reached">
           {st.reached}
@@ -117,6 +155,24 @@ export function UsageLimits({ onChange }: { onChange?: () => void }) {
             </select>
           </label>
         </div>
+        <div className="form-row">
+          <label>
+            Model requests a minute
+            <input inputMode="numeric" value={f.per_minute} onChange={(e) => edit({ per_minute: e.target.value })} placeholder="no limit" aria-invalid={errField === "per_minute" || undefined} aria-describedby="usage-limit-per-minute-hint" data-testid="usage-limit-per-minute" />
+          </label>
+          <label>
+            Ask before a batch over (US dollars)
+            <input inputMode="decimal" value={f.confirm_over_usd} onChange={(e) => edit({ confirm_over_usd: e.target.value })} placeholder="1.00" aria-invalid={errField === "confirm_over_usd" || undefined} aria-describedby="usage-limit-confirm-hint" data-testid="usage-limit-confirm" />
+          </label>
+        </div>
+        <p className="muted small-text" id="usage-limit-per-minute-hint">
+          Requests to this server that call a model (chat, extraction, auto-create, search by meaning), from any browser or MCP client; one
+          over the limit is refused and may be sent again a minute later.
+        </p>
+        <p className="muted small-text" id="usage-limit-confirm-hint">
+          Before an auto-create batch on a hosted model Docent estimates its cost from the documents' tokens and the prices below, and asks
+          first when the estimate is over this amount or the price is unknown.
+        </p>
         <label className="check">
           <input type="checkbox" checked={f.all_models} onChange={(e) => edit({ all_models: e.target.checked })} data-testid="usage-limit-all-models" />
           Count local models too (they cost nothing, but their tokens count against a limit in tokens)

@@ -16,7 +16,7 @@ function FileRow({ f }: { f: InboxFile }) {
   const st = fileState(f);
   const links = resultLinks(f);
   return (
-    <tr data-testid="inbox-file" data-status={f.status} data-stage={f.stage ?? ""} data-rel={f.rel}>
+    <tr data-testid="inbox-file" data-status={f.status} data-stage={f.stage ?? ""} data-rel={f.rel} data-document-id={f.document_id ?? f.duplicate_of ?? ""}>
       <th scope="row">
         <span className="inbox-rel" title={f.path}>
           {f.rel}

@@ -15,6 +15,8 @@ require (
 
 require github.com/ebitengine/purego v0.11.3
 
+require github.com/fsnotify/fsnotify v1.10.1
+
 require (
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -75,6 +75,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"import", "import [--tag NAME]... [--password PW] [--no-ocr] [--no-embed] [--lang LANGS] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, images, .txt, .md), read scans with OCR (--no-ocr: leave them waiting) and, with an embedding model set, embed their text for search by meaning (--no-embed: leave it for later); --auto-create queues them for auto-create (with --model, to run on that model)", runImport},
+		{"inbox", "inbox DIR [--once] [--json]", "watch a folder and import each file put in it once it stops changing, tagged with its subfolders' names and queued for auto-create; files are remembered, so nothing is imported twice (--once: import what is there and exit, for cron; --json: a line per change, or with --once the folder's files at the end)", runInbox},
 		{"ocr", "ocr (DOC... | --all) [--lang LANGS] [--vision MODEL [--vision-all] [--vision-timeout D]] [--json]", "read documents' scanned pages and images with OCR (again: another language, say); --all: every document with such pages; --vision MODEL: a vision model reads the photos and the pages OCR read poorly (--vision-all: every page)", runOCR},
 		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--sort name|created_at|kind|auto_create_status|extraction_status] [--order asc|desc] [--json]", "list documents", runDocuments},
 		{"show", "show DOC [--json]", "show one document", runShow},
@@ -155,6 +156,7 @@ func run(ctx context.Context, env *Env, args []string) error {
 	tlsCert := top.String("tls-cert", "", "")
 	tlsKey := top.String("tls-key", "", "")
 	insecureHTTP := top.Bool("insecure-http", false, "")
+	inboxDir := top.String("inbox", "", "")
 	version := top.Bool("version", false, "")
 	if err := top.Parse(rest); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -189,9 +191,9 @@ func run(ctx context.Context, env *Env, args []string) error {
 		}
 		return usagef("unknown command %q (see docent help)", name)
 	case *serve:
-		return runServe(ctx, env, serveOptions{Listen: *listen, MaxUploadMiB: *maxUpload, TLSCert: *tlsCert, TLSKey: *tlsKey, InsecureHTTP: *insecureHTTP})
-	case slices.ContainsFunc([]string{"listen", "max-upload", "tls-cert", "tls-key", "insecure-http"}, func(name string) bool { return isFlagSet(top, name) }):
-		return usagef("--listen, --max-upload, --tls-cert, --tls-key and --insecure-http go with --serve")
+		return runServe(ctx, env, serveOptions{Listen: *listen, MaxUploadMiB: *maxUpload, TLSCert: *tlsCert, TLSKey: *tlsKey, InsecureHTTP: *insecureHTTP, Inbox: *inboxDir})
+	case slices.ContainsFunc([]string{"listen", "max-upload", "tls-cert", "tls-key", "insecure-http", "inbox"}, func(name string) bool { return isFlagSet(top, name) }):
+		return usagef("--listen, --max-upload, --tls-cert, --tls-key, --insecure-http and --inbox go with --serve")
 	default:
 		return runDesktop(ctx, env)
 	}
@@ -229,10 +231,11 @@ func printHelp(w io.Writer) {
 
 Usage:
   docent                          open the desktop app
-  docent --serve [--listen ADDR] [--max-upload MiB] [--tls-cert FILE --tls-key FILE | --insecure-http]
+  docent --serve [--listen ADDR] [--max-upload MiB] [--tls-cert FILE --tls-key FILE | --insecure-http] [--inbox DIR]
                                   serve the web UI and HTTP API (default %s);
                                   HTTPS beyond loopback, with a certificate made
-                                  in the data directory unless --tls-cert is given
+                                  in the data directory unless --tls-cert is given;
+                                  --inbox: watch DIR as the inbox folder
   docent COMMAND [FLAGS]
 
 Commands:

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/docent/docent/app/inbox"
 	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage/fault"
 )
@@ -44,6 +45,8 @@ type serveOptions struct {
 	TLSCert, TLSKey string
 	// InsecureHTTP serves plain HTTP beyond loopback, with a warning.
 	InsecureHTTP bool
+	// Inbox is the inbox folder to watch; it wins over the saved setting.
+	Inbox string
 }
 
 // check refuses flags that do not go together.
@@ -102,6 +105,14 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 		return err
 	}
 	cfg.MaxUploadBytes = opts.MaxUploadMiB << 20
+	if opts.Inbox != "" {
+		folder, err := inbox.ExistingFolder(opts.Inbox)
+		if err != nil {
+			return usagef("--inbox: %v", err)
+		}
+		cfg.InboxFolder = folder
+		fmt.Fprintf(env.IO.Err, "watching the inbox folder %s\n", folder)
+	}
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		return fault.Errorf(fault.Unavailable, "listen on %s: %w", opts.Listen, err)

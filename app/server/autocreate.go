@@ -46,6 +46,12 @@ func (s *Server) newAutoCreateScheduler() *agent.AutoCreateScheduler {
 			return &agent.AutoCreator{Agent: a}
 		},
 		Done: func(ctx context.Context, d storage.Document, res agent.AutoCreateResult, err error) {
+			if now, gerr := s.cfg.DB.GetDocument(context.WithoutCancel(ctx), d.ID); gerr == nil {
+				s.publishDocument(now)
+				if res.ExtractionID != "" {
+					s.publishRow(now.ID, now.SchemaID, res.ExtractionID)
+				}
+			}
 			if err != nil && ctx.Err() == nil {
 				s.cfg.Logger.Warn("auto-create ended without a proposal", "document", d.ID, "status", res.Status, "err", err,
 					"refused", len(res.Refused)) // kept with the document: GET /api/documents/{id}, auto_create_refused

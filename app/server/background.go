@@ -40,6 +40,10 @@ func (s *Server) Start(ctx context.Context) {
 		(&agent.Agent{DB: s.cfg.DB, Logger: s.cfg.Logger}).SweepTurns(ctx, agent.DefaultSweepInterval)
 	})
 	b.wg.Go(func() { s.pruneHistory(ctx) }) // history.go
+	s.inbox.mu.Lock()
+	s.inbox.base = ctx
+	s.inbox.mu.Unlock()
+	s.startInbox() // the inbox folder's watcher, if one is set (inbox.go)
 }
 
 // Close stops the background work and waits for it to end: an auto-create
@@ -56,5 +60,6 @@ func (s *Server) Close() {
 	if stop != nil {
 		stop()
 	}
+	s.stopInbox()
 	b.wg.Wait()
 }

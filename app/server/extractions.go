@@ -66,6 +66,9 @@ func (s *Server) runExtraction(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if d, err := s.cfg.DB.GetDocument(r.Context(), ext.DocumentID); err == nil {
+		s.publishRow(d.ID, d.SchemaID, ext.ID) // a row in its kind's table
+	}
 	writeJSON(w, http.StatusCreated, ext)
 }
 

@@ -119,7 +119,7 @@ func (s *Server) WakeOCR() { s.ocr.Wake() }
 // while it was queued for auto-create (an uploaded photo with auto_create)
 // wakes the auto-create queue, which runs only ready ones.
 func (s *Server) afterOCR(d storage.Document) {
-	s.docWatch.publish(d)
+	s.publishDocument(d)
 	s.wakeEmbedding() // the new text waits for its vectors
 	if d.Status == storage.StatusReady && d.AutoCreateStatus == storage.AutoCreatePending {
 		s.autoCreate.Wake()

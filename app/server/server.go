@@ -55,6 +55,10 @@ type Config struct {
 	Settings Settings
 	// Importer stores uploads; nil means one over DB with default limits.
 	Importer *ingest.Importer
+	// InboxFolder is the inbox folder of `docent --serve --inbox DIR`,
+	// absolute: it wins over the saved setting, which cannot change it
+	// then. "" leaves the setting's.
+	InboxFolder string
 
 	// LoopbackOnly, for a server listening on a loopback address, answers
 	// only requests whose Host is a loopback address or a localhost name:
@@ -105,6 +109,8 @@ type Server struct {
 	embedding    embedding                  // chunks embedded in the background (search.go)
 	largeAnswers chan struct{}              // turns of large answers (large_answers.go)
 	mcp          http.Handler               // MCP over Streamable HTTP at /mcp (mcp.go)
+	library      libraryHub                 // the library's event stream (library_events.go)
+	inbox        inboxRun                   // the inbox folder's watcher (inbox.go)
 }
 
 // route is one line of the API: a ServeMux pattern and its handler.
@@ -168,6 +174,7 @@ func (s *Server) routeTable() []route {
 
 		{"POST /api/documents", s.uploadDocuments},
 		{"GET /api/documents", s.listDocuments},
+		{"GET /api/documents/events", s.libraryEvents},
 		{"GET /api/documents/{id}", s.getDocument},
 		{"PATCH /api/documents/{id}", s.patchDocument},
 		{"DELETE /api/documents/{id}", s.deleteDocument},
@@ -218,6 +225,9 @@ func (s *Server) routeTable() []route {
 		{"GET /api/settings/ocr", s.getOCRSettings},
 		{"PUT /api/settings/ocr", s.putOCRSettings},
 		{"GET /api/setup", s.getSetup}, // first-run setup (setup.go)
+		{"GET /api/inbox", s.getInbox},
+		{"GET /api/settings/inbox", s.getInboxSettings},
+		{"PUT /api/settings/inbox", s.putInboxSettings},
 		{"GET /api/settings/mcp", s.getMCPSettings},
 		{"PUT /api/settings/mcp", s.putMCPSettings},
 

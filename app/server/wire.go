@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/docent/docent/app/inbox"
 	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
 )
@@ -54,6 +55,9 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[historySettings](),
 		reflect.TypeFor[usageReport](),
 		reflect.TypeFor[storage.UsageStatus](),
+		reflect.TypeFor[inboxActivity](),
+		reflect.TypeFor[inbox.Settings](),
+		reflect.TypeFor[rowEvent](),
 	}
 }
 
@@ -81,6 +85,7 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[undoBody](),
 		reflect.TypeFor[historySettingsBody](),
 		reflect.TypeFor[usageLimitsBody](),
+		reflect.TypeFor[inboxSettingsBody](),
 	}
 }
 

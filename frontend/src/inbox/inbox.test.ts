@@ -8,6 +8,8 @@ const file = (over: Partial<InboxFile> = {}): InboxFile => ({
   size: 1234,
   modified: "2026-11-28T10:00:00Z",
   status: "stored",
+  tags: [],
+  updated_at: "2026-11-28T10:00:00Z",
   ...over,
 });
 

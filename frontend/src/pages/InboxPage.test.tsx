@@ -9,6 +9,8 @@ const file = (rel: string, over: Partial<InboxFile> = {}): InboxFile => ({
   size: 2048,
   modified: "2026-11-28T10:00:00Z",
   status: "stored",
+  tags: [],
+  updated_at: "2026-11-28T10:00:00Z",
   ...over,
 });
 

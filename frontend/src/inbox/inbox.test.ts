@@ -19,6 +19,7 @@ describe("fileState", () => {
       [{ status: "waiting" }, "Waiting for the file to settle", "busy"],
       [{ status: "duplicate", duplicate_of: "doc_1" }, "Duplicate", "muted"],
       [{ status: "failed", error: "permission denied" }, "Failed", "err"],
+      [{ status: "failed", error: "the PDF is encrypted", error_code: "password_required", stage: "needs_password", document_id: "doc_1" }, "Needs a password", "warn"],
       [{ stage: "stored" }, "Stored", "busy"],
       [{ stage: "reading" }, "Reading the text", "busy"],
       [{ stage: "embedding" }, "Embedding for search", "busy"],
@@ -37,6 +38,7 @@ describe("fileState", () => {
     expect(fileState(file({ stage: "needs_password" })).hint).toMatch(/password/);
     expect(fileState(file({ stage: "waiting_for_model" })).hint).toMatch(/model/);
     expect(fileState(file({ status: "failed", error: "x" })).hint).toMatch(/tried again when the file changes/);
+    expect(fileState(file({ stage: "failed", document_id: "doc_1" })).hint).toMatch(/Open the document/);
   });
 });
 

@@ -24,11 +24,13 @@ const STAGES: Record<InboxStage, FileState> = {
   done: { label: "Done", tone: "ok" },
   needs_password: { label: "Needs a password", tone: "warn", hint: "The PDF is encrypted: open the document and give its password." },
   waiting_for_model: { label: "Waiting for the model", tone: "warn", hint: "The model did not answer; the extraction runs once it does." },
-  failed: { label: "Failed", tone: "err" },
+  failed: { label: "Failed", tone: "err", hint: "Open the document to see why." },
 };
 
 /** A file's place, from its inbox status and, once stored, its document's stage. */
 export function fileState(f: InboxFile): FileState {
+  // An encrypted PDF fails to be read but is stored, waiting for its password: that is for the person to act on, not a failure.
+  if (f.stage === "needs_password") return STAGES.needs_password;
   switch (f.status) {
     case "waiting":
       return { label: "Waiting for the file to settle", tone: "busy", hint: "Taken once its size and time stop changing." };

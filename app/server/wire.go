@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/docent/docent/agent"
+	"github.com/docent/docent/app/inbox"
 	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
 )
@@ -57,6 +58,9 @@ func WireTypes() []reflect.Type {
 		reflect.TypeFor[storage.UsageStatus](),
 		reflect.TypeFor[agent.PriceReport](),
 		reflect.TypeFor[autoCreateEstimate](),
+		reflect.TypeFor[inboxActivity](),
+		reflect.TypeFor[inbox.Settings](),
+		reflect.TypeFor[rowEvent](),
 	}
 }
 
@@ -86,6 +90,7 @@ func RequestTypes() []reflect.Type {
 		reflect.TypeFor[usageLimitsBody](),
 		reflect.TypeFor[usagePricesBody](),
 		reflect.TypeFor[autoCreateEstimateBody](),
+		reflect.TypeFor[inboxSettingsBody](),
 	}
 }
 

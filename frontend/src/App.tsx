@@ -15,9 +15,11 @@ const SettingsPage = lazy(() => import("./pages/SettingsPage"));
 const HistoryPage = lazy(() => import("./pages/HistoryPage"));
 const AskPage = lazy(() => import("./pages/AskPage"));
 const UsagePage = lazy(() => import("./pages/UsagePage"));
+const InboxPage = lazy(() => import("./pages/InboxPage"));
 
 const sections = [
   ["documents", "Documents"],
+  ["inbox", "Inbox"],
   ["ask", "Ask Docent"],
   ["schemas", "Schemas"],
   ["prompts", "Prompts"],
@@ -131,6 +133,8 @@ function Page() {
       return <HistoryPage />;
     case "usage":
       return <UsagePage />;
+    case "inbox":
+      return <InboxPage />;
     case "settings":
       return <SettingsPage />;
     default:

@@ -555,6 +555,58 @@ export interface AutoCreateEstimate {
   confirm_over_usd: number;
 }
 
+/** inboxActivity answers GET /api/inbox. */
+export interface InboxActivity {
+  folder: string;
+  watching: boolean;
+  polling: boolean;
+  /**
+   * Error says why the inbox cannot watch now (the folder is gone, say);
+   * "" when all is well.
+   */
+  error?: string;
+  files: InboxFile[];
+}
+
+/**
+ * Settings are the inbox's settings, as GET and PUT /api/settings/inbox
+ * send them and the store keeps them (docs/configuration.md).
+ */
+export interface Settings {
+  /** Folder is the watched folder; "" for no inbox. */
+  folder: string;
+  /** After is keep, move or delete: what becomes of a file once stored. */
+  after: "keep" | "move" | "delete";
+  /** DoneFolder is where move puts files; "" is <folder>/.docent-done. */
+  done_folder: string;
+  /** TagSubfolders tags a file with the names of its subfolders. */
+  tag_subfolders: boolean;
+  /**
+   * Ignore are glob patterns of names (or paths under the folder) the
+   * inbox leaves alone, besides the built-in ones.
+   */
+  ignore: string[];
+  /**
+   * StabilitySeconds is how long a file's size and mtime must not change
+   * before it is read.
+   */
+  stability_seconds: number;
+  /** Poll is auto, always or never. */
+  poll: "auto" | "always" | "never";
+  /**
+   * Source says where Folder comes from: flag (docent --serve --inbox,
+   * not editable), settings, or none. Read only.
+   */
+  source: "flag" | "settings" | "none";
+}
+
+/** rowEvent is the data of a `row` event. */
+export interface RowEvent {
+  document_id: string;
+  schema_id: string;
+  extraction_id: string;
+}
+
 /** documentPatch is the body of PATCH /api/documents/{id}. */
 export interface DocumentPatch {
   name?: string;
@@ -817,6 +869,22 @@ export interface AutoCreateEstimateBody {
   document_ids?: string[];
   /** Model is the provider-prefixed model; left out for the default. */
   model?: string;
+}
+
+/**
+ * inboxSettingsBody is the body of PUT /api/settings/inbox: a field left
+ * out keeps its value. Source is read only; it is accepted so that a
+ * client may send back what it read.
+ */
+export interface InboxSettingsBody {
+  folder?: string;
+  after?: string;
+  done_folder?: string;
+  tag_subfolders?: boolean;
+  ignore?: string[];
+  stability_seconds?: number;
+  poll?: string;
+  source?: string;
 }
 
 /** The desktop window's runtime event when an import starts: an ImportEvent without a report. */
@@ -1512,6 +1580,55 @@ export interface ModelPrice {
   output?: number;
   /** Cached is the price of input tokens read from the provider's cache. */
   cached?: number;
+}
+
+/**
+ * InboxFile is one file of the inbox as GET /api/inbox and `docent inbox
+ * --json` show it (docs/protocol.md).
+ */
+export interface InboxFile {
+  /**
+   * Path is the file's absolute path; Rel the path under the inbox
+   * folder, with slashes.
+   */
+  path: string;
+  rel: string;
+  /** Size and Modified are the file's when the row was written. */
+  size: number;
+  modified: string;
+  /** SHA256 is of the bytes stored, once stored or found a duplicate. */
+  sha256?: string;
+  /** Status is waiting, stored, duplicate or failed (the Inbox constants). */
+  status: "waiting" | "stored" | "duplicate" | "failed";
+  /**
+   * Error says why the file failed; ErrorCode classifies it
+   * ("password_required", "too_large", "permission", "unreadable",
+   * "gone", "symlink_loop", "unsupported").
+   */
+  error?: string;
+  error_code?: string;
+  /**
+   * DocumentID is the document the file became; DuplicateOf the one
+   * that had its bytes already.
+   */
+  document_id?: string;
+  duplicate_of?: string;
+  /**
+   * Stage is the document's place in the pipeline (the Stage
+   * constants); absent while the file waits.
+   */
+  stage?: "stored" | "reading" | "embedding" | "extracting" | "done" | "needs_password" | "waiting_for_model" | "failed";
+  /**
+   * DocumentName, Kind (its schema id), KindName and ExtractionID (its
+   * latest extraction) are the document's, when known.
+   */
+  document_name?: string;
+  kind?: string;
+  kind_name?: string;
+  extraction_id?: string;
+  /** Tags are the names the file's subfolders gave it. */
+  tags: string[];
+  updated_at: string;
 }
 
 /**

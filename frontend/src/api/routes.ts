@@ -49,6 +49,7 @@ import type {
   ApproveRequest,
 } from "./types";
 import type { AutoCreateEstimate, LimitsBody, PriceOverride, UsagePrices } from "../usage/wire";
+import type { InboxActivity, InboxSettings, InboxSettingsBody } from "../inbox/types";
 
 const enc = encodeURIComponent;
 
@@ -211,6 +212,13 @@ export const api = {
   // MCP at /mcp: whether clients get only the read-only tools
   getMcpSettings: () => request<McpSettings>("/api/settings/mcp"),
   putMcpSettings: (body: McpSettingsBody) => request<McpSettings>("/api/settings/mcp", { method: "PUT", body }),
+
+  // the inbox folder: where it is and what happens to its files (issue #34)
+  getInboxSettings: () => request<InboxSettings>("/api/settings/inbox"),
+  /** Changes the members sent; a bad value is refused (400, naming its field) and nothing is stored. */
+  putInboxSettings: (body: InboxSettingsBody) => request<InboxSettings>("/api/settings/inbox", { method: "PUT", body }),
+  /** The folder's state and the files the inbox has seen, newest first. */
+  inbox: (limit: number) => request<InboxActivity>("/api/inbox", { query: { limit } }),
 
   // the history of changes, and undo (newest first; filters as GET /api/history takes them)
   listHistory: (query: HistoryQuery = {}) => request<HistoryList>("/api/history", { query: { ...query } }),

@@ -15,6 +15,7 @@ import { href, navigate, parseHash, useRoute } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { DataGrid, type SelectAllState, type SortState } from "./DataGrid";
 import { reviewPager, RowStore, valueAt, type FetchPage, type ReviewPager } from "./dataRows";
+import { followRows } from "./liveRows";
 import { dataStateFromQuery, dataViewHash, sameDataView, type DataViewState } from "./dataUrl";
 import { errorInput, type ErrorInput } from "../lib/errors";
 
@@ -152,6 +153,9 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
     pager.current?.invalidate();
     store.refresh();
   }, [store]);
+
+  // Rows that appear elsewhere (the inbox, auto-create, another window) show without a reload.
+  useEffect(() => followRows(schemaId, refresh), [schemaId, refresh]);
 
   // While a re-run is under way (the server answers when every run has
   // ended), fetch the table now and then so that rows change as runs end.

@@ -9,6 +9,7 @@ import { OcrLanguages } from "../setup/OcrLanguages";
 import { VisionModel } from "../setup/VisionModel";
 import { McpAccess } from "../setup/McpAccess";
 import { HistorySettings } from "../setup/HistorySettings";
+import { InboxSettingsCard } from "../inbox/InboxSettings";
 import { SetupPanel } from "../setup/SetupPanel";
 import { refreshSetup, useSetupStatus } from "../setup/useSetup";
 import { errorInput, type ErrorInput } from "../lib/errors";
@@ -302,6 +303,7 @@ export default function SettingsPage() {
           </div>
         )}
       </section>
+      <InboxSettingsCard />
       <OcrLanguages />
       <VisionModel />
       <McpAccess />

@@ -382,6 +382,15 @@ func (s spent) held(l UsageLimits) bool {
 // tokens", "$0.84".
 func FormatUsageAmount(v float64, unit string) string {
 	if unit == UnitUSD {
+		if v > 0 && v < 0.01 {
+			// A cent would round a turn's cost to $0.00: up to four
+			// places, as the app writes it ($0.0014).
+			s := strings.TrimRight(strconv.FormatFloat(v, 'f', 4, 64), "0")
+			if len(s) < len("0.00") {
+				s = "0.00"
+			}
+			return "$" + s
+		}
 		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	s := strconv.FormatInt(int64(math.Round(v)), 10)

@@ -95,7 +95,7 @@ func TestBatchUsageLine(t *testing.T) {
 		u    batchUsage
 		want string
 	}{
-		{batchUsage{Calls: 1, InputTokens: 900, OutputTokens: 50, CostUSD: 0.001}, "model calls: 1 call, 950 tokens (900 in, 50 out), $0.00"},
+		{batchUsage{Calls: 1, InputTokens: 900, OutputTokens: 50, CostUSD: 0.001}, "model calls: 1 call, 950 tokens (900 in, 50 out), $0.001"},
 		{batchUsage{Calls: 412, InputTokens: 1_700_000, OutputTokens: 200_000, CostUSD: 0.84}, "model calls: 412 calls, 1.9 M tokens (1,700,000 in, 200,000 out), $0.84"},
 		{batchUsage{Calls: 2, InputTokens: 999_000, OutputTokens: 960}, "model calls: 2 calls, 1.0 M tokens (999,000 in, 960 out), $0.00"},
 		{batchUsage{Calls: 3, InputTokens: 12_000, OutputTokens: 300, UnpricedCalls: 3}, "model calls: 3 calls, 12.3 k tokens (12,000 in, 300 out), price unknown"},

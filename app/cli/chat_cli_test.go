@@ -654,8 +654,24 @@ func TestCallAndResultLines(t *testing.T) {
 			t.Errorf("%s: %q, want %q", c.ev.Name, got, c.want)
 		}
 	}
-	if got := closingLine("thr_1", "Invoice setup", 3, 4812, 12400*time.Millisecond); got != `— thread thr_1 "Invoice setup" · 3 rounds · 4,812 tokens · 12.4 s` {
+	if got := closingLine("thr_1", "Invoice setup", 3, 4812, 12400*time.Millisecond, agent.TurnUsage{}); got != `— thread thr_1 "Invoice setup" · 3 rounds · 4,812 tokens · 12.4 s` {
 		t.Errorf("closing line %q", got)
+	}
+	// What the turn cost, as the app's footer says it: nothing on a local
+	// model, and never a figure for a call of unknown price.
+	cost := func(usd float64) *float64 { return &usd }
+	for _, c := range []struct {
+		usage agent.TurnUsage
+		want  string
+	}{
+		{agent.TurnUsage{CostUSD: cost(0)}, " · 3 rounds · 4,812 tokens · 12.4 s"},
+		{agent.TurnUsage{CostUSD: cost(0.0014)}, " · 3 rounds · 4,812 tokens · $0.0014 · 12.4 s"},
+		{agent.TurnUsage{UnpricedCalls: 2}, " · 3 rounds · 4,812 tokens · price unknown · 12.4 s"},
+		{agent.TurnUsage{CostUSD: cost(0.25), UnpricedCalls: 1}, " · 3 rounds · 4,812 tokens · $0.25 + 1 call of unknown price · 12.4 s"},
+	} {
+		if got := closingLine("thr_1", "", 3, 4812, 12400*time.Millisecond, c.usage); got != "— thread thr_1"+c.want {
+			t.Errorf("closing line of %+v: %q", c.usage, got)
+		}
 	}
 	if got := turnDuration(125 * time.Second); got != "2 min 5 s" {
 		t.Errorf("duration %q", got)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/textfmt"
+	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/envvar"
 )
 
@@ -102,12 +103,37 @@ func turnDuration(d time.Duration) string {
 
 // closingLine ends a turn's output: `— thread thr_… "Invoice setup" ·
 // 3 rounds · 4,812 tokens · 12.4 s`.
-func closingLine(threadID, title string, rounds, tokens int, took time.Duration) string {
+func closingLine(threadID, title string, rounds, tokens int, took time.Duration, usage agent.TurnUsage) string {
 	head := "— thread " + threadID
 	if title != "" {
 		head += " " + qname(title)
 	}
-	return strings.Join([]string{head, textfmt.Count(rounds, "round"), textfmt.Thousands(tokens) + " tokens", turnDuration(took)}, " · ")
+	parts := []string{head, textfmt.Count(rounds, "round"), textfmt.Thousands(tokens) + " tokens"}
+	if cost := turnCostText(usage); cost != "" {
+		parts = append(parts, cost)
+	}
+	return strings.Join(append(parts, turnDuration(took)), " · ")
+}
+
+// turnCostText is what a turn's model calls cost, as the app's chat footer
+// says it: nothing on a local model (it costs 0), "price unknown" when no
+// call had a known price, and the calls of unknown price beside the sum
+// of the others.
+func turnCostText(u agent.TurnUsage) string {
+	cost := storage.UsageTotals{UnpricedCalls: int64(u.UnpricedCalls)}
+	switch {
+	case u.CostUSD == nil && u.UnpricedCalls == 0:
+		return ""
+	case u.CostUSD != nil:
+		if *u.CostUSD == 0 && u.UnpricedCalls == 0 {
+			return "" // a local model
+		}
+		cost.CostUSD = *u.CostUSD
+		cost.Calls = cost.UnpricedCalls + 1 // some call had a price
+	default:
+		cost.Calls = cost.UnpricedCalls
+	}
+	return costText(cost)
 }
 
 // askClosingLine ends the output of a `docent ask` turn: its thread and how

@@ -399,7 +399,7 @@ func (p *turnPrinter) closing(res agent.TurnResult) {
 		tokens = p.tokens
 	}
 	took := time.Since(p.started) - p.waited
-	fmt.Fprintln(p.ios.Err, p.style.dim(closingLine(id, title, p.rounds, tokens, took)))
+	fmt.Fprintln(p.ios.Err, p.style.dim(closingLine(id, title, p.rounds, tokens, took, res.Usage)))
 }
 
 // compactArgs renders a call's arguments on one line, shortened for people.

@@ -92,7 +92,7 @@ func costText(t storage.UsageTotals) string {
 	case t.UnpricedCalls == t.Calls:
 		return "price unknown"
 	}
-	return fmt.Sprintf("%s + %d calls of unknown price", storage.FormatUsageAmount(t.CostUSD, storage.UnitUSD), t.UnpricedCalls)
+	return fmt.Sprintf("%s + %s of unknown price", storage.FormatUsageAmount(t.CostUSD, storage.UnitUSD), textfmt.Count(int(t.UnpricedCalls), "call"))
 }
 
 // limitsText says the limits and what was spent against them.

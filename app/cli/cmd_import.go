@@ -225,6 +225,9 @@ func (imp *imported) finish(ctx context.Context, env *Env, db *storage.DB, pipe 
 		}
 	}
 	printEmbedded(ctx, env, fin.Embed)
+	if fin.AutoCreateWaits != "" {
+		fmt.Fprintf(env.IO.Err, "note: documents wait for auto-create: %s\n", fin.AutoCreateWaits)
+	}
 	imp.refresh(ctx, db)
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err

@@ -10,11 +10,11 @@ import (
 	"github.com/docent/docent/storage"
 )
 
-// Into is the ImportFunc that hands each stable file to the pipeline p:
+// Into is the ImportFunc that hands each stable file to the pipeline:
 // stored with its subfolders' names as tags, and queued for the last stage
 // (its kind recognised and its row extracted, or a proposal for a new
 // kind) with model, "" for the default in effect when it runs.
-func Into(p *pipeline.Pipeline, db *storage.DB, model string) ImportFunc {
+func Into(pipe *pipeline.Pipeline, db *storage.DB, model string) ImportFunc {
 	return func(ctx context.Context, f File) Outcome {
 		file, err := os.Open(f.Path)
 		if err != nil {
@@ -29,7 +29,7 @@ func Into(p *pipeline.Pipeline, db *storage.DB, model string) ImportFunc {
 			}
 			opts.TagIDs = append(opts.TagIDs, tag.ID)
 		}
-		o := p.ImportReader(ctx, f.Path, file, f.Size, opts)
+		o := pipe.ImportReader(ctx, f.Path, file, f.Size, opts)
 		return outcomeOf(o)
 	}
 }

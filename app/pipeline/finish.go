@@ -47,8 +47,11 @@ type Finished struct {
 	// Waiting is how many of them still wait for OCR.
 	Waiting int
 	Embed   EmbedReport
-	// AutoCreated is how many documents the last stage ran on.
-	AutoCreated int
+	// AutoCreated is how many documents the last stage ran on;
+	// AutoCreateWaits says why those queued for it still wait (no model
+	// is set), "" when it ran.
+	AutoCreated     int
+	AutoCreateWaits string
 }
 
 // Finish runs, in this process and in their order, the stages after
@@ -84,12 +87,20 @@ func (p *Pipeline) Finish(ctx context.Context, docs []storage.Document, opts Fin
 	}
 	if opts.AutoCreate && ctx.Err() == nil {
 		var queued []storage.Document
+		a := p.agent()
 		for _, d := range docs {
 			// Read again: OCR has made some ready since.
-			if now, err := p.db.GetDocument(ctx, d.ID); err == nil &&
-				now.Status == storage.StatusReady && now.AutoCreateStatus == storage.AutoCreatePending {
-				queued = append(queued, now)
+			now, err := p.db.GetDocument(ctx, d.ID)
+			if err != nil || now.Status != storage.StatusReady || now.AutoCreateStatus != storage.AutoCreatePending {
+				continue
 			}
+			if now.AutoCreateModel == "" && (a == nil || a.DefaultModel == "") {
+				// Queued without a model, and none is set: it waits for
+				// one rather than fail.
+				fin.AutoCreateWaits = "no model is set (pass --model, set DOCENT_MODEL, or choose a default model in Settings)"
+				continue
+			}
+			queued = append(queued, now)
 		}
 		p.autoCreate.RunAll(ctx, queued)
 		fin.AutoCreated = len(queued)

@@ -151,6 +151,10 @@ export function messagesFromThread(stored: ThreadMessage[], idPrefix = "h", meta
         };
       }
       a.text = msg.content ?? "";
+      // The turn's answer carries what its calls cost, as the live turn's
+      // result did (older answers nothing).
+      const tu = data.turn_usage;
+      if (tu && typeof tu === "object") a.cost = { cost_usd: num(tu.cost_usd) ?? undefined, unpriced_calls: num(tu.unpriced_calls) ?? undefined };
       // The turn's answer carries what it cites (older messages nothing).
       const cited = citationsOfData(data);
       if (cited.citations) a.citations = cited.citations;

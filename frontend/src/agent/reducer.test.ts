@@ -381,6 +381,28 @@ describe("reducer: resubmit and history", () => {
     expect(userSeqs(stored)).toEqual([0, 4]);
   });
 
+  it("shows a reopened turn's cost as the live turn showed it, from its answer's turn_usage", () => {
+    const stored: ThreadMessage[] = [
+      { seq: 0, role: "user", content: "hi", created_at: "" },
+      {
+        seq: 1,
+        role: "assistant",
+        content: "Done.",
+        data: {
+          round_index: 0,
+          usage: { prompt_tokens: 4, completion_tokens: 2 },
+          turn_usage: { prompt_tokens: 40, completion_tokens: 20, cost_usd: 0.0014, unpriced_calls: 1 },
+        },
+        created_at: "",
+      },
+      { seq: 2, role: "user", content: "again", created_at: "" },
+      { seq: 3, role: "assistant", content: "Older answer, no cost kept.", data: { round_index: 0 }, created_at: "" },
+    ];
+    const [, first, , second] = messagesFromThread(stored) as AssistantMessageView[];
+    expect(first.cost).toEqual({ cost_usd: 0.0014, unpriced_calls: 1 });
+    expect(second.cost).toBeUndefined();
+  });
+
   it("restores an approval the reopened thread still waits for, and not an abandoned one", () => {
     const proposal = {
       seq: 1,

@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/docent/docent/app/inbox"
+	"github.com/docent/docent/app/internal/testcorpus"
+	"github.com/docent/docent/app/pipeline"
+	"github.com/docent/docent/storage"
 )
 
 // BenchmarkStartTenThousand measures a first start over 10,000 small text
@@ -77,4 +80,49 @@ func BenchmarkIdleWatcherCPU(b *testing.B) {
 		cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) * time.Nanosecond
 		b.ReportMetric(float64(cpu.Microseconds())/1000, "ms-cpu/idle-minute")
 	}
+}
+
+// BenchmarkDropToStored measures how long a corpus invoice dropped into a
+// watched folder takes to be stored, through the pipeline as the server
+// hands it on (inbox.Into), with the default stability delay of 5 s; the
+// issue's target is the delay + 1 s (docs/benchmarks.md):
+//
+//	go test ./app/inbox -run '^$' -bench DropToStored -benchtime 3x
+func BenchmarkDropToStored(b *testing.B) {
+	src, err := os.ReadFile(filepath.Join(testcorpus.Dir(b), "invoice2data", "AmazonWebServices.pdf"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	folder, data := b.TempDir(), b.TempDir()
+	db := openDB(b, data)
+	w := &inbox.Watcher{DB: db, Import: inbox.Into(pipeline.New(pipeline.Config{DB: db}), db, ""), Config: inbox.Config{Folder: folder, Stability: inbox.DefaultStability}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	for !w.Status().Watching {
+		time.Sleep(10 * time.Millisecond)
+	}
+	var total time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		// Each drop is new bytes, so it is stored, not a duplicate.
+		body := append(append([]byte{}, src...), fmt.Sprintf("\n%% drop %d\n", i)...)
+		path := filepath.Join(folder, fmt.Sprintf("drop-%d.pdf", i))
+		start := time.Now()
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			f, err := db.GetInboxFile(ctx, path)
+			if err == nil && f.Status == storage.InboxStored {
+				break
+			}
+			time.Sleep(5 * time.Millisecond) // polling for the row, as a person watching the panel
+		}
+		total += time.Since(start)
+	}
+	b.ReportMetric(total.Seconds()/float64(i), "s/drop-to-stored")
+	b.ReportMetric(inbox.DefaultStability.Seconds()+1, "s/target")
 }

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -376,11 +377,24 @@ func TestInboxServeDoneWhen(t *testing.T) {
 	model.Handle(invoiceModel)
 	data, folder := t.TempDir(), t.TempDir()
 	srv := startInboxServe(t, data, folder, model)
+	taken := recordInboxEvents(t, srv)
 
 	slowDone, want := fillInbox(t, folder)
 	waitWriter(t, slowDone)
 	files := waitInboxSettled(t, srv, want)
 	checkInboxRows(t, files, want)
+	// Read once: the slow file was taken once, whole. A read before it
+	// was complete would show as a failure (a truncated PDF) or another
+	// document before the stored one.
+	waitAPI(t, srv, "the slow file's events on the library stream", func() (bool, string) {
+		got := taken()[slowRel]
+		return len(got) > 0 && got[len(got)-1] == storage.InboxStored, fmt.Sprintf("%s: %v", slowRel, got)
+	})
+	for rel, statuses := range taken() {
+		if n := len(statuses); n == 0 || slices.Index(statuses, statuses[n-1]) != n-1 || slices.ContainsFunc(statuses[:n-1], func(s string) bool { return s != storage.InboxWaiting }) {
+			t.Errorf("%s was taken more than once, or before it was whole: its rows went %v", rel, statuses)
+		}
+	}
 	checkLibrary(t, srv, files, want)
 	if t.Failed() {
 		t.Fatalf("server log:\n%s", clip(srv.Log(), 4000))
@@ -664,4 +678,45 @@ func tryGet(srv *serveProcess, path string, out any) error {
 		return fmt.Errorf("GET %s: %s", path, resp.Status)
 	}
 	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// recordInboxEvents follows the library's stream and returns what it has
+// heard so far: each file's statuses in the order its inbox events came.
+func recordInboxEvents(t *testing.T, srv *serveProcess) func() map[string][]string {
+	t.Helper()
+	stream := openStream(t, srv, "/api/documents/events")
+	t.Cleanup(func() { stream.Close() })
+	var mu sync.Mutex
+	seen := map[string][]string{}
+	go func() {
+		sc := bufio.NewScanner(stream)
+		sc.Buffer(nil, 1<<20)
+		event := ""
+		for sc.Scan() {
+			line := sc.Text()
+			if name, ok := strings.CutPrefix(line, "event: "); ok {
+				event = name
+				continue
+			}
+			data, ok := strings.CutPrefix(line, "data: ")
+			if !ok || event != "inbox" {
+				continue
+			}
+			var f storage.InboxFile
+			if json.Unmarshal([]byte(data), &f) == nil {
+				mu.Lock()
+				seen[f.Rel] = append(seen[f.Rel], f.Status)
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() map[string][]string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string][]string{}
+		for rel, s := range seen {
+			out[rel] = slices.Clone(s)
+		}
+		return out
+	}
 }

@@ -435,7 +435,10 @@ func TestInboxOnceDoneWhen(t *testing.T) {
 	data, folder := t.TempDir(), t.TempDir()
 	slowDone, want := fillInbox(t, folder)
 
-	cmd := exec.Command(docentBin, "--data-dir", data, "inbox", folder, "--once", "--json")
+	// A deadline, so that an inbox that never finishes fails with what it said.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, docentBin, "--data-dir", data, "inbox", folder, "--once", "--json")
 	cmd.Env = append(os.Environ(), modelEnv(model)...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -67,6 +67,10 @@ type serveProcess struct {
 	Token string
 	mu    sync.Mutex
 	log   strings.Builder
+
+	cmd     *exec.Cmd
+	exited  chan error // Wait's answer, once
+	stopped bool       // Stop or Kill ended it; the cleanup has nothing to do
 }
 
 func (p *serveProcess) Log() string {
@@ -81,13 +85,19 @@ var urlLine = regexp.MustCompile(`(http://\S+/\?token=(\S+))`)
 // the environment, and stops it (SIGINT, as Ctrl-C) when the test ends.
 func startServe(t testing.TB, dataDir string, env ...string) *serveProcess {
 	t.Helper()
-	cmd := exec.Command(docentBin, "--serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir)
+	return startServeArgs(t, dataDir, nil, env...)
+}
+
+// startServeArgs is startServe with more flags for docent --serve.
+func startServeArgs(t testing.TB, dataDir string, args []string, env ...string) *serveProcess {
+	t.Helper()
+	cmd := exec.Command(docentBin, append([]string{"--serve", "--listen", "127.0.0.1:0", "--data-dir", dataDir}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &serveProcess{}
+	p := &serveProcess{cmd: cmd}
 	cmd.Stderr = writerFunc(func(b []byte) (int, error) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
@@ -97,17 +107,11 @@ func startServe(t testing.TB, dataDir string, env ...string) *serveProcess {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
+	p.exited = exited
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("docent --serve exited with %v\n%s", err, p.Log())
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("docent --serve did not stop on SIGINT\n%s", p.Log())
+		if !p.stopped {
+			p.Stop(t)
 		}
 	})
 	found := make(chan []string, 1)
@@ -130,6 +134,33 @@ func startServe(t testing.TB, dataDir string, env ...string) *serveProcess {
 		t.Fatalf("docent --serve printed no URL\n%s", p.Log())
 	}
 	return p
+}
+
+// Stop stops the server as Ctrl-C does and waits for it to exit cleanly.
+func (p *serveProcess) Stop(t testing.TB) {
+	t.Helper()
+	p.stopped = true
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			t.Errorf("docent --serve exited with %v\n%s", err, p.Log())
+		}
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		t.Errorf("docent --serve did not stop on SIGINT\n%s", p.Log())
+	}
+}
+
+// Kill ends the server with SIGKILL, as a crash or a power cut would, and
+// waits for the process to be gone.
+func (p *serveProcess) Kill(t testing.TB) {
+	t.Helper()
+	p.stopped = true
+	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Fatalf("kill docent --serve: %v", err)
+	}
+	<-p.exited
 }
 
 type writerFunc func([]byte) (int, error)

@@ -39,7 +39,7 @@ const (
 // (so at most three extractions).
 func AutoCreateCallLimits() map[string]int {
 	limits := map[string]int{}
-	for _, t := range registry {
+	for _, t := range registry() {
 		if t.HeadlessLimit > 0 {
 			limits[t.Name] = t.HeadlessLimit
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/docent/docent/agent/evidence"
 	"github.com/docent/docent/agent/textfmt"
@@ -76,14 +77,14 @@ func (env *ToolEnv) cite(c Citation) int {
 func (env *ToolEnv) citing() bool { return env.cites != nil }
 
 // citeMarker finds [n], [n, m] in an answer.
-var citeMarker = regexp.MustCompile(`\[\s*(\d{1,6}(?:\s*,\s*\d{1,6})*)\s*\]`)
+var citeMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[\s*(\d{1,6}(?:\s*,\s*\d{1,6})*)\s*\]`) })
 
 // citedNumbers are the numbers an answer cites, [1, 2] and [1][2] alike,
 // then those of listed (the text protocol's FINAL citations), each once,
 // in the order first cited.
 func citedNumbers(text string, listed []int) []int {
 	var out []int
-	for _, m := range citeMarker.FindAllStringSubmatch(text, -1) {
+	for _, m := range citeMarker().FindAllStringSubmatch(text, -1) {
 		for _, s := range strings.Split(m[1], ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err == nil && !slices.Contains(out, n) {

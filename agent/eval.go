@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/docent/docent/agent/evidence"
 	"github.com/docent/docent/storage"
@@ -268,13 +269,13 @@ func (x *Extractor) evaluateCase(ctx context.Context, prompt storage.PromptRevis
 	return doc
 }
 
-var indexSegment = regexp.MustCompile(`(^|\.)\d+(\.|$)`)
+var indexSegment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\.)\d+(\.|$)`) })
 
 // fieldKey is a path with its array indexes as "*": one field of every
 // line item.
 func fieldKey(path string) string {
 	for {
-		next := indexSegment.ReplaceAllString(path, "$1*$2")
+		next := indexSegment().ReplaceAllString(path, "$1*$2")
 		if next == path {
 			return path
 		}

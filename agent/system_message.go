@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/docent/docent/storage"
 )
@@ -83,10 +84,10 @@ func documentContext(ctx context.Context, db *storage.DB, doc storage.Document, 
 // block itself and writing what would look like instructions after it:
 // any such tag in the text, in any case, is broken with a zero-width space.
 func quoteDocumentText(s string) string {
-	return documentTag.ReplaceAllString(s, "${1}\u200b>")
+	return documentTag().ReplaceAllString(s, "${1}\u200b>")
 }
 
-var documentTag = regexp.MustCompile(`(?i)(</?\s*document_text\s*)>`)
+var documentTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(</?\s*document_text\s*)>`) })
 
 // systemMessage assembles the system message of one round: instructions,
 // the document context, the turn's @-mentions, and last the working state,

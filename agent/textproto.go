@@ -34,7 +34,7 @@ Tools (name, whether it changes data, what it does, its input as JSON Schema):`
 func textToolsSection(names []string) string {
 	var b strings.Builder
 	b.WriteString(textProtocolIntro)
-	for _, t := range registry {
+	for _, t := range registry() {
 		if names != nil && !slices.Contains(names, t.Name) {
 			continue
 		}

@@ -203,15 +203,15 @@ const (
 )
 
 // Tools returns the registry, in catalogue order (docs/tools.md).
-func Tools() []Tool { return slices.Clone(registry) }
+func Tools() []Tool { return slices.Clone(registry()) }
 
 // ToolByName returns the tool with this name.
 func ToolByName(name string) (Tool, bool) {
-	i := slices.IndexFunc(registry, func(t Tool) bool { return t.Name == name })
+	i := slices.IndexFunc(registry(), func(t Tool) bool { return t.Name == name })
 	if i < 0 {
 		return Tool{}, false
 	}
-	return registry[i], true
+	return registry()[i], true
 }
 
 // ReadOnlyToolNames returns the names of the tools that never need approval.
@@ -222,7 +222,7 @@ func ReadWriteToolNames() []string { return toolNames(ReadWrite) }
 
 func toolNames(a Access) []string {
 	var out []string
-	for _, t := range registry {
+	for _, t := range registry() {
 		if t.Access == a {
 			out = append(out, t.Name)
 		}
@@ -232,23 +232,24 @@ func toolNames(a Access) []string {
 
 // ProviderTools returns the registry as the provider's tool definitions.
 func ProviderTools() []provider.Tool {
-	out := make([]provider.Tool, len(registry))
-	for i, t := range registry {
+	out := make([]provider.Tool, len(registry()))
+	for i, t := range registry() {
 		out[i] = provider.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
 	}
 	return out
 }
 
-// registry is every tool; tools_*.go define them.
-var registry = slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), dataTools(), historyTools(), helpTools())
-
-func init() {
-	// Catalogue order, as docs/tools.md lists them: read-only first.
-	order := catalogueOrder
-	slices.SortStableFunc(registry, func(a, b Tool) int {
-		return slices.Index(order, a.Name) - slices.Index(order, b.Name)
+// registry is every tool (tools_*.go define them), in catalogue order, as
+// docs/tools.md lists them: read-only first. It is built on first use, not
+// at package init, which every docent process pays, reader children and
+// commands that never meet a tool included.
+var registry = sync.OnceValue(func() []Tool {
+	tools := slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), dataTools(), historyTools(), helpTools())
+	slices.SortStableFunc(tools, func(a, b Tool) int {
+		return slices.Index(catalogueOrder, a.Name) - slices.Index(catalogueOrder, b.Name)
 	})
-}
+	return tools
+})
 
 // catalogueOrder is the order of docs/tools.md.
 var catalogueOrder = []string{
@@ -272,7 +273,7 @@ var (
 func parameterValidator(name string) (*schema.Compiled, error) {
 	validatorsOnce.Do(func() {
 		validators = map[string]*schema.Compiled{}
-		for _, t := range registry {
+		for _, t := range registry() {
 			c, err := compileParameters(t)
 			if err != nil {
 				validatorsErr = err

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The rows a query read, for citing it: an answer that says "you spent
@@ -119,7 +120,9 @@ func topLevelTokens(text string) (top []sqlToken, names map[string]bool) {
 }
 
 // aggregateCall finds a call of an aggregate function.
-var aggregateCall = regexp.MustCompile(`(?i)\b(count|sum|total|avg|min|max|group_concat|string_agg|json_group_array|json_group_object|jsonb_group_array|jsonb_group_object|median)\s*\(`)
+var aggregateCall = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(count|sum|total|avg|min|max|group_concat|string_agg|json_group_array|json_group_object|jsonb_group_array|jsonb_group_object|median)\s*\(`)
+})
 
 // clauseWords end a SELECT's FROM clause.
 var clauseWords = []string{"where", "group", "having", "order", "limit", "window"}
@@ -166,7 +169,7 @@ func sourceSelect(text string) (sel, view string) {
 		i := strings.Index(strings.ToLower(list), w)
 		list = list[i+len(w):]
 	}
-	aggregate := aggregateCall.MatchString(list)
+	aggregate := aggregateCall().MatchString(list)
 	for _, t := range top[end:] {
 		if t.word && (t.text == "group" || t.text == "having") {
 			aggregate = true

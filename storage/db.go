@@ -131,9 +131,24 @@ func Open(ctx context.Context, path string) (*DB, error) {
 //   - foreign_keys: SQLite leaves them off by default, per connection.
 //   - busy_timeout: wait for another writer (another docent process, say)
 //     instead of failing at once with SQLITE_BUSY.
-//   - journal_mode WAL: readers do not block the writer nor it them.
-//   - synchronous NORMAL: safe with WAL (a power cut may lose the last
-//     commits, never corrupt the file) and much faster than FULL.
+//   - page_size 8192, for a new store only (a store's page size is fixed
+//     once it is in WAL mode, so an existing one keeps its own): a
+//     document's file, pages and index entries take fewer WAL frames than
+//     with 4 KiB pages, each frame a write of its header and one of its
+//     page. Measured on an import of 69 invoices (docs/benchmarks.md):
+//     a third fewer writes (of a third more bytes) and less CPU; 16 KiB
+//     pages wrote more than twice the bytes, every commit rewriting whole
+//     pages of the indexes.
+//   - journal_mode WAL: readers do not block the writer nor it them. It is
+//     the driver's _journal_mode parameter, which runs after the _pragma
+//     list (sorted by name, so journal_mode would come before page_size,
+//     and a new file in WAL mode can no longer change its page size).
+//   - synchronous NORMAL: in WAL mode a commit is not synced to disk; the
+//     WAL is synced at each checkpoint. A crash of docent loses nothing
+//     committed; a power cut or an OS crash may lose the commits since the
+//     last checkpoint (a whole document and its journal entry, never part
+//     of one), and never corrupts the file. FULL would sync every commit,
+//     each document's import.
 //   - _txlock=immediate: write transactions take the write lock at BEGIN,
 //     so busy_timeout applies there; a deferred transaction that reads and
 //     then writes can fail with SQLITE_BUSY without waiting at all. Read-only
@@ -142,7 +157,8 @@ func dsn(path string) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "page_size(8192)")
+	q.Set("_journal_mode", "WAL")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")
 	return fileURI(path, q)

@@ -193,3 +193,88 @@ func TestRowsWrittenInOneTransactionShareTheTime(t *testing.T) {
 		t.Errorf("created_at %v, updated_at %v; want both %v in UTC", d.CreatedAt, d.UpdatedAt, want)
 	}
 }
+
+// A new store's migrations are applied in one transaction, not one each:
+// all of them or none, recorded at one time.
+func TestPendingMigrationsApplyInOneTransaction(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "docent.db")
+	sqldb, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	db := &DB{sql: sqldb, path: path, Now: func() time.Time { tick = tick.Add(time.Second); return tick }}
+	t.Cleanup(func() { db.Close() })
+	real, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	fsys := fstest.MapFS{}
+	for _, m := range real {
+		fsys["migrations/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+	}
+	broken := fmt.Sprintf("%04d_broken.sql", len(real)+1)
+	fsys["migrations/"+broken] = &fstest.MapFile{Data: []byte("CREATE TABLE nonsense (")}
+	withBroken, err := loadMigrations(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.applyMigrations(context.Background(), withBroken); err == nil || !strings.Contains(err.Error(), broken) {
+		t.Fatalf("applying migrations ending with a broken one: %v, want an error naming it", err)
+	}
+	if v, _ := schemaVersion(context.Background(), db.sql); v != 0 {
+		t.Errorf("schema version = %d after the last of the pending migrations failed, want 0: all or none", v)
+	}
+	if n := count(t, db, "sqlite_schema", "name = 'documents'"); n != 0 {
+		t.Error("the migrations before the broken one left their tables")
+	}
+
+	if err := db.applyMigrations(context.Background(), real); err != nil {
+		t.Fatal(err)
+	}
+	var times int
+	if err := db.sql.QueryRow(`SELECT count(DISTINCT applied_at) FROM migrations`).Scan(&times); err != nil || times != 1 {
+		t.Errorf("the %d migrations were recorded at %d times (%v), want 1: one transaction", len(real), times, err)
+	}
+}
+
+// A new store has 8 KiB pages (fewer WAL frames per document than 4 KiB);
+// a store made with other pages keeps them and what it holds.
+func TestNewStoreHas8KiBPagesAndAnOlderOneKeepsItsOwn(t *testing.T) {
+	ctx := context.Background()
+	pageSize := func(db *sql.DB) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(`PRAGMA page_size`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := pageSize(mustOpen(t).sql); n != 8192 {
+		t.Errorf("a new store's page size = %d, want 8192", n)
+	}
+
+	path := filepath.Join(t.TempDir(), "docent.db")
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=page_size(4096)&_journal_mode=WAL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`CREATE TABLE older (x INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	doc := mustCreateDocument(t, db, NewDocument{Name: "kept.txt", Pages: []string{"still here"}})
+	if n := pageSize(db.sql); n != 4096 {
+		t.Errorf("an older store's page size after opening = %d, want its own 4096", n)
+	}
+	if text, err := db.PageText(ctx, doc.ID, 1); err != nil || text != "still here" {
+		t.Fatalf("a document of the older store: %q, %v", text, err)
+	}
+	checkIntegrity(t, db)
+}

@@ -63,11 +63,13 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 	return ms, nil
 }
 
-// migrate brings the schema up to date. Each migration runs in its own
-// transaction together with the row that records it, so a failed migration
-// leaves the database at the previous version. The write lock taken at BEGIN
-// (see dsn) makes two processes opening a new database at once safe: the
-// second waits, then sees the version already recorded and skips it.
+// migrate brings the schema up to date. The pending migrations run in one
+// transaction together with the rows that record them, so a failed
+// migration leaves the database at the version it had: a new store is made
+// whole or not at all, and pays for one commit rather than one for each of
+// its migrations. The write lock taken at BEGIN (see dsn) makes two
+// processes opening a new database at once safe: the second waits, then
+// sees the versions already recorded and skips them.
 func (db *DB) migrate(ctx context.Context) error {
 	ms, err := loadMigrations(migrationFiles)
 	if err != nil {
@@ -90,34 +92,43 @@ func (db *DB) applyMigrations(ctx context.Context, ms []migration) error {
 		return err
 	}
 	if current > len(ms) {
-		// Never run an old binary on a newer schema: it would not know the
-		// new columns' rules and could write rows the newer one rejects.
-		return Errorf(ErrConflict, "database schema version %d is newer than this docent (knows %d): upgrade docent", current, len(ms))
+		return newerSchema(current, len(ms))
 	}
-	for _, m := range ms[current:] {
-		err := db.update(ctx, "apply migration "+m.name, func(tx *writeTx) error {
-			v, err := schemaVersion(ctx, tx)
-			if err != nil || v >= m.version {
-				return err // another process applied it meanwhile
-			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return err
-			}
-			if m.after != nil {
-				if err := m.after(ctx, tx); err != nil {
-					return err
-				}
-			}
-			_, err = tx.ExecContext(ctx, `INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-				m.version, m.name, tx.nowText())
-			return err
-		})
+	if current == len(ms) {
+		return nil
+	}
+	defer db.tables.clear() // the migrations may have changed them
+	return db.update(ctx, "apply migrations", func(tx *writeTx) error {
+		v, err := schemaVersion(ctx, tx)
 		if err != nil {
 			return err
 		}
-		db.tables.clear() // the migration may have changed them
-	}
-	return nil
+		if v > len(ms) { // a newer docent migrated it meanwhile
+			return newerSchema(v, len(ms))
+		}
+		for _, m := range ms[v:] { // from v: another process may have applied some meanwhile
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+			if m.after != nil {
+				if err := m.after(ctx, tx); err != nil {
+					return fmt.Errorf("migration %s: %w", m.name, err)
+				}
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+				m.version, m.name, tx.nowText()); err != nil {
+				return fmt.Errorf("migration %s: %w", m.name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// newerSchema refuses a store that a newer docent migrated: an old binary
+// would not know the new columns' rules and could write rows the newer one
+// rejects.
+func newerSchema(version, known int) error {
+	return Errorf(ErrConflict, "database schema version %d is newer than this docent (knows %d): upgrade docent", version, known)
 }
 
 // schemaVersion is the number of the last migration applied, 0 for a new

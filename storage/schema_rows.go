@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -119,16 +120,22 @@ func SortKey(s string) string {
 		ascii = s[i] < utf8.RuneSelf
 	}
 	if !ascii {
-		if t, _, err := transform.String(stripMarks, s); err == nil {
+		marks := stripMarks.Get().(transform.Transformer)
+		if t, _, err := transform.String(marks, s); err == nil {
 			s = t
 		}
+		stripMarks.Put(marks)
 	}
 	return strings.ToLower(s)
 }
 
-// stripMarks decomposes text and drops the combining marks (accents,
-// umlauts' dots), then composes what is left.
-var stripMarks = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+// stripMarks holds transformers that decompose text and drop the combining
+// marks (accents, umlauts' dots), then compose what is left. A chain keeps
+// its buffers between calls, and SortKey runs on every SQLite connection
+// at once: one shared chain gave a sort key of one call's text to another.
+var stripMarks = sync.Pool{New: func() any {
+	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+}}
 
 // jsonPathOf turns a dotted field path into a SQLite JSON path with every
 // key quoted ($."line_items"), so keys with spaces or dashes work. A key

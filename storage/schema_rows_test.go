@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -374,4 +375,26 @@ func BenchmarkListDocumentsSorted(b *testing.B) {
 			}
 		})
 	}
+}
+
+// SortKey runs in SQLite's docent_sortkey on every connection at once: two
+// data views sorted at the same time must each get their own keys.
+func TestSortKeyConcurrently(t *testing.T) {
+	words := map[string]string{"Ärger": "arger", "Éclair": "eclair", "Øre": "øre", "Müller": "muller"}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 2000 {
+				for in, want := range words {
+					if got := SortKey(in); got != want {
+						t.Errorf("SortKey(%q) = %q, want %q", in, got, want)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -32,7 +33,7 @@ type TagPatch struct {
 	Name, Color, Description *string
 }
 
-var colorPattern = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
+var colorPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`) })
 
 const tagColumns = `id, name, color, description, created_at, updated_at`
 
@@ -80,7 +81,7 @@ func checkTagDescription(description string) (string, error) {
 
 func checkColor(color string) (string, error) {
 	color = strings.TrimSpace(color)
-	if color != "" && !colorPattern.MatchString(color) {
+	if color != "" && !colorPattern().MatchString(color) {
 		return "", Errorf(ErrInvalid, "tag color %q is not of the form #RRGGBB", color).On("color")
 	}
 	return color, nil

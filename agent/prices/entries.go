@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -230,11 +231,13 @@ func parseStartDate(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("start_date %q is not a date", s)
 }
 
-var timeOfDay = regexp.MustCompile(`^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|([+-])(\d{2}):(\d{2}))$`)
+var timeOfDay = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|([+-])(\d{2}):(\d{2}))$`)
+})
 
 // secondOfDay is "HH:MM:SS" with Z or an offset as a second of the UTC day.
 func secondOfDay(s string) (int, error) {
-	m := timeOfDay.FindStringSubmatch(s)
+	m := timeOfDay().FindStringSubmatch(s)
 	if m == nil {
 		return 0, fmt.Errorf("not a time of day: %q", s)
 	}
@@ -341,4 +344,6 @@ func (c conditional) price() (Price, bool) {
 }
 
 // datedSuffix is a -YYYYMMDD date ending the id or followed by - or :.
-var datedSuffix = regexp.MustCompile(`-20\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:-|:|$)`)
+var datedSuffix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`-20\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:-|:|$)`)
+})

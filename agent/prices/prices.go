@@ -241,7 +241,7 @@ func (p *provider) match(id string) *model {
 
 // dashDates writes a -YYYYMMDD date in a model id as -YYYY-MM-DD.
 func dashDates(id string) string {
-	return datedSuffix.ReplaceAllStringFunc(id, func(s string) string {
+	return datedSuffix().ReplaceAllStringFunc(id, func(s string) string {
 		day, after := s[1:9], s[9:]
 		d, err := time.Parse("20060102", day)
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // ResponseFormat is the OpenAI structured-output shape Docent stores:
@@ -57,14 +58,16 @@ type Report struct {
 // MaxNameLength is the longest schema name OpenAI accepts.
 const MaxNameLength = 64
 
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-var invalidNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+// The name expressions are compiled on first use, not at init in every
+// docent process (reader children included).
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
+var invalidNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]+`) })
 
 // SanitizeName maps s to a valid response_format name: runs of characters
 // outside [a-zA-Z0-9_-] become "_", the result is cut to 64 characters and an
 // empty result becomes "schema".
 func SanitizeName(s string) string {
-	s = invalidNameChars.ReplaceAllString(strings.TrimSpace(s), "_")
+	s = invalidNameChars().ReplaceAllString(strings.TrimSpace(s), "_")
 	s = strings.Trim(s, "_")
 	if len(s) > MaxNameLength {
 		s = strings.TrimRight(s[:MaxNameLength], "_")
@@ -173,7 +176,7 @@ func Check(rf ResponseFormat) Report {
 	switch name := rf.JSONSchema.Name; {
 	case name == "":
 		add(&errs, "response_format.json_schema.name", "name is required (letters, digits, _ and -, at most 64 characters)")
-	case !validName.MatchString(name):
+	case !validName().MatchString(name):
 		add(&errs, "response_format.json_schema.name", "name %q is invalid: use only letters, digits, _ and -, at most 64 characters (e.g. %q)", name, SanitizeName(name))
 	}
 	if rf.Type == "json_schema" && !rf.JSONSchema.Strict && len(bytes.TrimSpace(rf.JSONSchema.Schema)) > 0 {

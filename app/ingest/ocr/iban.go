@@ -3,6 +3,7 @@ package ocr
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/docent/docent/storage"
 )
@@ -46,7 +47,7 @@ func repairIBANs(p *storage.OCRPage) {
 			ws[i].Text = toks[i]
 		}
 	}
-	at := nonSpace.FindAllStringIndex(p.Text, -1)
+	at := nonSpace().FindAllStringIndex(p.Text, -1)
 	toks := make([]string, len(at))
 	for i, a := range at {
 		toks[i] = p.Text[a[0]:a[1]]
@@ -61,7 +62,7 @@ func repairIBANs(p *storage.OCRPage) {
 	p.Text = string(text)
 }
 
-var nonSpace = regexp.MustCompile(`\S+`)
+var nonSpace = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\S+`) })
 
 // sameLine says whether word b follows word a on its line: their boxes
 // overlap in height. Words without boxes are taken to.

@@ -3,6 +3,7 @@ package ocr
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/docent/docent/storage/envvar"
 	"github.com/docent/docent/storage/fault"
@@ -52,7 +53,7 @@ func localeLang(locale string) string {
 	return "eng"
 }
 
-var langPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*(\+[a-z][a-z0-9_]*)*$`)
+var langPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]*(\+[a-z][a-z0-9_]*)*$`) })
 
 // ParseLang checks a language setting ("deu+eng", "fra") and accepts the
 // two-letter codes too ("de+en").
@@ -65,7 +66,7 @@ func ParseLang(s string) (string, error) {
 		}
 	}
 	s = strings.Join(parts, "+")
-	if !langPattern.MatchString(s) {
+	if !langPattern().MatchString(s) {
 		return "", fault.Errorf(fault.Invalid, "OCR languages %q: give Tesseract's language names joined by +, such as deu+eng", s)
 	}
 	return s, nil

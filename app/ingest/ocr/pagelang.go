@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/docent/docent/storage"
@@ -207,7 +208,7 @@ func langHits(text string, read []string) (hits, distinct map[string]int, words 
 	}
 	ours := func(w string) bool {
 		for _, l := range read {
-			if pageLangWordSets[l][w] || ownWordSets[l][w] {
+			if pageLangWordSets()[l][w] || ownWordSets()[l][w] {
 				return true
 			}
 		}
@@ -217,7 +218,7 @@ func langHits(text string, read []string) (hits, distinct map[string]int, words 
 		words++
 		w = foldWord(w)
 		mine := ours(w)
-		for lang, set := range pageLangWordSets {
+		for lang, set := range pageLangWordSets() {
 			if set[w] && (slices.Contains(read, lang) || !mine) {
 				hits[lang]++
 				if !seen[lang+" "+w] {
@@ -230,8 +231,12 @@ func langHits(text string, read []string) (hits, distinct map[string]int, words 
 	return hits, distinct, words
 }
 
-// pageLangWordSets and ownWordSets are pageLangWords and ownWords as sets.
-var pageLangWordSets, ownWordSets = wordSets(pageLangWords), wordSets(ownWords)
+// pageLangWordSets and ownWordSets are pageLangWords and ownWords as sets,
+// built on first use rather than at init in every docent process.
+var (
+	pageLangWordSets = sync.OnceValue(func() map[string]map[string]bool { return wordSets(pageLangWords) })
+	ownWordSets      = sync.OnceValue(func() map[string]map[string]bool { return wordSets(ownWords) })
+)
 
 func wordSets(lists map[string][]string) map[string]map[string]bool {
 	sets := map[string]map[string]bool{}

@@ -227,8 +227,14 @@ func applyChildLimits() {
 }
 
 // childHeapFloor is the heap a reader child may grow to before it collects,
-// however little of it is live.
-const childHeapFloor = 32 << 20
+// however little of it is live. Every page the heap grows onto is a page
+// fault the first time it is touched, and on a virtual machine a fault
+// costs as much as several microseconds of reading: at 32 MB each child
+// took some 10,000 of them for an import of 69 invoices, about a third of
+// its reading time. At 16 MB the heap reuses pages it already has, for a
+// few more collections; an import of the 69 took 9 % less CPU in the
+// whole process (docs/benchmarks.md), where 8 MB took more again.
+const childHeapFloor = 16 << 20
 
 // tuneGC keeps a reader child from collecting before its heap reaches
 // childHeapFloor: between requests a child's live heap is a few MB, and at

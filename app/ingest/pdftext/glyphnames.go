@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ledongthuc/pdf"
 	"golang.org/x/text/unicode/norm"
@@ -15,7 +16,8 @@ import (
 // font program's clear-text part, so that "ﬁlled" does not come out as
 // "lled".
 
-var builtinDupRe = regexp.MustCompile(`dup\s+(\d{1,3})\s*/([^\s/\[\]()<>{}%]+)\s+put`)
+// builtinDupRe is compiled on first use, not at init in every process.
+var builtinDupRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`dup\s+(\d{1,3})\s*/([^\s/\[\]()<>{}%]+)\s+put`) })
 
 // builtinEncoding returns the encoding of an embedded Type 1 font program,
 // code to glyph name, or nil.
@@ -46,7 +48,7 @@ func builtinEncoding(desc pdf.Value) map[int]string {
 	if i := strings.Index(string(head), "eexec"); i >= 0 {
 		head = head[:i]
 	}
-	ms := builtinDupRe.FindAllSubmatch(head, 256)
+	ms := builtinDupRe().FindAllSubmatch(head, 256)
 	if len(ms) == 0 {
 		return nil
 	}

@@ -139,9 +139,12 @@ func normaliseHeader(data []byte) ([]byte, bool) {
 	return out, true
 }
 
+// The expressions are compiled when first used, not at package init: init
+// runs in every docent process, each reader child included, and most of
+// these serve only the repair of a broken file.
 var (
-	startxrefRe = regexp.MustCompile(`startxref\s+(\d+)`)
-	prevRe      = regexp.MustCompile(`/Prev\s+(\d+)`)
+	startxrefRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`startxref\s+(\d+)`) })
+	prevRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Prev\s+(\d+)`) })
 )
 
 // xrefChainLoops reports whether following /Prev from the last startxref
@@ -149,7 +152,7 @@ var (
 // forever (qpdf's append-xref-loop.pdf), so the file goes to repair instead.
 func xrefChainLoops(data []byte) bool {
 	tail := data[max(0, len(data)-2048):]
-	ms := startxrefRe.FindAllSubmatch(tail, -1)
+	ms := startxrefRe().FindAllSubmatch(tail, -1)
 	if len(ms) == 0 {
 		return false
 	}
@@ -183,7 +186,7 @@ func xrefChainLoops(data []byte) bool {
 				dict = dict[:e]
 			}
 		}
-		m := prevRe.FindSubmatch(dict)
+		m := prevRe().FindSubmatch(dict)
 		if m == nil {
 			return false
 		}
@@ -195,17 +198,19 @@ func xrefChainLoops(data []byte) bool {
 }
 
 var (
-	objRe     = regexp.MustCompile(`(?:^|[\r\n\s])(\d{1,10})\s+(\d{1,5})\s+obj\b`)
+	objRe     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\r\n\s])(\d{1,10})\s+(\d{1,5})\s+obj\b`) })
 	refRe     = `\s+(\d+)\s+(\d+)\s+R`
-	rootRe    = regexp.MustCompile(`/Root` + refRe)
-	infoRe    = regexp.MustCompile(`/Info` + refRe)
-	encryptRe = regexp.MustCompile(`/Encrypt` + refRe)
-	idRe      = regexp.MustCompile(`/ID\s*\[\s*(<[0-9A-Fa-f\s]*>|\([^)]*\))\s*(<[0-9A-Fa-f\s]*>|\([^)]*\))\s*\]`)
-	catalogRe = regexp.MustCompile(`/Type\s*/Catalog\b`)
-	objStmRe  = regexp.MustCompile(`/Type\s*/ObjStm\b`)
-	firstRe   = regexp.MustCompile(`/First\s+(\d+)`)
-	nRe       = regexp.MustCompile(`/N\s+(\d+)`)
-	flateRe   = regexp.MustCompile(`/Filter\s*(?:\[\s*)?/FlateDecode`)
+	rootRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Root` + refRe) })
+	infoRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Info` + refRe) })
+	encryptRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Encrypt` + refRe) })
+	idRe      = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`/ID\s*\[\s*(<[0-9A-Fa-f\s]*>|\([^)]*\))\s*(<[0-9A-Fa-f\s]*>|\([^)]*\))\s*\]`)
+	})
+	catalogRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/Catalog\b`) })
+	objStmRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/ObjStm\b`) })
+	firstRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/First\s+(\d+)`) })
+	nRe       = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/N\s+(\d+)`) })
+	flateRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Filter\s*(?:\[\s*)?/FlateDecode`) })
 )
 
 // reconstructXref rebuilds the cross-reference data of a file whose own is
@@ -224,7 +229,7 @@ func reconstructXref(data []byte) ([]byte, error) {
 	entries := map[int]entry{}
 	var rootID, catalogID int
 	var catalogGen int
-	for _, m := range objRe.FindAllSubmatchIndex(data, -1) {
+	for _, m := range objRe().FindAllSubmatchIndex(data, -1) {
 		id, err1 := strconv.Atoi(string(data[m[2]:m[3]]))
 		gen, err2 := strconv.Atoi(string(data[m[4]:m[5]]))
 		if err1 != nil || err2 != nil || id <= 0 || id > 10_000_000 {
@@ -235,7 +240,7 @@ func reconstructXref(data []byte) ([]byte, error) {
 		if e := bytes.Index(head, []byte("endobj")); e >= 0 {
 			head = head[:e]
 		}
-		if catalogRe.Match(head) {
+		if catalogRe().Match(head) {
 			catalogID, catalogGen = id, gen
 		}
 	}
@@ -250,7 +255,7 @@ func reconstructXref(data []byte) ([]byte, error) {
 			if old, ok := entries[member]; !ok || old.typ == 2 {
 				entries[member] = entry{typ: 2, stream: id, index: i}
 			}
-			if catalogID == 0 && catalogRe.Match(texts[i]) {
+			if catalogID == 0 && catalogRe().Match(texts[i]) {
 				catalogID, catalogGen = member, 0
 			}
 		}
@@ -268,7 +273,7 @@ func reconstructXref(data []byte) ([]byte, error) {
 				break
 			}
 			cand := data[j:min(len(data), j+4096)]
-			if rootRe.Match(cand) {
+			if rootRe().Match(cand) {
 				trailer = cand
 				break
 			}
@@ -279,7 +284,7 @@ func reconstructXref(data []byte) ([]byte, error) {
 		}
 	}
 	var dict bytes.Buffer
-	if m := rootRe.FindSubmatch(trailer); m != nil {
+	if m := rootRe().FindSubmatch(trailer); m != nil {
 		rootID, _ = strconv.Atoi(string(m[1]))
 		if _, ok := entries[rootID]; ok {
 			fmt.Fprintf(&dict, "/Root %s %s R", m[1], m[2])
@@ -293,13 +298,13 @@ func reconstructXref(data []byte) ([]byte, error) {
 		}
 		fmt.Fprintf(&dict, "/Root %d %d R", catalogID, catalogGen)
 	}
-	if m := infoRe.FindSubmatch(trailer); m != nil {
+	if m := infoRe().FindSubmatch(trailer); m != nil {
 		fmt.Fprintf(&dict, " /Info %s %s R", m[1], m[2])
 	}
-	if m := encryptRe.FindSubmatch(trailer); m != nil {
+	if m := encryptRe().FindSubmatch(trailer); m != nil {
 		fmt.Fprintf(&dict, " /Encrypt %s %s R", m[1], m[2])
 	}
-	if m := idRe.FindSubmatch(trailer); m != nil {
+	if m := idRe().FindSubmatch(trailer); m != nil {
 		fmt.Fprintf(&dict, " /ID [%s %s]", m[1], m[2])
 	}
 
@@ -349,16 +354,16 @@ func objStmMembers(data []byte, off int64) (ids []int, texts [][]byte) {
 		return nil, nil
 	}
 	head := rest[:s]
-	if !objStmRe.Match(head) || bytes.Contains(head, []byte("/Filter")) && !flateRe.Match(head) {
+	if !objStmRe().Match(head) || bytes.Contains(head, []byte("/Filter")) && !flateRe().Match(head) {
 		return nil, nil
 	}
-	n := submatchInt(nRe, head)
-	first := submatchInt(firstRe, head)
+	n := submatchInt(nRe(), head)
+	first := submatchInt(firstRe(), head)
 	if n <= 0 || n > 1_000_000 || first <= 0 {
 		return nil, nil
 	}
 	body := bytes.TrimLeft(rest[s+len("stream"):], "\r\n")
-	if flateRe.Match(head) {
+	if flateRe().Match(head) {
 		zr, err := zlib.NewReader(bytes.NewReader(body))
 		if err != nil {
 			return nil, nil

@@ -75,19 +75,7 @@ func (s *Server) documentEvents(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	startEventStream(w)
-	flusher, _ := w.(http.Flusher)
-	rc := http.NewResponseController(w)
-	send := func(b []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
+	send := s.eventSender(w)
 	frame := func(d storage.Document) bool {
 		b, err := json.Marshal(d)
 		return err == nil && send(append(append([]byte("data: "), b...), '\n', '\n'))

@@ -104,19 +104,7 @@ func (s *Server) libraryEvents(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ch, stop := s.library.subscribe()
 	defer stop()
-	startEventStream(w)
-	flusher, _ := w.(http.Flusher)
-	rc := http.NewResponseController(w)
-	send := func(b []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
-		if _, err := w.Write(b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
+	send := s.eventSender(w)
 	if !send([]byte(":ok\n\n")) { // the client knows it is connected
 		return
 	}

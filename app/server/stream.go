@@ -288,6 +288,25 @@ func startEventStream(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// eventSender starts an event stream on w and returns what sends one
+// frame of it: written under the write deadline and flushed at once;
+// false when the client is gone. The document and library streams use it.
+func (s *Server) eventSender(w http.ResponseWriter) func([]byte) bool {
+	startEventStream(w)
+	flusher, _ := w.(http.Flusher)
+	rc := http.NewResponseController(w)
+	return func(b []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+		if _, err := w.Write(b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+}
+
 // write sends a batch of events as `data:` frames in one write and flush.
 func (sw *streamWriter) write(items []queuedEvent) error {
 	if !sw.started {

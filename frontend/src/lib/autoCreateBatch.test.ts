@@ -23,6 +23,7 @@ describe("autoCreateCandidates", () => {
 describe("batchText", () => {
   const estimate: AutoCreateEstimate = {
     documents: 2,
+    calls: 28,
     input_tokens: 4000,
     output_tokens: 600,
     cost_usd: 0.02,

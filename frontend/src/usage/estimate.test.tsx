@@ -5,6 +5,7 @@ import type { AutoCreateEstimate } from "./wire";
 
 const est = (p: Partial<AutoCreateEstimate> = {}): AutoCreateEstimate => ({
   documents: 3,
+  calls: 42,
   input_tokens: 12400,
   output_tokens: 2000,
   cost_usd: 0.0372,

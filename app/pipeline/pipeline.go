@@ -105,7 +105,7 @@ type Config struct {
 	// by page), auto-created. Nil hears nothing.
 	Changed func(storage.Document)
 	// AutoCreateDone hears of each auto-create run as it ends (a row made,
-	// a proposal waiting, a failure).
+	// a proposal waiting, a failure), with the document as the run left it.
 	AutoCreateDone func(ctx context.Context, d storage.Document, res agent.AutoCreateResult, err error)
 	Logger         *slog.Logger
 }
@@ -147,8 +147,11 @@ func New(cfg Config) *Pipeline {
 				logger.Warn("auto-create ended without a proposal", "document", d.ID, "status", res.Status, "err", err,
 					"refused", len(res.Refused)) // kept with the document: GET /api/documents/{id}, auto_create_refused
 			}
+			// The document as the run left it (its kind, its status),
+			// read once for its streams and for AutoCreateDone.
 			if fresh, gerr := cfg.DB.GetDocument(context.WithoutCancel(ctx), d.ID); gerr == nil {
-				p.notify(fresh)
+				d = fresh
+				p.notify(d)
 			}
 			if cfg.AutoCreateDone != nil {
 				cfg.AutoCreateDone(ctx, d, res, err)

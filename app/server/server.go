@@ -155,9 +155,7 @@ func New(cfg Config) *Server {
 		Changed:   s.publishDocument, // the document's streams and the library's
 		AutoCreateDone: func(ctx context.Context, d storage.Document, res agent.AutoCreateResult, err error) {
 			if res.ExtractionID != "" {
-				if now, gerr := cfg.DB.GetDocument(context.WithoutCancel(ctx), d.ID); gerr == nil {
-					s.publishRow(now.ID, now.SchemaID, res.ExtractionID)
-				}
+				s.publishRow(d.ID, d.SchemaID, res.ExtractionID)
 			}
 		},
 	})

@@ -48,6 +48,7 @@ func (f *fixture) waitStatus(what string, ok func(statusBody) bool) statusBody {
 	f.t.Helper()
 	var st statusBody
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		st = statusBody{} // a field the answer leaves out is not the last answer's
 		f.call("GET", "/api/search/status", nil, 200, &st)
 		if ok(st) {
 			return st
@@ -61,7 +62,7 @@ func (f *fixture) waitStatus(what string, ok func(statusBody) bool) statusBody {
 // chunk in the background, the status says how far it got and why it
 // stopped, and the search then finds by meaning.
 func TestBackgroundEmbeddingAndSearchByMeaning(t *testing.T) {
-	srv := modeltest.New(t, modeltest.DefaultModel, modeltest.EmbedModel)
+	srv := modeltest.New(t, modeltest.DefaultModel)
 	f := newFixture(t, withEmbedding(t, srv))
 
 	var st statusBody
@@ -76,14 +77,15 @@ func TestBackgroundEmbeddingAndSearchByMeaning(t *testing.T) {
 	}
 
 	// The model is not pulled at first: the chunks wait, and the status
-	// says why.
-	srv.EmbedFaults(modeltest.EmbedFault{Status: 404})
+	// says why, however often the background run tries.
 	f.call("PUT", "/api/settings", map[string]string{"embed_model": "ollama/nomic-embed-text"}, 200, nil)
 	st = f.waitStatus("model not pulled", func(s statusBody) bool { return s.Error != "" && !s.Running })
 	if st.Model != "ollama/nomic-embed-text" || st.Embedded != 0 || st.Chunks != 2 || !strings.Contains(st.Error, "ollama pull nomic-embed-text") {
 		t.Errorf("status with the model missing: %+v", st)
 	}
-	// A new upload wakes the background run, which now embeds every chunk.
+	// Once it is pulled, a new upload wakes the background run, which now
+	// embeds every chunk.
+	srv.SetModels(modeltest.DefaultModel, modeltest.EmbedModel)
 	if status, b := f.upload(map[string]string{"receipt.txt": "Taxifahrt vom 29.10.2018\nGesamtbetrag 16,90 EUR"}, nil); status != 200 && status != 201 {
 		t.Fatalf("upload: %d %s", status, b)
 	}

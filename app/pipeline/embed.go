@@ -75,6 +75,14 @@ func (p *Pipeline) serveEmbedding(ctx context.Context) {
 		case <-p.embedding.wake:
 		case <-t.C:
 		}
+		// The pass about to start covers every wake sent before it: a
+		// second wake waiting beside the timer (a change of settings as
+		// the server starts) would only run it again at once, and over a
+		// model that just failed it would put the failure out of sight.
+		select {
+		case <-p.embedding.wake:
+		default:
+		}
 		if emb := p.embedder(); emb.On() {
 			p.embedding.set(emb.Model, true, "")
 			_, err := emb.EmbedMissing(ctx, nil)

@@ -11,7 +11,6 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/workpool"
 	"github.com/docent/docent/app/export"
-	"github.com/docent/docent/app/internal/listarg"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -176,32 +175,6 @@ func rowSelection(r *http.Request, fields []string, q *storage.SchemaRowsQuery) 
 		q.Filters = append(q.Filters, storage.RowFilter{Path: path, Text: text})
 	}
 	return nil
-}
-
-// exportSchema answers GET /api/schemas/{schema_id}/export?format=&prompt=
-// &tag=&explode=&raw=: `docent export --schema` as a download. It also
-// takes the rows route's sort, order, filter and status, so that the data
-// view exports what it shows.
-func (s *Server) exportSchema(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	opts, ctype, err := exportOptions(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	sel := export.Selection{Schema: r.PathValue("schema_id"), Prompt: q.Get("prompt"), Tags: listarg.Split(q["tag"])}
-	var rows storage.SchemaRowsQuery
-	err = rowSelection(r, nil, &rows) // LoadSchema checks the paths
-	var data export.Data
-	if err == nil {
-		sel.Sort, sel.Desc, sel.Filters, sel.Status = rows.Sort, rows.Desc, rows.Filters, rows.Status
-		data, err = export.LoadSchema(r.Context(), s.cfg.DB, sel)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	s.writeExport(w, r, data, opts, ctype)
 }
 
 // rerunBody is the body of POST /api/schemas/{schema_id}/rerun.

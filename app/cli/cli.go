@@ -69,6 +69,20 @@ type command struct {
 	run     func(ctx context.Context, env *Env, args []string) error
 }
 
+// parseThenRun makes a command of two steps, as the GitHub CLI's commands
+// are made: parse reads the arguments into the command's options and
+// refuses bad ones before anything is opened, and run does the work with
+// them. Tests call parse alone.
+func parseThenRun[O any](parse func(args []string) (O, error), run func(context.Context, *Env, O) error) func(context.Context, *Env, []string) error {
+	return func(ctx context.Context, env *Env, args []string) error {
+		opts, err := parse(args)
+		if err != nil {
+			return err
+		}
+		return run(ctx, env, opts)
+	}
+}
+
 // commands lists every subcommand; `docent help` prints them in this order.
 // It is a function, not a variable, because the commands themselves look up
 // their usage line here.
@@ -95,7 +109,7 @@ func commands() []command {
 		{"eval", "eval --prompt PROMPT (--truth DIR | --corrections) [--model MODEL] [--baseline EVALUATION] [--json]", "measure a prompt against known values: JSON files named after the documents (NAME.json, NAME.expected.json), or the values corrected by hand; reports per field exact, wrong, missing, extra and how many were found in the document (nothing is stored but the report)", runEval},
 		{"history", "history [--document DOC] [--limit N] [--json]", "list the changes made to documents, schemas, prompts, tags, kinds and extractions, newest first: when, through which edge (agent, auto_create, ui, cli, mcp), by whom, and what", runHistory},
 		{"undo", "undo (ENTRY | --turn TURN | --run RUN) [--cascade] [--json]", "take back a change of the history, or every change of a chat turn or an auto-create run (newest first, all or nothing); --cascade also takes back the later changes that depend on it", runUndo},
-		{"export", "export (--schema SCHEMA [--prompt PROMPT] | --prompt PROMPT) [--tag NAME]... [--format csv|json|jsonl|xlsx] [--out FILE] [--explode PATH] [--raw] [--evidence]", "export a table of extracted data: with --schema, a row per document whose latest extraction used the schema; with --prompt alone, the prompt's latest extraction of each document (CSV cells that begin like a formula get a leading ' unless --raw; --evidence adds each value's page and the values not found in the document)", runExport},
+		{"export", "export (--schema SCHEMA [--prompt PROMPT] | --prompt PROMPT) [--tag NAME]... [--format csv|json|jsonl|xlsx] [--out FILE] [--explode PATH] [--raw] [--evidence]", "export a table of extracted data: with --schema, a row per document whose latest extraction used the schema; with --prompt alone, the prompt's latest extraction of each document (CSV cells that begin like a formula get a leading ' unless --raw; --evidence adds each value's page and the values not found in the document)", parseThenRun(parseExport, runExport)},
 		{"sql", "sql QUERY [--format table|csv|json]", "run one read-only SELECT over the extracted data, as the agent's query_data does: a view per schema (a row per document, a column per field) and documents; at most 10,000 rows are printed (a note says how many there were)", runSQL},
 		{"usage", "usage [--since DATE] [--by day|model|edge|run] [--json] | usage limit [--daily N] [--monthly N] [--unit tokens|usd] [--all-models] [--per-minute N] | usage limit --off | usage price [MODEL --input X --output Y [--cached Z] | MODEL --off]", "what the model calls spent, from the usage ledger (every call: tokens, time and cost; \"price unknown\" where no price is known), summed by day, model, edge or run since DATE; usage limit sets spending limits per day and per month, in tokens or USD, on hosted models or with --all-models on local ones too (0: nothing may be spent; --off removes them; without flags it shows them), and --per-minute the most model-calling requests docent --serve answers a minute; usage price lists the models' prices, or sets a model's by hand (USD per million tokens) over the price list's", runUsage},
 		{"mcp", "mcp [--read-only]", "serve Docent's tools, documents and prompts to an MCP client (Claude Desktop, Claude Code, Cursor) on stdin and stdout; --read-only: only the tools that change nothing", runMCP},

@@ -15,50 +15,68 @@ import (
 	"github.com/docent/docent/storage/fault"
 )
 
-// runExport is `docent export`: a thin adapter over package export, which
-// the HTTP exports use too. --schema exports every document whose latest
-// extraction used the schema (--prompt then narrows to one prompt);
-// --prompt alone exports a prompt's latest extraction of each document, as
-// before there were kinds.
-func runExport(ctx context.Context, env *Env, args []string) error {
+// exportOptions are the flags of `docent export`.
+type exportOptions struct {
+	// Schema exports every document whose latest extraction used the
+	// schema, Prompt then narrowing to one prompt; Prompt alone exports a
+	// prompt's latest extraction of each document, as before there were
+	// kinds.
+	Schema, Prompt string
+	Tags           []string
+	// Format is --format, else the one --out's extension names, else CSV.
+	Format string
+	// Out is the file to write; "" or "-" is stdout.
+	Out     string
+	Explode string
+	// Raw leaves CSV cells that begin like a formula as they are; without
+	// it they get a leading ' (package export says why).
+	Raw      bool
+	Evidence bool
+}
+
+func parseExport(args []string) (exportOptions, error) {
+	var o exportOptions
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	schema := fs.String("schema", "", "")
-	prompt := fs.String("prompt", "", "")
-	var tags stringList
-	fs.Var(&tags, "tag", "")
-	format := fs.String("format", "", "")
-	out := fs.String("out", "", "")
-	explode := fs.String("explode", "", "")
-	// CSV cells that begin like a formula get a leading ' unless --raw
-	// (package export says why).
-	raw := fs.Bool("raw", false, "")
-	evidence := fs.Bool("evidence", false, "")
+	fs.StringVar(&o.Schema, "schema", "", "")
+	fs.StringVar(&o.Prompt, "prompt", "", "")
+	fs.Var((*stringList)(&o.Tags), "tag", "")
+	fs.StringVar(&o.Format, "format", "", "")
+	fs.StringVar(&o.Out, "out", "", "")
+	fs.StringVar(&o.Explode, "explode", "", "")
+	fs.BoolVar(&o.Raw, "raw", false, "")
+	fs.BoolVar(&o.Evidence, "evidence", false, "")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return o, err
 	}
-	if (*schema == "" && *prompt == "") || len(rest) > 0 {
-		return usagef("export needs --schema or --prompt and nothing else\n%s", usageLine("export"))
+	if (o.Schema == "" && o.Prompt == "") || len(rest) > 0 {
+		return o, usagef("export needs --schema or --prompt and nothing else\n%s", usageLine("export"))
 	}
-	f := strings.ToLower(*format)
-	if f == "" {
-		// The file's extension, else CSV.
-		switch strings.ToLower(strings.TrimPrefix(filepath.Ext(*out), ".")) {
+	o.Format = strings.ToLower(o.Format)
+	if o.Format == "" {
+		switch strings.ToLower(strings.TrimPrefix(filepath.Ext(o.Out), ".")) {
 		case export.JSON:
-			f = export.JSON
+			o.Format = export.JSON
 		case export.JSONL, "ndjson":
-			f = export.JSONL
+			o.Format = export.JSONL
 		case export.XLSX:
-			f = export.XLSX
+			o.Format = export.XLSX
 		default:
-			f = export.CSV
+			o.Format = export.CSV
 		}
 	}
-	if !slices.Contains(export.Formats, f) {
-		return usagef("--format must be csv, json, jsonl or xlsx\n%s", usageLine("export"))
+	if !slices.Contains(export.Formats, o.Format) {
+		return o, usagef("--format must be csv, json, jsonl or xlsx\n%s", usageLine("export"))
 	}
-	toStdout := *out == "" || *out == "-"
-	if f == export.XLSX && toStdout && env.IO.OutTTY {
+	return o, nil
+}
+
+func (o exportOptions) toStdout() bool { return o.Out == "" || o.Out == "-" }
+
+// runExport is `docent export`: a thin adapter over package export, which
+// the HTTP exports use too.
+func runExport(ctx context.Context, env *Env, o exportOptions) error {
+	if o.Format == export.XLSX && o.toStdout() && env.IO.OutTTY {
 		return usagef("an xlsx file is binary: write it with --out FILE.xlsx (or redirect stdout)")
 	}
 	db, err := env.Store(ctx)
@@ -66,16 +84,16 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	var data export.Data
-	if *schema != "" {
-		data, err = export.LoadSchema(ctx, db, export.Selection{Schema: *schema, Prompt: *prompt, Tags: tags})
+	if o.Schema != "" {
+		data, err = export.LoadSchema(ctx, db, export.Selection{Schema: o.Schema, Prompt: o.Prompt, Tags: o.Tags})
 	} else {
-		data, err = export.LoadPrompt(ctx, db, *prompt, tags)
+		data, err = export.LoadPrompt(ctx, db, o.Prompt, o.Tags)
 	}
 	if err != nil {
 		return err
 	}
-	opts := export.Options{Format: f, Explode: *explode, Raw: *raw, Evidence: *evidence}
-	if toStdout {
+	opts := export.Options{Format: o.Format, Explode: o.Explode, Raw: o.Raw, Evidence: o.Evidence}
+	if o.toStdout() {
 		w := bufio.NewWriter(env.IO.Out)
 		if err := export.Write(w, data, opts); err != nil {
 			return err
@@ -84,7 +102,7 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 	}
 	// Written beside the target and renamed into place, so that a failed
 	// export never leaves half a file where a spreadsheet expects one.
-	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*")
+	tmp, err := os.CreateTemp(filepath.Dir(o.Out), "."+filepath.Base(o.Out)+".*")
 	if err != nil {
 		return fault.Errorf(fault.Invalid, "export: %w", err)
 	}
@@ -98,18 +116,18 @@ func runExport(ctx context.Context, env *Env, args []string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), *out)
+		err = os.Rename(tmp.Name(), o.Out)
 	}
 	if err != nil {
-		return fault.Errorf(fault.Invalid, "export to %s: %w", *out, err)
+		return fault.Errorf(fault.Invalid, "export to %s: %w", o.Out, err)
 	}
 	what := fmt.Sprintf("with prompt %q", data.Name)
-	if *schema != "" {
+	if o.Schema != "" {
 		what = fmt.Sprintf("of schema %q", data.Name)
-		if *prompt != "" {
+		if o.Prompt != "" {
 			what += fmt.Sprintf(" with prompt %q", data.Prompt.Name)
 		}
 	}
-	fmt.Fprintf(env.IO.Err, "exported %s %s to %s\n", textfmt.Count(len(data.Rows), "document"), what, *out)
+	fmt.Fprintf(env.IO.Err, "exported %s %s to %s\n", textfmt.Count(len(data.Rows), "document"), what, o.Out)
 	return nil
 }

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/docent/docent/storage/fault"
+)
+
+// These tests parse argument lists into a command's options, as the
+// command does before it runs, and assert the options, or the usage error
+// for flags that are wrong: no data directory, no store, no process.
+
+// parseCase is one argument list and what parsing it gives: want, or an
+// error whose message holds every part of wantErr.
+type parseCase[O any] struct {
+	args    []string
+	want    O
+	wantErr []string
+}
+
+func checkParse[O any](t *testing.T, parse func([]string) (O, error), cases []parseCase[O]) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := parse(c.args)
+		if c.wantErr != nil {
+			if err == nil {
+				t.Errorf("%q: parsed into %+v, want an error", c.args, got)
+				continue
+			}
+			if code := fault.ErrorCode(err); code != codeUsage {
+				t.Errorf("%q: error code %q, want %q: %v", c.args, code, codeUsage, err)
+			}
+			for _, part := range c.wantErr {
+				if !strings.Contains(err.Error(), part) {
+					t.Errorf("%q: error %q does not say %q", c.args, err, part)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", c.args, got, c.want)
+		}
+	}
+}
+
+func TestParseExport(t *testing.T) {
+	checkParse(t, parseExport, []parseCase[exportOptions]{
+		{args: []string{"--schema", "Invoice"}, want: exportOptions{Schema: "Invoice", Format: "csv"}},
+		{args: []string{"--schema", "Invoice", "--prompt", "p", "--tag", "a", "--tag", "b", "--out", "rows.xlsx"},
+			want: exportOptions{Schema: "Invoice", Prompt: "p", Tags: []string{"a", "b"}, Format: "xlsx", Out: "rows.xlsx"}},
+		// The format comes from --out's extension, unless --format names it.
+		{args: []string{"--prompt", "p", "--out", "rows.ndjson"}, want: exportOptions{Prompt: "p", Format: "jsonl", Out: "rows.ndjson"}},
+		{args: []string{"--prompt", "p", "--out", "rows.JSON"}, want: exportOptions{Prompt: "p", Format: "json", Out: "rows.JSON"}},
+		{args: []string{"--prompt", "p", "--out", "rows.txt"}, want: exportOptions{Prompt: "p", Format: "csv", Out: "rows.txt"}},
+		{args: []string{"--prompt", "p", "--format", "JSONL", "--out", "rows.csv", "--explode", "items", "--raw", "--evidence"},
+			want: exportOptions{Prompt: "p", Format: "jsonl", Out: "rows.csv", Explode: "items", Raw: true, Evidence: true}},
+
+		{args: nil, wantErr: []string{"export needs --schema or --prompt", "usage: docent export"}},
+		{args: []string{"--prompt", "p", "extra"}, wantErr: []string{"export needs --schema or --prompt and nothing else"}},
+		{args: []string{"--prompt", "p", "--format", "xls"}, wantErr: []string{"--format must be csv, json, jsonl or xlsx"}},
+		{args: []string{"--prompt", "p", "--bogus"}, wantErr: []string{"export: flag provided but not defined: -bogus", "usage: docent export"}},
+	})
+}
+
+// TestBadFlagsTouchNothing: a command refused for its flags has not opened
+// the store; its data directory is not even made.
+func TestBadFlagsTouchNothing(t *testing.T) {
+	for _, args := range [][]string{
+		{"export", "--prompt", "p", "--format", "xls"},
+		{"ocr", "--all", "--vision-timeout", "0s"},
+		{"auto-create", "--all", "--shared", "--schema", "Invoice"},
+		{"--serve", "--listen", "127.0.0.1:0", "--max-upload", "0"},
+	} {
+		data := filepath.Join(t.TempDir(), "data")
+		code, out, errOut := docent(t, data, args...)
+		if code != ExitUsage || out != "" || !strings.HasPrefix(errOut, "docent: ") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d, nothing on stdout and the message on stderr", args, code, out, errOut, ExitUsage)
+		}
+		if _, err := os.Stat(data); !os.IsNotExist(err) {
+			t.Errorf("%q: the data directory is there (%v): the command ran", args, err)
+		}
+	}
+}

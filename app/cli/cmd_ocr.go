@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/textfmt"
@@ -35,6 +37,55 @@ type ocrReport struct {
 	Vision string `json:"vision,omitempty"`
 }
 
+// ocrOptions are the flags of `docent ocr`.
+type ocrOptions struct {
+	// Refs are the documents to read; All reads every document with
+	// scanned pages or images instead.
+	Refs []string
+	All  bool
+	// Lang is the OCR languages: --lang, else DOCENT_OCR_LANG, else the
+	// locale's language plus English.
+	Lang string
+	JSON bool
+	// Vision is --vision, the vision model; without it the one saved in
+	// Settings reads, with its "every page" choice.
+	Vision        string
+	VisionAll     bool
+	VisionTimeout time.Duration // 0: not given, ocr.VisionPageTimeout
+}
+
+func parseOCR(args []string) (ocrOptions, error) {
+	var o ocrOptions
+	fs := flag.NewFlagSet("ocr", flag.ContinueOnError)
+	fs.BoolVar(&o.All, "all", false, "")
+	lang := fs.String("lang", "", "")
+	fs.BoolVar(&o.JSON, "json", false, "")
+	fs.StringVar(&o.Vision, "vision", "", "")
+	fs.BoolVar(&o.VisionAll, "vision-all", false, "")
+	fs.DurationVar(&o.VisionTimeout, "vision-timeout", 0, "")
+	refs, err := parseFlags(fs, args)
+	if err != nil {
+		return o, err
+	}
+	o.Refs = refs
+	if o.All == (len(refs) > 0) {
+		return o, usagef("ocr needs documents or --all, not both\n%s", usageLine("ocr"))
+	}
+	o.Vision = strings.TrimSpace(o.Vision)
+	if isFlagSet(fs, "vision-timeout") && o.VisionTimeout <= 0 {
+		return o, usagef("--vision-timeout %s: want a positive duration such as 2m", o.VisionTimeout)
+	}
+	if o.Lang, err = ocrLang(*lang); err != nil {
+		return o, usagef("--lang: %s", fault.ErrorMessage(err))
+	}
+	if o.Vision != "" {
+		if _, _, err := provider.ParseModelID(o.Vision); err != nil {
+			return o, usagef("--vision: %s", fault.ErrorMessage(err))
+		}
+	}
+	return o, nil
+}
+
 // runOCR is `docent ocr (DOC... | --all) [--lang LANGS] [--vision MODEL
 // [--vision-all] [--vision-timeout DURATION]]`: it reads the documents'
 // image pages again (another language, say), or for the first time those
@@ -49,59 +100,16 @@ type ocrReport struct {
 // run that is stopped resumes at the next page when run again. Without
 // --vision the model saved in Settings reads, with its "every page"
 // choice (ocr.SettingVision).
-func runOCR(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("ocr", flag.ContinueOnError)
-	all := fs.Bool("all", false, "")
-	langFlag := fs.String("lang", "", "")
-	asJSON := fs.Bool("json", false, "")
-	visionFlag := fs.String("vision", "", "")
-	visionAll := fs.Bool("vision-all", false, "")
-	visionTimeout := fs.Duration("vision-timeout", ocr.VisionPageTimeout, "")
-	refs, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if *all == (len(refs) > 0) {
-		return usagef("ocr needs documents or --all, not both\n%s", usageLine("ocr"))
-	}
-	model := strings.TrimSpace(*visionFlag)
-	if *visionTimeout <= 0 {
-		return usagef("--vision-timeout %s: want a positive duration such as 2m", *visionTimeout)
-	}
-	lang, err := ocrLang(*langFlag)
-	if err != nil {
-		return usagef("--lang: %s", fault.ErrorMessage(err))
-	}
-	if model != "" {
-		if _, _, err := provider.ParseModelID(model); err != nil {
-			return usagef("--vision: %s", fault.ErrorMessage(err))
-		}
-	}
+func runOCR(ctx context.Context, env *Env, o ocrOptions) error {
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
-	everyPage := *visionAll
-	if model == "" {
-		// The vision model saved in Settings, as the background worker
-		// reads with it; --vision wins.
-		saved, err := ocr.SettingVision(ctx, db)
-		if err != nil {
-			return err
-		}
-		model, everyPage = saved.Model, everyPage || saved.All
+	vision, err := ocrVisionTier(ctx, env, db, o)
+	if err != nil {
+		return err
 	}
-	if model == "" && (*visionAll || isFlagSet(fs, "vision-timeout")) {
-		return usagef("--vision-all and --vision-timeout go with --vision MODEL (or a vision model saved in Settings)\n%s", usageLine("ocr"))
-	}
-	var vision *ocr.Vision
-	if model != "" {
-		if vision, err = ocrVision(ctx, env, model); err != nil {
-			return err
-		}
-		vision.All, vision.PageTimeout = everyPage, *visionTimeout
-	}
-	engine, err := ocrEngine(ctx, lang)
+	engine, err := ocrEngine(ctx, o.Lang)
 	switch {
 	case err != nil && vision != nil && errors.Is(err, fault.Unavailable):
 		if _, ferr := ocr.FindEngine(ctx); ferr != nil {
@@ -114,27 +122,90 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 	case err != nil:
 		return err
 	}
-	var ids []string
-	if *all {
-		if ids, err = db.OCRDocuments(ctx); err != nil {
+	ids, err := ocrDocumentIDs(ctx, db, o)
+	if err != nil {
+		return err
+	}
+	results := readDocuments(ctx, env, env.pipeline(ctx, db), ids, ocr.Options{Lang: o.Lang, Vision: vision, Logger: env.Logger, Progress: pagesRead(env)})
+	report := ocrReport{Documents: []storage.Document{}, Errors: []importError{}, Lang: o.Lang}
+	with := report.readers(ctx, env, engine, vision)
+	for _, r := range results {
+		if r.Err != nil {
+			report.Errors = append(report.Errors, importError{File: r.Name, Error: fault.ErrorMessage(r.Err), DocumentID: r.Document.ID})
+			continue
+		}
+		report.Documents = append(report.Documents, r.Document)
+	}
+	if o.JSON {
+		if err := writeJSON(env.IO, report); err != nil {
 			return err
 		}
-	} else {
-		for _, ref := range refs {
-			d, err := db.FindDocument(ctx, ref)
-			if err != nil {
-				return err
-			}
-			ids = append(ids, d.ID)
-		}
 	}
-	results := readDocuments(ctx, env, env.pipeline(ctx, db), ids, ocr.Options{Lang: lang, Vision: vision, Logger: env.Logger, Progress: pagesRead(env)})
-	report := ocrReport{Documents: []storage.Document{}, Errors: []importError{}, Lang: lang}
-	with := lang
+	fmt.Fprintf(env.IO.Err, "read %s with %s, failed %d\n", textfmt.Count(len(report.Documents), "document"), with, len(report.Errors))
+	for _, e := range report.Errors {
+		fmt.Fprintf(env.IO.Err, "  %s: %s\n", textfmt.Visible(e.File), textfmt.Visible(e.Error))
+	}
+	if err := ctx.Err(); err != nil {
+		return fault.Errorf(fault.Canceled, "OCR interrupted; what finished is kept: %w", err)
+	}
+	if len(report.Errors) > 0 {
+		return errPartial
+	}
+	return nil
+}
+
+// ocrVisionTier is the vision tier the run reads with, if any: --vision,
+// else the vision model saved in Settings, checked.
+func ocrVisionTier(ctx context.Context, env *Env, db *storage.DB, o ocrOptions) (*ocr.Vision, error) {
+	model, everyPage := o.Vision, o.VisionAll
+	if model == "" {
+		// The vision model saved in Settings, as the background worker
+		// reads with it; --vision wins.
+		saved, err := ocr.SettingVision(ctx, db)
+		if err != nil {
+			return nil, err
+		}
+		model, everyPage = saved.Model, everyPage || saved.All
+	}
+	if model == "" {
+		if o.VisionAll || o.VisionTimeout != 0 {
+			return nil, usagef("--vision-all and --vision-timeout go with --vision MODEL (or a vision model saved in Settings)\n%s", usageLine("ocr"))
+		}
+		return nil, nil
+	}
+	vision, err := ocrVision(ctx, env, model)
+	if err != nil {
+		return nil, err
+	}
+	vision.All, vision.PageTimeout = everyPage, cmp.Or(o.VisionTimeout, ocr.VisionPageTimeout)
+	return vision, nil
+}
+
+// ocrDocumentIDs are the documents the run reads: those named, or with
+// --all every document with scanned pages or images.
+func ocrDocumentIDs(ctx context.Context, db *storage.DB, o ocrOptions) ([]string, error) {
+	if o.All {
+		return db.OCRDocuments(ctx)
+	}
+	var ids []string
+	for _, ref := range o.Refs {
+		d, err := db.FindDocument(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, d.ID)
+	}
+	return ids, nil
+}
+
+// readers records in the report what read the pages (engine and vision;
+// either may be nil) and says it for the summary line.
+func (report *ocrReport) readers(ctx context.Context, env *Env, engine *ocr.Engine, vision *ocr.Vision) string {
+	with := report.Lang
 	if engine != nil {
 		report.Engine = engine.Name()
-		with = fmt.Sprintf("%s (%s)", engine.Name(), lang)
-		if r := ocr.EngineReaders(ctx, lang, env.Logger); r.PPOCR != "" {
+		with = fmt.Sprintf("%s (%s)", engine.Name(), report.Lang)
+		if r := ocr.EngineReaders(ctx, report.Lang, env.Logger); r.PPOCR != "" {
 			if r.Photos == r.PPOCR {
 				report.PhotoEngine = r.PPOCR
 				with += ", photos with " + r.PPOCR
@@ -153,29 +224,7 @@ func runOCR(ctx context.Context, env *Env, args []string) error {
 			with = vision.Model
 		}
 	}
-	for _, r := range results {
-		if r.Err != nil {
-			report.Errors = append(report.Errors, importError{File: r.Name, Error: fault.ErrorMessage(r.Err), DocumentID: r.Document.ID})
-			continue
-		}
-		report.Documents = append(report.Documents, r.Document)
-	}
-	if *asJSON {
-		if err := writeJSON(env.IO, report); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(env.IO.Err, "read %s with %s, failed %d\n", textfmt.Count(len(report.Documents), "document"), with, len(report.Errors))
-	for _, e := range report.Errors {
-		fmt.Fprintf(env.IO.Err, "  %s: %s\n", textfmt.Visible(e.File), textfmt.Visible(e.Error))
-	}
-	if err := ctx.Err(); err != nil {
-		return fault.Errorf(fault.Canceled, "OCR interrupted; what finished is kept: %w", err)
-	}
-	if len(report.Errors) > 0 {
-		return errPartial
-	}
-	return nil
+	return with
 }
 
 // ocrLang is the OCR languages: the flag, else DOCENT_OCR_LANG, else the

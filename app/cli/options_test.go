@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docent/docent/storage/fault"
 )
@@ -67,6 +68,27 @@ func TestParseExport(t *testing.T) {
 		{args: []string{"--prompt", "p", "extra"}, wantErr: []string{"export needs --schema or --prompt and nothing else"}},
 		{args: []string{"--prompt", "p", "--format", "xls"}, wantErr: []string{"--format must be csv, json, jsonl or xlsx"}},
 		{args: []string{"--prompt", "p", "--bogus"}, wantErr: []string{"export: flag provided but not defined: -bogus", "usage: docent export"}},
+	})
+}
+
+func TestParseOCR(t *testing.T) {
+	t.Setenv("DOCENT_OCR_LANG", "fra")
+	checkParse(t, parseOCR, []parseCase[ocrOptions]{
+		// Without --lang, DOCENT_OCR_LANG.
+		{args: []string{"--all"}, want: ocrOptions{All: true, Lang: "fra"}},
+		{args: []string{"a.pdf", "b.png", "--lang", "deu+eng", "--json"}, want: ocrOptions{Refs: []string{"a.pdf", "b.png"}, Lang: "deu+eng", JSON: true}},
+		{args: []string{"--all", "--vision", " ollama/qwen2.5vl:7b ", "--vision-all", "--vision-timeout", "30s"},
+			want: ocrOptions{All: true, Lang: "fra", Vision: "ollama/qwen2.5vl:7b", VisionAll: true, VisionTimeout: 30 * time.Second}},
+		// --vision-all and --vision-timeout without --vision pass here: a
+		// vision model saved in Settings may take them, which the run reads.
+		{args: []string{"--all", "--vision-all", "--vision-timeout", "1m"}, want: ocrOptions{All: true, Lang: "fra", VisionAll: true, VisionTimeout: time.Minute}},
+
+		{args: nil, wantErr: []string{"ocr needs documents or --all, not both", "usage: docent ocr"}},
+		{args: []string{"a.pdf", "--all"}, wantErr: []string{"ocr needs documents or --all, not both"}},
+		{args: []string{"--all", "--vision-timeout", "0s"}, wantErr: []string{"--vision-timeout 0s: want a positive duration"}},
+		{args: []string{"--all", "--lang", "no such"}, wantErr: []string{"--lang: OCR languages"}},
+		{args: []string{"--all", "--vision", "qwen2.5vl"}, wantErr: []string{"--vision: "}},
+		{args: []string{"--all", "--vision-timeout", "soon"}, wantErr: []string{"ocr: invalid value", "usage: docent ocr"}},
 	})
 }
 

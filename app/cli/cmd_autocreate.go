@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,6 +23,57 @@ import (
 	"github.com/docent/docent/storage/fault"
 )
 
+// autoCreateOptions are the flags of `docent auto-create`.
+type autoCreateOptions struct {
+	// Paths are imported first and their documents auto-created; All
+	// takes every document not yet proposed or accepted instead.
+	Paths []string
+	All   bool
+	// Tags tag the imported documents.
+	Tags []string
+	// Concurrency is how many run at once; 0 is the model's own
+	// (agent.AutoCreateConcurrency).
+	Concurrency int
+	// Timeout bounds one document's run; StaleAfter is when a run marked
+	// running counts as abandoned and is taken over (0: the agent's
+	// default).
+	Timeout, StaleAfter time.Duration
+	// Schema is the schema every document uses; Shared has the first
+	// document's proposal give its schema and prompt to the rest.
+	Schema string
+	Shared bool
+	JSON   bool
+}
+
+func parseAutoCreate(args []string) (autoCreateOptions, error) {
+	var o autoCreateOptions
+	fs := flag.NewFlagSet("auto-create", flag.ContinueOnError)
+	fs.IntVar(&o.Concurrency, "concurrency", 0, "")
+	fs.DurationVar(&o.Timeout, "timeout", agent.DefaultAutoCreateTimeout, "")
+	fs.DurationVar(&o.StaleAfter, "stale-after", 0, "")
+	fs.StringVar(&o.Schema, "schema", "", "")
+	fs.BoolVar(&o.Shared, "shared", false, "")
+	fs.BoolVar(&o.All, "all", false, "")
+	fs.BoolVar(&o.JSON, "json", false, "")
+	fs.Var((*stringList)(&o.Tags), "tag", "")
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return o, err
+	}
+	o.Paths = paths
+	switch {
+	case o.All == (len(paths) > 0):
+		return o, usagef("auto-create needs files or folders, or --all\n%s", usageLine("auto-create"))
+	case o.Concurrency < 0:
+		return o, usagef("--concurrency must be at least 1")
+	case o.Timeout <= 0:
+		return o, usagef("--timeout must be positive, e.g. 5m")
+	case o.Shared && o.Schema != "":
+		return o, usagef("--shared and --schema exclude each other: --schema already names the schema every document uses")
+	}
+	return o, nil
+}
+
 // runAutoCreate is `docent auto-create`: the headless agent over a batch of
 // documents, a few at a time.
 //
@@ -29,31 +81,7 @@ import (
 // (docs/protocol.md, without the fine-grained *_chunk events, each with a
 // document_id added), one "auto_create_result" line per document as it
 // ends, and one "auto_create_summary" line at the end.
-func runAutoCreate(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("auto-create", flag.ContinueOnError)
-	concurrency := fs.Int("concurrency", 0, "")
-	timeout := fs.Duration("timeout", agent.DefaultAutoCreateTimeout, "")
-	staleAfter := fs.Duration("stale-after", 0, "")
-	schemaFlag := fs.String("schema", "", "")
-	shared := fs.Bool("shared", false, "")
-	all := fs.Bool("all", false, "")
-	asJSON := fs.Bool("json", false, "")
-	var tags stringList
-	fs.Var(&tags, "tag", "")
-	paths, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	switch {
-	case *all == (len(paths) > 0):
-		return usagef("auto-create needs files or folders, or --all\n%s", usageLine("auto-create"))
-	case *concurrency < 0:
-		return usagef("--concurrency must be at least 1")
-	case *timeout <= 0:
-		return usagef("--timeout must be positive, e.g. 5m")
-	case *shared && *schemaFlag != "":
-		return usagef("--shared and --schema exclude each other: --schema already names the schema every document uses")
-	}
+func runAutoCreate(ctx context.Context, env *Env, o autoCreateOptions) error {
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
@@ -71,47 +99,21 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 	if a.DefaultModel == "" {
 		return usagef("auto-create needs a model: pass --model (e.g. ollama/qwen3:8b), set DOCENT_MODEL, or choose a default model in the app's Settings")
 	}
-	b := &autoCreateBatch{env: env, db: db, json: *asJSON, shared: *shared, model: a.DefaultModel, modelFlag: env.ModelFlag}
-	if *schemaFlag != "" {
-		s, err := db.FindSchema(ctx, *schemaFlag)
+	b := &autoCreateBatch{env: env, db: db, json: o.JSON, shared: o.Shared, model: a.DefaultModel, modelFlag: env.ModelFlag,
+		creator:     &agent.AutoCreator{Agent: a, Timeout: o.Timeout, StaleAfter: o.StaleAfter},
+		concurrency: cmp.Or(o.Concurrency, agent.AutoCreateConcurrency(a.DefaultModel))}
+	if o.Schema != "" {
+		s, err := db.FindSchema(ctx, o.Schema)
 		if err != nil {
 			return err
 		}
 		b.schemaID = s.SchemaID
 	}
 
-	var docs []storage.Document
-	importFailed := false
-	if *all {
-		if docs, err = db.AutoCreateCandidates(ctx); err != nil {
-			return err
-		}
-	} else {
-		pipe := env.pipeline(ctx, db)
-		imp, err := importPaths(ctx, env, db, pipe, paths, tags, pipeline.Options{})
-		if err != nil {
-			return err
-		}
-		// Scans and photos are read first, as `docent import` does, so
-		// that they are auto-created with the rest; this batch then runs
-		// the last stage itself.
-		if err := imp.finish(ctx, env, db, pipe, pipeline.FinishOptions{OCR: &ocr.Options{Lang: ocr.SettingLang(ctx, db), Logger: env.Logger}}); err != nil {
-			return err
-		}
-		imp.printSummary(env)
-		if err := ctx.Err(); err != nil {
-			return fault.Errorf(fault.Canceled, "interrupted while importing; what finished is kept: %w", err)
-		}
-		importFailed = len(imp.report.Errors) > 0
-		for _, d := range imp.documents {
-			if d.Status == storage.StatusReady {
-				docs = append(docs, d)
-			} else {
-				fmt.Fprintf(env.IO.Err, "%s: not auto-created: its status is %s\n", textfmt.Visible(d.Name), d.Status)
-			}
-		}
+	docs, importFailed, err := autoCreateDocuments(ctx, env, db, o)
+	if err != nil {
+		return err
 	}
-	docs = uniqueDocuments(docs)
 	if len(docs) == 0 {
 		fmt.Fprintln(env.IO.Err, "nothing to auto-create")
 		if importFailed {
@@ -122,11 +124,6 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 
 	if err := b.estimate(ctx, a, docs); err != nil {
 		return err
-	}
-	b.creator = &agent.AutoCreator{Agent: a, Timeout: *timeout, StaleAfter: *staleAfter}
-	b.concurrency = *concurrency
-	if b.concurrency == 0 {
-		b.concurrency = agent.AutoCreateConcurrency(b.model)
 	}
 	results := b.run(ctx, docs)
 	ids := map[string]bool{}
@@ -144,15 +141,43 @@ func runAutoCreate(ctx context.Context, env *Env, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return fault.Errorf(fault.Canceled, "auto-create interrupted: finished documents are kept; run the same command again to resume: %w", err)
 	}
-	for _, r := range results {
-		if r.Status == storage.AutoCreateFailed {
-			return errPartial
-		}
-	}
-	if importFailed {
+	if importFailed || slices.ContainsFunc(results, func(r batchResult) bool { return r.Status == storage.AutoCreateFailed }) {
 		return errPartial
 	}
 	return nil
+}
+
+// autoCreateDocuments are the batch's documents, each once: with --all
+// the candidates, else the documents of the paths, imported (scans read
+// with OCR) first; importFailed says some path did not import.
+func autoCreateDocuments(ctx context.Context, env *Env, db *storage.DB, o autoCreateOptions) (docs []storage.Document, importFailed bool, err error) {
+	if o.All {
+		docs, err := db.AutoCreateCandidates(ctx)
+		return uniqueDocuments(docs), false, err
+	}
+	pipe := env.pipeline(ctx, db)
+	imp, err := importPaths(ctx, env, db, pipe, o.Paths, o.Tags, pipeline.Options{})
+	if err != nil {
+		return nil, false, err
+	}
+	// Scans and photos are read first, as `docent import` does, so that
+	// they are auto-created with the rest; this batch then runs the last
+	// stage itself.
+	if err := imp.finish(ctx, env, db, pipe, pipeline.FinishOptions{OCR: &ocr.Options{Lang: ocr.SettingLang(ctx, db), Logger: env.Logger}}); err != nil {
+		return nil, false, err
+	}
+	imp.printSummary(env)
+	if err := ctx.Err(); err != nil {
+		return nil, false, fault.Errorf(fault.Canceled, "interrupted while importing; what finished is kept: %w", err)
+	}
+	for _, d := range imp.documents {
+		if d.Status == storage.StatusReady {
+			docs = append(docs, d)
+		} else {
+			fmt.Fprintf(env.IO.Err, "%s: not auto-created: its status is %s\n", textfmt.Visible(d.Name), d.Status)
+		}
+	}
+	return uniqueDocuments(docs), len(imp.report.Errors) > 0, nil
 }
 
 // estimate says what the batch is expected to spend before it starts: on

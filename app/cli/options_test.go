@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docent/docent/agent"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -89,6 +90,23 @@ func TestParseOCR(t *testing.T) {
 		{args: []string{"--all", "--lang", "no such"}, wantErr: []string{"--lang: OCR languages"}},
 		{args: []string{"--all", "--vision", "qwen2.5vl"}, wantErr: []string{"--vision: "}},
 		{args: []string{"--all", "--vision-timeout", "soon"}, wantErr: []string{"ocr: invalid value", "usage: docent ocr"}},
+	})
+}
+
+func TestParseAutoCreate(t *testing.T) {
+	checkParse(t, parseAutoCreate, []parseCase[autoCreateOptions]{
+		{args: []string{"--all"}, want: autoCreateOptions{All: true, Timeout: agent.DefaultAutoCreateTimeout}},
+		{args: []string{"a.pdf", "folder", "--tag", "x", "--tag", "y", "--shared", "--json"},
+			want: autoCreateOptions{Paths: []string{"a.pdf", "folder"}, Tags: []string{"x", "y"}, Shared: true, JSON: true, Timeout: agent.DefaultAutoCreateTimeout}},
+		{args: []string{"--all", "--concurrency", "3", "--timeout", "5m", "--stale-after", "1s", "--schema", "Invoice"},
+			want: autoCreateOptions{All: true, Concurrency: 3, Timeout: 5 * time.Minute, StaleAfter: time.Second, Schema: "Invoice"}},
+
+		{args: nil, wantErr: []string{"auto-create needs files or folders, or --all", "usage: docent auto-create"}},
+		{args: []string{"a.pdf", "--all"}, wantErr: []string{"auto-create needs files or folders, or --all"}},
+		{args: []string{"--all", "--concurrency", "-1"}, wantErr: []string{"--concurrency must be at least 1"}},
+		{args: []string{"--all", "--timeout", "0s"}, wantErr: []string{"--timeout must be positive"}},
+		{args: []string{"--all", "--shared", "--schema", "Invoice"}, wantErr: []string{"--shared and --schema exclude each other"}},
+		{args: []string{"--all", "--concurrency", "many"}, wantErr: []string{"auto-create: invalid value", "usage: docent auto-create"}},
 	})
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/app"
+	"github.com/docent/docent/app/inbox"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/envvar"
 	"github.com/docent/docent/storage/fault"
@@ -162,31 +163,25 @@ func run(ctx context.Context, env *Env, args []string) error {
 	env.Model = cmp.Or(env.ModelFlag, envvar.Get(envvar.Model))
 	env.EmbedModel = cmp.Or(globals["embed-model"], envvar.Get(envvar.EmbedModel))
 
-	top := flag.NewFlagSet("docent", flag.ContinueOnError)
-	top.SetOutput(io.Discard)
-	serve := top.Bool("serve", false, "")
-	listen := top.String("listen", defaultListen, "")
-	maxUpload := top.Int64("max-upload", defaultMaxUploadMiB, "")
-	tlsCert := top.String("tls-cert", "", "")
-	tlsKey := top.String("tls-key", "", "")
-	insecureHTTP := top.Bool("insecure-http", false, "")
-	inboxDir := top.String("inbox", "", "")
-	version := top.Bool("version", false, "")
-	if err := top.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printHelp(env.IO.Out)
-			return nil
-		}
-		return usagef("%v", err)
+	root, err := parseRoot(rest)
+	if err != nil {
+		return err
 	}
 	switch {
-	case *version:
+	case root.Help:
+		printHelp(env.IO.Out)
+		return nil
+	case root.Version:
 		fmt.Fprintf(env.IO.Out, "docent %s\n", app.Version)
 		return nil
-	case top.NArg() > 0:
-		name := top.Arg(0)
+	case len(root.Command) > 0:
+		name, args := root.Command[0], root.Command[1:]
 		if name == "help" {
-			switch topic := top.Arg(1); topic {
+			topic := ""
+			if len(args) > 0 {
+				topic = args[0]
+			}
+			switch topic {
 			case "":
 				printHelp(env.IO.Out)
 			case "env":
@@ -200,17 +195,68 @@ func run(ctx context.Context, env *Env, args []string) error {
 			if c.name == name {
 				// The command's changes are journaled as its own.
 				ctx := storage.WithActor(ctx, storage.Actor{Edge: storage.EdgeCLI, Name: "docent " + name})
-				return c.run(ctx, env, top.Args()[1:])
+				return c.run(ctx, env, args)
 			}
 		}
 		return usagef("unknown command %q (see docent help)", name)
-	case *serve:
-		return runServe(ctx, env, serveOptions{Listen: *listen, MaxUploadMiB: *maxUpload, TLSCert: *tlsCert, TLSKey: *tlsKey, InsecureHTTP: *insecureHTTP, Inbox: *inboxDir})
-	case slices.ContainsFunc([]string{"listen", "max-upload", "tls-cert", "tls-key", "insecure-http", "inbox"}, func(name string) bool { return isFlagSet(top, name) }):
-		return usagef("--listen, --max-upload, --tls-cert, --tls-key, --insecure-http and --inbox go with --serve")
+	case root.Serving:
+		return runServe(ctx, env, root.Serve)
 	default:
 		return runDesktop(ctx, env)
 	}
+}
+
+// rootOptions are the flags of docent itself, before any command.
+type rootOptions struct {
+	Help, Version bool
+	// Serving is --serve; Serve holds its flags, which go with it alone.
+	Serving bool
+	Serve   serveOptions
+	// Command is the command named and its arguments, left to it to parse.
+	Command []string
+}
+
+func parseRoot(args []string) (rootOptions, error) {
+	var o rootOptions
+	top := flag.NewFlagSet("docent", flag.ContinueOnError)
+	top.SetOutput(io.Discard)
+	top.BoolVar(&o.Serving, "serve", false, "")
+	top.StringVar(&o.Serve.Listen, "listen", defaultListen, "")
+	top.Int64Var(&o.Serve.MaxUploadMiB, "max-upload", defaultMaxUploadMiB, "")
+	top.StringVar(&o.Serve.TLSCert, "tls-cert", "", "")
+	top.StringVar(&o.Serve.TLSKey, "tls-key", "", "")
+	top.BoolVar(&o.Serve.InsecureHTTP, "insecure-http", false, "")
+	top.StringVar(&o.Serve.Inbox, "inbox", "", "")
+	top.BoolVar(&o.Version, "version", false, "")
+	if err := top.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			o.Help = true
+			return o, nil
+		}
+		return o, usagef("%v", err)
+	}
+	if top.NArg() > 0 {
+		o.Command = top.Args()
+	}
+	switch {
+	case o.Version || len(o.Command) > 0:
+		// --version and a command come first; the serve flags are not
+		// theirs and are not checked.
+	case o.Serving:
+		if err := o.Serve.check(); err != nil {
+			return o, err
+		}
+		if o.Serve.Inbox != "" {
+			folder, err := inbox.ExistingFolder(o.Serve.Inbox)
+			if err != nil {
+				return o, usagef("--inbox: %v", err)
+			}
+			o.Serve.Inbox = folder
+		}
+	case slices.ContainsFunc([]string{"listen", "max-upload", "tls-cert", "tls-key", "insecure-http", "inbox"}, func(name string) bool { return isFlagSet(top, name) }):
+		return o, usagef("--listen, --max-upload, --tls-cert, --tls-key, --insecure-http and --inbox go with --serve")
+	}
+	return o, nil
 }
 
 // reportError prints err for a person, as every edge shows it

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/docent/docent/app/inbox"
 	"github.com/docent/docent/app/server"
 	"github.com/docent/docent/storage/fault"
 )
@@ -45,11 +44,12 @@ type serveOptions struct {
 	TLSCert, TLSKey string
 	// InsecureHTTP serves plain HTTP beyond loopback, with a warning.
 	InsecureHTTP bool
-	// Inbox is the inbox folder to watch; it wins over the saved setting.
+	// Inbox is the inbox folder to watch, an existing folder made
+	// absolute; it wins over the saved setting.
 	Inbox string
 }
 
-// check refuses flags that do not go together.
+// check refuses flags that do not go together (parseRoot).
 func (o serveOptions) check() error {
 	switch {
 	case o.MaxUploadMiB <= 0:
@@ -90,10 +90,9 @@ func serveTLS(env *Env, opts serveOptions, loopback bool) (*tls.Certificate, err
 	return &cert, nil
 }
 
+// runServe is `docent --serve`: it serves the web UI and the HTTP API
+// until ctx ends (Ctrl-C), then stops gracefully.
 func runServe(ctx context.Context, env *Env, opts serveOptions) error {
-	if err := opts.check(); err != nil {
-		return err
-	}
 	if level, ok := logLevelFromEnv(); ok {
 		env.Logger = slog.New(slog.NewTextHandler(env.IO.Err, &slog.HandlerOptions{Level: level}))
 	}
@@ -106,12 +105,8 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 	}
 	cfg.MaxUploadBytes = opts.MaxUploadMiB << 20
 	if opts.Inbox != "" {
-		folder, err := inbox.ExistingFolder(opts.Inbox)
-		if err != nil {
-			return usagef("--inbox: %v", err)
-		}
-		cfg.InboxFolder = folder
-		fmt.Fprintf(env.IO.Err, "watching the inbox folder %s\n", folder)
+		cfg.InboxFolder = opts.Inbox
+		fmt.Fprintf(env.IO.Err, "watching the inbox folder %s\n", opts.Inbox)
 	}
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
@@ -131,6 +126,24 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 	// Close waits for that before Run closes the store.
 	handler.Start(ctx)
 	defer handler.Close()
+	scheme, fp := "http", ""
+	if cert != nil {
+		scheme, fp = "https", fingerprint(*cert)
+	}
+	return serveHTTP(ctx, env, handler, ln, cert, func() {
+		printServeURL(env, opts.Listen, ln.Addr(), scheme, cfg.Token, fp)
+		// A new user learns here, and not at the first message, that no
+		// model is set up yet (the Settings page says the rest).
+		if live, err := env.Settings(ctx); err == nil {
+			printFirstRunHint(ctx, env, live)
+		}
+	})
+}
+
+// serveHTTP serves handler on ln, over TLS with cert when it is set, and
+// calls announce once it serves. When ctx ends (Ctrl-C) it stops taking
+// requests and waits, bounded, for those in progress.
+func serveHTTP(ctx context.Context, env *Env, handler http.Handler, ln net.Listener, cert *tls.Certificate, announce func()) error {
 	// Requests get a context of their own, not the signal's: on Ctrl-C
 	// they have shutdownGrace to finish before it is cancelled, and a turn
 	// then stops at its next round boundary.
@@ -152,16 +165,12 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ErrorLog:          serverErrorLog(env.Logger),
 	}
-	scheme, fp := "http", ""
 	if cert != nil {
 		// No HSTS: a browser would then refuse the page outright when the
 		// self-made certificate changes, and it would bind every port of
 		// the host name to HTTPS.
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*cert}, MinVersion: tls.VersionTLS12}
-		scheme, fp = "https", fingerprint(*cert)
 	}
-	printServeURL(env, opts.Listen, ln.Addr(), scheme, cfg.Token, fp)
-
 	errc := make(chan error, 1)
 	go func() {
 		if cert != nil {
@@ -170,11 +179,7 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 		}
 		errc <- srv.Serve(ln)
 	}()
-	// A new user learns here, and not at the first message, that no model
-	// is set up yet (the Settings page says the rest).
-	if live, err := env.Settings(ctx); err == nil {
-		printFirstRunHint(ctx, env, live)
-	}
+	announce()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
@@ -183,7 +188,7 @@ func runServe(ctx context.Context, env *Env, opts serveOptions) error {
 	fmt.Fprintln(env.IO.Err, "stopping: waiting for requests in progress")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx)
+	err := srv.Shutdown(shutdownCtx)
 	cancelRequests()
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("shut down: %w", err)

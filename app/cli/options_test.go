@@ -110,6 +110,37 @@ func TestParseAutoCreate(t *testing.T) {
 	})
 }
 
+func TestParseRoot(t *testing.T) {
+	serveDefaults := serveOptions{Listen: defaultListen, MaxUploadMiB: defaultMaxUploadMiB}
+	withServe := func(edit func(*serveOptions)) serveOptions {
+		o := serveDefaults
+		edit(&o)
+		return o
+	}
+	inbox := t.TempDir()
+	notThere := filepath.Join(inbox, "not-there")
+	checkParse(t, parseRoot, []parseCase[rootOptions]{
+		{args: nil, want: rootOptions{Serve: serveDefaults}},
+		{args: []string{"--serve"}, want: rootOptions{Serving: true, Serve: serveDefaults}},
+		{args: []string{"--serve", "--listen", "0.0.0.0:9000", "--max-upload", "5", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--inbox", inbox},
+			want: rootOptions{Serving: true, Serve: serveOptions{Listen: "0.0.0.0:9000", MaxUploadMiB: 5, TLSCert: "c.pem", TLSKey: "k.pem", Inbox: inbox}}},
+		{args: []string{"--serve", "--listen", "192.168.1.2:8765", "--insecure-http"},
+			want: rootOptions{Serving: true, Serve: withServe(func(o *serveOptions) { o.Listen, o.InsecureHTTP = "192.168.1.2:8765", true })}},
+		// The command's own flags are left to it.
+		{args: []string{"import", "--tag", "x", "a.pdf"}, want: rootOptions{Serve: serveDefaults, Command: []string{"import", "--tag", "x", "a.pdf"}}},
+		{args: []string{"--version"}, want: rootOptions{Version: true, Serve: serveDefaults}},
+		{args: []string{"-h"}, want: rootOptions{Help: true, Serve: serveDefaults}},
+
+		{args: []string{"--listen", "127.0.0.1:0"}, wantErr: []string{"--listen, --max-upload, --tls-cert, --tls-key, --insecure-http and --inbox go with --serve"}},
+		{args: []string{"--insecure-http"}, wantErr: []string{"go with --serve"}},
+		{args: []string{"--serve", "--max-upload", "0"}, wantErr: []string{"--max-upload must be a positive number of MiB"}},
+		{args: []string{"--serve", "--tls-cert", "c.pem"}, wantErr: []string{"--tls-cert and --tls-key go together"}},
+		{args: []string{"--serve", "--tls-cert", "c.pem", "--tls-key", "k.pem", "--insecure-http"}, wantErr: []string{"--insecure-http and --tls-cert contradict each other"}},
+		{args: []string{"--serve", "--inbox", notThere}, wantErr: []string{"--inbox: folder " + notThere + " does not exist"}},
+		{args: []string{"--frobnicate"}, wantErr: []string{"flag provided but not defined: -frobnicate"}},
+	})
+}
+
 // TestBadFlagsTouchNothing: a command refused for its flags has not opened
 // the store; its data directory is not even made.
 func TestBadFlagsTouchNothing(t *testing.T) {
@@ -118,6 +149,7 @@ func TestBadFlagsTouchNothing(t *testing.T) {
 		{"ocr", "--all", "--vision-timeout", "0s"},
 		{"auto-create", "--all", "--shared", "--schema", "Invoice"},
 		{"--serve", "--listen", "127.0.0.1:0", "--max-upload", "0"},
+		{"--serve", "--listen", "127.0.0.1:0", "--inbox", filepath.Join(t.TempDir(), "not-there")},
 	} {
 		data := filepath.Join(t.TempDir(), "data")
 		code, out, errOut := docent(t, data, args...)

@@ -89,7 +89,7 @@ func parseThenRun[O any](parse func(args []string) (O, error), run func(context.
 // their usage line here.
 func commands() []command {
 	return []command{
-		{"import", "import [--tag NAME]... [--password PW] [--no-ocr] [--no-embed] [--lang LANGS] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, images, .txt, .md), read scans with OCR (--no-ocr: leave them waiting) and, with an embedding model set, embed their text for search by meaning (--no-embed: leave it for later); --auto-create queues them for auto-create (with --model, to run on that model)", runImport},
+		{"import", "import [--tag NAME]... [--password PW] [--no-ocr] [--no-embed] [--lang LANGS] [--auto-create [--model MODEL]] PATH...", "import files or folders (PDF, images, .txt, .md), read scans with OCR (--no-ocr: leave them waiting) and, with an embedding model set, embed their text for search by meaning (--no-embed: leave it for later); --auto-create queues them for auto-create (with --model, to run on that model)", parseThenRun(parseImport, runImport)},
 		{"inbox", "inbox DIR [--once] [--json]", "watch a folder and import each file put in it once it stops changing, tagged with its subfolders' names and queued for auto-create; files are remembered, so nothing is imported twice (--once: import what is there and exit, for cron; --json: a line per change, or with --once the folder's files at the end)", runInbox},
 		{"ocr", "ocr (DOC... | --all) [--lang LANGS] [--vision MODEL [--vision-all] [--vision-timeout D]] [--json]", "read documents' scanned pages and images with OCR (again: another language, say); --all: every document with such pages; --vision MODEL: a vision model reads the photos and the pages OCR read poorly (--vision-all: every page)", parseThenRun(parseOCR, runOCR)},
 		{"documents", "documents [--search Q] [--tag NAME] [--limit N] [--sort name|created_at|kind|auto_create_status|extraction_status] [--order asc|desc] [--json]", "list documents", runDocuments},
@@ -100,7 +100,7 @@ func commands() []command {
 		{"schemas", "schemas [--json] | schemas create --name NAME --file FILE.json | schemas show SCHEMA [--json]", "list, create and show schemas", runSchemas},
 		{"prompts", "prompts [--json] | prompts create --name NAME (--content TEXT | --file FILE) [--schema SCHEMA] [--model MODEL] [--tag NAME]...", "list and create extraction prompts", runPrompts},
 		{"tags", "tags [--json] | tags create --name NAME [--color HEX]", "list and create tags", runTags},
-		{"extract", "extract --prompt PROMPT [--model MODEL] [--json] DOC...", "run an extraction prompt on documents", runExtract},
+		{"extract", "extract --prompt PROMPT [--model MODEL] [--json] DOC...", "run an extraction prompt on documents", parseThenRun(parseExtract, runExtract)},
 		{"models", "models [--json]", "list the models of the configured providers", runModels},
 		{"chat", "chat DOC [MESSAGE] [--thread ID] [--auto-approve] [--approve-tools a,b] [--mention TYPE:ID]... [--verbose] [--json]", "talk with the agent about a document (MESSAGE from stdin when missing; on a terminal it asks before each write)", runChat},
 		{"approve", "approve TURN_ID (--all | --approve CALL_ID... --reject CALL_ID...) [--verbose] [--json]", "approve or reject the tool calls a paused turn waits for", runApprove},

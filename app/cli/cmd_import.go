@@ -42,62 +42,91 @@ type importError struct {
 	DocumentID string `json:"document_id,omitempty"`
 }
 
-func runImport(ctx context.Context, env *Env, args []string) error {
+// importOptions are the flags of `docent import`.
+type importOptions struct {
+	Paths    []string
+	Tags     []string
+	Password string
+	JSON     bool
+	// AutoCreate queues the documents for auto-create, with the global
+	// --model, if given, as the model of their runs.
+	AutoCreate bool
+	// NoOCR leaves scans waiting for OCR; NoEmbed leaves the text for the
+	// embedding to come.
+	NoOCR, NoEmbed bool
+	// Lang is --lang's OCR languages; "" is the Settings page's, else the
+	// default.
+	Lang string
+}
+
+func parseImport(args []string) (importOptions, error) {
+	var o importOptions
 	fs := flag.NewFlagSet("import", flag.ContinueOnError)
-	var tags stringList
-	fs.Var(&tags, "tag", "")
-	password := fs.String("password", "", "")
-	asJSON := fs.Bool("json", false, "")
-	autoCreate := fs.Bool("auto-create", false, "")
-	noOCR := fs.Bool("no-ocr", false, "")
-	noEmbed := fs.Bool("no-embed", false, "")
+	fs.Var((*stringList)(&o.Tags), "tag", "")
+	fs.StringVar(&o.Password, "password", "", "")
+	fs.BoolVar(&o.JSON, "json", false, "")
+	fs.BoolVar(&o.AutoCreate, "auto-create", false, "")
+	fs.BoolVar(&o.NoOCR, "no-ocr", false, "")
+	fs.BoolVar(&o.NoEmbed, "no-embed", false, "")
 	langFlag := fs.String("lang", "", "")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return o, err
 	}
+	o.Paths = paths
 	if len(paths) == 0 {
-		return usagef("import needs at least one file or folder\n%s", usageLine("import"))
+		return o, usagef("import needs at least one file or folder\n%s", usageLine("import"))
 	}
+	// The default languages are checked too, though the Settings page's
+	// win over them: a DOCENT_OCR_LANG that is no language list is a
+	// mistake to say.
+	lang, err := ocrLang(*langFlag)
+	if err != nil {
+		return o, usagef("--lang: %s", fault.ErrorMessage(err))
+	}
+	if *langFlag != "" {
+		o.Lang = lang
+	}
+	return o, nil
+}
+
+func runImport(ctx context.Context, env *Env, o importOptions) error {
 	// --model with --auto-create is the model the queued runs use, kept
 	// with each document until whoever runs the queue runs it.
 	queueModel := ""
-	if *autoCreate && env.ModelFlag != "" {
+	if o.AutoCreate && env.ModelFlag != "" {
 		if _, _, err := provider.ParseModelID(env.ModelFlag); err != nil {
 			return usagef("--model: %s", fault.ErrorMessage(err))
 		}
 		queueModel = env.ModelFlag
 	}
-	lang, err := ocrLang(*langFlag)
-	if err != nil {
-		return usagef("--lang: %s", fault.ErrorMessage(err))
-	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
-	if *langFlag == "" {
+	lang := o.Lang
+	if lang == "" {
 		lang = ocr.SettingLang(ctx, db) // the Settings page's languages, else the default
 	}
 	// The pipeline stores the files and queues them for auto-create; this
 	// process then reads the scans and embeds the text (a model that is
 	// down leaves the chunks waiting), so that search finds them at once.
 	pipe := env.pipeline(ctx, db)
-	imp, err := importPaths(ctx, env, db, pipe, paths, tags, pipeline.Options{
-		Options: ingest.Options{Password: *password}, AutoCreate: *autoCreate, Model: queueModel,
+	imp, err := importPaths(ctx, env, db, pipe, o.Paths, o.Tags, pipeline.Options{
+		Options: ingest.Options{Password: o.Password}, AutoCreate: o.AutoCreate, Model: queueModel,
 	})
 	if err != nil {
 		return err
 	}
 	var finish pipeline.FinishOptions
-	if !*noOCR {
+	if !o.NoOCR {
 		finish.OCR = &ocr.Options{Lang: lang, Logger: env.Logger}
 	}
-	finish.Embed = !*noEmbed
+	finish.Embed = !o.NoEmbed
 	if err := imp.finish(ctx, env, db, pipe, finish); err != nil {
 		return err
 	}
-	if *asJSON {
+	if o.JSON {
 		if err := writeJSON(env.IO, imp.report); err != nil {
 			return err
 		}
@@ -106,7 +135,7 @@ func runImport(ctx context.Context, env *Env, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return fault.Errorf(fault.Canceled, "import interrupted after %d of %d files; what finished is kept: %w", imp.finished, len(imp.plan.Files), err)
 	}
-	if *autoCreate {
+	if o.AutoCreate {
 		// Queued only: importing needs no model and stays quick; the queue
 		// (with --model, the model of each run) is kept in the store, and
 		// `docent auto-create --all` (or the server) runs what is pending.

@@ -131,22 +131,37 @@ type extractError struct {
 	Code string `json:"code,omitempty"`
 }
 
-func runExtract(ctx context.Context, env *Env, args []string) error {
+// extractOptions are the flags of `docent extract`.
+type extractOptions struct {
+	// Prompt runs on each of Docs; the global --model, if given, wins
+	// over the prompt's model.
+	Prompt string
+	Docs   []string
+	JSON   bool
+}
+
+func parseExtract(args []string) (extractOptions, error) {
+	var o extractOptions
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
-	promptRef := fs.String("prompt", "", "")
-	asJSON := fs.Bool("json", false, "")
+	fs.StringVar(&o.Prompt, "prompt", "", "")
+	fs.BoolVar(&o.JSON, "json", false, "")
 	docs, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return o, err
 	}
-	if *promptRef == "" || len(docs) == 0 {
-		return usagef("extract needs --prompt and at least one document\n%s", usageLine("extract"))
+	o.Docs = docs
+	if o.Prompt == "" || len(docs) == 0 {
+		return o, usagef("extract needs --prompt and at least one document\n%s", usageLine("extract"))
 	}
+	return o, nil
+}
+
+func runExtract(ctx context.Context, env *Env, o extractOptions) error {
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
-	prompt, err := db.FindPrompt(ctx, *promptRef)
+	prompt, err := db.FindPrompt(ctx, o.Prompt)
 	if err != nil {
 		return err
 	}
@@ -165,8 +180,8 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	// on stderr once the progress is done.
 	var warnings []string
 	ids := map[string]bool{}
-	bar := newProgress(env.IO, len(docs), "extracting")
-	for i, ref := range docs {
+	bar := newProgress(env.IO, len(o.Docs), "extracting")
+	for i, ref := range o.Docs {
 		doc, err := db.FindDocument(ctx, ref)
 		var ext storage.Extraction
 		if err == nil {
@@ -191,7 +206,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 			warnings = append(warnings, fmt.Sprintf("warning: %s: %s", ref, cmp.Or(ext.Note, "the model saw only part of the document")))
 		}
 		bar.step(i+1, step)
-		if !*asJSON {
+		if !o.JSON {
 			fmt.Fprintf(env.IO.Out, "%s: %s extraction %s by %s (%d prompt + %d completion tokens)\n",
 				textfmt.Visible(doc.Name), ext.ValidationStatus, ext.ID, textfmt.Visible(ext.Model), ext.PromptTokens, ext.CompletionTokens)
 			if err := writeIndented(env, ext.Value); err != nil {
@@ -207,7 +222,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	if report.Usage, err = mark.sum(context.WithoutCancel(ctx), db, ids); err != nil {
 		return err
 	}
-	if *asJSON {
+	if o.JSON {
 		if err := writeJSON(env.IO, report); err != nil {
 			return err
 		}
@@ -220,7 +235,7 @@ func runExtract(ctx context.Context, env *Env, args []string) error {
 	}
 	fmt.Fprintln(env.IO.Err, report.Usage)
 	if err := ctx.Err(); err != nil {
-		return fault.Errorf(fault.Canceled, "extraction interrupted after %d of %d documents: %w", len(report.Extractions)+len(report.Errors), len(docs), err)
+		return fault.Errorf(fault.Canceled, "extraction interrupted after %d of %d documents: %w", len(report.Extractions)+len(report.Errors), len(o.Docs), err)
 	}
 	if len(report.Errors) > 0 {
 		return errPartial

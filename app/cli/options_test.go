@@ -141,6 +141,36 @@ func TestParseRoot(t *testing.T) {
 	})
 }
 
+func TestParseImport(t *testing.T) {
+	t.Setenv("DOCENT_OCR_LANG", "fra")
+	checkParse(t, parseImport, []parseCase[importOptions]{
+		// Without --lang, Lang stays empty: the run takes the Settings
+		// page's languages.
+		{args: []string{"a.pdf"}, want: importOptions{Paths: []string{"a.pdf"}}},
+		{args: []string{"a.pdf", "folder", "--tag", "x", "--tag", "y", "--password", "pw", "--auto-create", "--no-ocr", "--no-embed", "--lang", "deu+eng", "--json"},
+			want: importOptions{Paths: []string{"a.pdf", "folder"}, Tags: []string{"x", "y"}, Password: "pw", AutoCreate: true, NoOCR: true, NoEmbed: true, Lang: "deu+eng", JSON: true}},
+
+		{args: nil, wantErr: []string{"import needs at least one file or folder", "usage: docent import"}},
+		{args: []string{"a.pdf", "--lang", "no such"}, wantErr: []string{"--lang: OCR languages"}},
+		{args: []string{"a.pdf", "--ocr"}, wantErr: []string{"import: flag provided but not defined: -ocr"}},
+	})
+	// A DOCENT_OCR_LANG that is no language list is refused, as --lang is.
+	t.Setenv("DOCENT_OCR_LANG", "no such")
+	checkParse(t, parseImport, []parseCase[importOptions]{
+		{args: []string{"a.pdf"}, wantErr: []string{"--lang: OCR languages"}},
+	})
+}
+
+func TestParseExtract(t *testing.T) {
+	checkParse(t, parseExtract, []parseCase[extractOptions]{
+		{args: []string{"--prompt", "Invoice fields", "a.pdf", "b.pdf", "--json"}, want: extractOptions{Prompt: "Invoice fields", Docs: []string{"a.pdf", "b.pdf"}, JSON: true}},
+
+		{args: []string{"a.pdf"}, wantErr: []string{"extract needs --prompt and at least one document", "usage: docent extract"}},
+		{args: []string{"--prompt", "p"}, wantErr: []string{"extract needs --prompt and at least one document"}},
+		{args: []string{"--prompt", "p", "a.pdf", "--model-id", "m"}, wantErr: []string{"extract: flag provided but not defined: -model-id"}},
+	})
+}
+
 // TestBadFlagsTouchNothing: a command refused for its flags has not opened
 // the store; its data directory is not even made.
 func TestBadFlagsTouchNothing(t *testing.T) {
@@ -148,6 +178,8 @@ func TestBadFlagsTouchNothing(t *testing.T) {
 		{"export", "--prompt", "p", "--format", "xls"},
 		{"ocr", "--all", "--vision-timeout", "0s"},
 		{"auto-create", "--all", "--shared", "--schema", "Invoice"},
+		{"import", "a.pdf", "--lang", "no such"},
+		{"extract", "--prompt", "p"},
 		{"--serve", "--listen", "127.0.0.1:0", "--max-upload", "0"},
 		{"--serve", "--listen", "127.0.0.1:0", "--inbox", filepath.Join(t.TempDir(), "not-there")},
 	} {

@@ -267,7 +267,8 @@ func (s *Server) routeTable() []route {
 		{"POST /api/documents/{id}/auto-create/accept", s.acceptAutoCreate},
 		{"POST /api/documents/{id}/auto-create/reject", s.rejectAutoCreate},
 
-		// The data of a schema and bulk actions (data.go).
+		// The data of a schema and bulk actions (data.go; the export,
+		// export.go).
 		{"GET /api/schemas/{schema_id}/rows", s.listSchemaRows},
 		{"GET /api/schemas/{schema_id}/export", s.exportSchema},
 		{"POST /api/schemas/{schema_id}/rerun", s.modelCalling(s.rerunSchema)},

@@ -23,17 +23,33 @@ type inboxReport struct {
 // inboxListLimit bounds the files --once --json lists.
 const inboxListLimit = 100_000
 
-func runInbox(ctx context.Context, env *Env, args []string) error {
+// inboxOptions are the flags of `docent inbox`.
+type inboxOptions struct {
+	// Folder is the folder to watch, checked by the run against the saved
+	// inbox settings.
+	Folder string
+	// Once imports what is there and exits; JSON prints a line per change,
+	// or with Once the folder's files at the end.
+	Once, JSON bool
+}
+
+func parseInbox(args []string) (inboxOptions, error) {
+	var o inboxOptions
 	fs := flag.NewFlagSet("inbox", flag.ContinueOnError)
-	once := fs.Bool("once", false, "")
-	asJSON := fs.Bool("json", false, "")
+	fs.BoolVar(&o.Once, "once", false, "")
+	fs.BoolVar(&o.JSON, "json", false, "")
 	dirs, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return o, err
 	}
 	if len(dirs) != 1 {
-		return usagef("inbox needs one folder\n%s", usageLine("inbox"))
+		return o, usagef("inbox needs one folder\n%s", usageLine("inbox"))
 	}
+	o.Folder = dirs[0]
+	return o, nil
+}
+
+func runInbox(ctx context.Context, env *Env, o inboxOptions) error {
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
@@ -42,7 +58,7 @@ func runInbox(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	set.Folder = dirs[0]
+	set.Folder = o.Folder
 	if set, err = set.Check(); err != nil {
 		return usagef("%s", fault.ErrorMessage(err))
 	}
@@ -63,16 +79,16 @@ func runInbox(ctx context.Context, env *Env, args []string) error {
 			if f.Status == storage.InboxStored && f.DocumentID != "" {
 				stored = append(stored, storage.Document{ID: f.DocumentID})
 			}
-			if f.Status != storage.InboxWaiting || !*once {
+			if f.Status != storage.InboxWaiting || !o.Once {
 				fmt.Fprintln(env.IO.Err, inboxLine(f))
 			}
-			if *asJSON && !*once {
+			if o.JSON && !o.Once {
 				if err := lines.Encode(f); err != nil {
 					env.Logger.Warn("write JSON", "err", err)
 				}
 			}
 		}}
-	if !*once {
+	if !o.Once {
 		fmt.Fprintf(env.IO.Err, "watching %s; press Ctrl-C to stop\n", set.Folder)
 		served := make(chan struct{})
 		go func() { defer close(served); pipe.Serve(ctx) }()
@@ -85,7 +101,7 @@ func runInbox(ctx context.Context, env *Env, args []string) error {
 	if err := finishStored(ctx, env, db, pipe, stored); err != nil {
 		return err
 	}
-	if *asJSON {
+	if o.JSON {
 		files, err := db.ListInboxFiles(ctx, set.Folder, inboxListLimit)
 		if err != nil {
 			return err

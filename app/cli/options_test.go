@@ -171,6 +171,16 @@ func TestParseExtract(t *testing.T) {
 	})
 }
 
+func TestParseInbox(t *testing.T) {
+	checkParse(t, parseInbox, []parseCase[inboxOptions]{
+		{args: []string{"in"}, want: inboxOptions{Folder: "in"}},
+		{args: []string{"--once", "in", "--json"}, want: inboxOptions{Folder: "in", Once: true, JSON: true}},
+
+		{args: nil, wantErr: []string{"inbox needs one folder", "usage: docent inbox"}},
+		{args: []string{"in", "out"}, wantErr: []string{"inbox needs one folder"}},
+	})
+}
+
 // TestBadFlagsTouchNothing: a command refused for its flags has not opened
 // the store; its data directory is not even made.
 func TestBadFlagsTouchNothing(t *testing.T) {
@@ -180,6 +190,7 @@ func TestBadFlagsTouchNothing(t *testing.T) {
 		{"auto-create", "--all", "--shared", "--schema", "Invoice"},
 		{"import", "a.pdf", "--lang", "no such"},
 		{"extract", "--prompt", "p"},
+		{"inbox", "in", "out"},
 		{"--serve", "--listen", "127.0.0.1:0", "--max-upload", "0"},
 		{"--serve", "--listen", "127.0.0.1:0", "--inbox", filepath.Join(t.TempDir(), "not-there")},
 	} {

@@ -102,10 +102,19 @@ func (v versionedRoutes[R]) listLatest(s *Server) http.HandlerFunc {
 
 // getLatest answers GET of one item: its latest revision.
 func (v versionedRoutes[R]) getLatest(s *Server) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		rev, err := v.get(s.cfg.DB, r.Context(), r.PathValue(v.param))
-		s.reply(w, r, http.StatusOK, rev, err)
-	}
+	return readRoute(s, v.param, v.get, asIs)
+}
+
+// getRevision answers GET of one revision by its id.
+func (v versionedRoutes[R]) getRevision(s *Server) http.HandlerFunc {
+	return readRoute(s, v.revParam, v.revision, asIs)
+}
+
+// listRevisions lists every version of an item, newest first, for a UI
+// that shows its history (the routes of one revision are in the
+// protocol's table).
+func (v versionedRoutes[R]) listRevisions(s *Server) http.HandlerFunc {
+	return readRoute(s, v.param, v.revisions, func(revs []R) any { return v.revisionsBody(nonNil(revs)) })
 }
 
 // delete deletes an item and answers with its latest revision as it was.
@@ -119,23 +128,16 @@ func (v versionedRoutes[R]) delete(s *Server) http.HandlerFunc {
 	}
 }
 
-// getRevision answers GET of one revision by its id.
-func (v versionedRoutes[R]) getRevision(s *Server) http.HandlerFunc {
+// readRoute answers a GET with what load reads for the path value param,
+// as body puts it on the wire.
+func readRoute[T any](s *Server, param string, load func(*storage.DB, context.Context, string) (T, error), body func(T) any) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rev, err := v.revision(s.cfg.DB, r.Context(), r.PathValue(v.revParam))
-		s.reply(w, r, http.StatusOK, rev, err)
+		v, err := load(s.cfg.DB, r.Context(), r.PathValue(param))
+		s.reply(w, r, http.StatusOK, body(v), err)
 	}
 }
 
-// listRevisions lists every version of an item, newest first, for a UI
-// that shows its history (the routes of one revision are in the
-// protocol's table).
-func (v versionedRoutes[R]) listRevisions(s *Server) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		revs, err := v.revisions(s.cfg.DB, r.Context(), r.PathValue(v.param))
-		s.reply(w, r, http.StatusOK, v.revisionsBody(nonNil(revs)), err)
-	}
-}
+func asIs[T any](v T) any { return v }
 
 // nonNil is xs, or an empty slice for nil, so a list is [] on the wire.
 func nonNil[T any](xs []T) []T {

@@ -231,10 +231,10 @@ func (db *DB) ProposeAutoCreate(ctx context.Context, c AutoCreateClaim, l AutoCr
 		if x.DocumentID != d.ID {
 			return Errorf(ErrInvalid, "extraction %s is not of document %s", x.ID, d.ID)
 		}
-		if _, err := latestPrompt(ctx, tx, l.PromptID); err != nil {
+		if _, err := promptArtifact.latest(ctx, tx, l.PromptID); err != nil {
 			return err
 		}
-		if _, err := latestSchema(ctx, tx, l.SchemaID); err != nil {
+		if _, err := schemaArtifact.latest(ctx, tx, l.SchemaID); err != nil {
 			return err
 		}
 		sets, args := linkSets(l)
@@ -321,7 +321,7 @@ func (db *DB) AcceptAutoCreate(ctx context.Context, documentID string) (Document
 			summary: fmt.Sprintf("accepted the auto-create proposal for %q", d.Name), writes: []string{rowKey(d.ID)},
 			scopes: []scope{columnsScope("documents", d.ID, "auto_create_status", "auto_create_updated_at")}}
 		if d.AutoCreatePromptID != "" {
-			if p, err := latestPrompt(ctx, tx, d.AutoCreatePromptID); err == nil && p.SchemaID != "" {
+			if p, err := promptArtifact.latest(ctx, tx, d.AutoCreatePromptID); err == nil && p.SchemaID != "" {
 				c.writes = append(c.writes, kindKey(p.SchemaID))
 				c.scopes = append(c.scopes, columnsScope("schemas", p.SchemaID, "kind_prompt_id"))
 			} else if err != nil && !errors.Is(err, ErrNotFound) {
@@ -577,7 +577,7 @@ func (c *autoCreateCleanup) schemaKept(id, doc string) (bool, error) {
 // promptsLinking are the prompts whose latest revision links schema id.
 func (c *autoCreateCleanup) promptsLinking(id string) ([]string, error) {
 	return c.strings(`SELECT DISTINCT p.prompt_id FROM prompt_revisions p JOIN schema_revisions sr ON sr.id = p.schema_revid
-		WHERE sr.schema_id = ? AND `+latestPromptRevision+` ORDER BY p.prompt_id`, id)
+		WHERE sr.schema_id = ? AND `+promptArtifact.latestCond()+` ORDER BY p.prompt_id`, id)
 }
 
 // removePrompt deletes a prompt nobody keeps with every extraction made

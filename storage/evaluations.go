@@ -65,7 +65,7 @@ func (db *DB) CreateEvaluation(ctx context.Context, ne NewEvaluation) (Evaluatio
 	}
 	var out Evaluation
 	err := db.update(ctx, "create evaluation", func(tx *writeTx) error {
-		rev, err := getPromptRevision(ctx, tx, ne.PromptRevID)
+		rev, err := promptArtifact.revision(ctx, tx, ne.PromptRevID)
 		if err != nil {
 			return err
 		}

@@ -171,7 +171,7 @@ func (db *DB) CreateExtraction(ctx context.Context, ne NewExtraction) (Extractio
 			summary: fmt.Sprintf("extracted document %q", d.Name), writes: []string{extractionKey(d.ID, id)},
 			scopes: []scope{treeScope("extractions", id)}}
 		if promptRevID != nil {
-			rev, err := getPromptRevision(ctx, tx, promptRevID.(string))
+			rev, err := promptArtifact.revision(ctx, tx, promptRevID.(string))
 			if errors.Is(err, ErrNotFound) {
 				return Errorf(ErrInvalid, "unknown prompt revision %s", promptRevID)
 			} else if err != nil {
@@ -243,7 +243,7 @@ func (db *DB) LatestExtraction(ctx context.Context, documentID, promptRevID stri
 func (db *DB) ListExtractionsByPrompt(ctx context.Context, promptID string) ([]Extraction, error) {
 	var out []Extraction
 	err := db.view(ctx, "list extractions by prompt", func(tx *sql.Tx) error {
-		if _, err := latestPrompt(ctx, tx, promptID); err != nil {
+		if _, err := promptArtifact.latest(ctx, tx, promptID); err != nil {
 			return err
 		}
 		var err error

@@ -91,7 +91,7 @@ func (r *stateReader) read(s scope) (scope, []tableRow, error) {
 		return r.readTree(s)
 	case scopeSchemaVersion:
 		s.Version = nil
-		rev, err := latestSchema(r.ctx, r.q, s.ID)
+		rev, err := schemaArtifact.latest(r.ctx, r.q, s.ID)
 		if errors.Is(err, ErrNotFound) {
 			return s, nil, nil
 		}
@@ -102,7 +102,7 @@ func (r *stateReader) read(s scope) (scope, []tableRow, error) {
 		return s, nil, nil
 	case scopePromptVersion:
 		s.Version = nil
-		rev, err := latestPrompt(r.ctx, r.q, s.ID)
+		rev, err := promptArtifact.latest(r.ctx, r.q, s.ID)
 		if errors.Is(err, ErrNotFound) {
 			return s, nil, nil
 		}

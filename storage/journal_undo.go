@@ -338,23 +338,12 @@ func restoreSchemaVersion(ctx context.Context, t *writeTx, s scope) error {
 	if s.Version == nil {
 		return nil // the schema did not exist: its tree scope removes it
 	}
-	latest, err := latestSchema(ctx, t, s.ID)
-	if err != nil {
-		return err
-	}
-	if latest.Name == s.Version.Name && string(latest.ResponseFormat) == s.Version.ResponseFormat {
-		return nil
-	}
-	if other, err := schemaByName(ctx, t, s.Version.Name); err == nil && other.SchemaID != s.ID {
-		return Errorf(ErrConflict, "schema %q cannot get its name %q back: another schema has it now", latest.Name, s.Version.Name)
-	} else if err != nil && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	if _, err := t.ExecContext(ctx, `UPDATE schemas SET name = ?, updated_at = ? WHERE id = ?`, s.Version.Name, t.nowText(), s.ID); err != nil {
-		return err
-	}
-	_, err = addSchemaRevision(ctx, t, s.ID, latest.Version+1, s.Version.Name, s.Version.ResponseFormat)
-	return err
+	v := s.Version
+	return schemaArtifact.restore(ctx, t, s.ID, v.Name, func(latest SchemaRevision) bool {
+		return latest.Name == v.Name && string(latest.ResponseFormat) == v.ResponseFormat
+	}, func(t *writeTx, id string, version int) (SchemaRevision, error) {
+		return addSchemaRevision(ctx, t, id, version, v.Name, v.ResponseFormat)
+	})
 }
 
 // restorePromptVersion is restoreSchemaVersion for a prompt.
@@ -362,23 +351,9 @@ func restorePromptVersion(ctx context.Context, t *writeTx, s scope) error {
 	if s.Version == nil {
 		return nil
 	}
-	latest, err := latestPrompt(ctx, t, s.ID)
-	if err != nil {
-		return err
-	}
 	v := s.Version
 	f := promptFields{name: v.Name, content: v.Content, schemaRevID: v.SchemaRevID, model: v.Model, tagIDs: v.TagIDs}
-	if samePrompt(latest, f) {
-		return nil
-	}
-	if other, err := promptByName(ctx, t, v.Name); err == nil && other.PromptID != s.ID {
-		return Errorf(ErrConflict, "prompt %q cannot get its name %q back: another prompt has it now", latest.Name, v.Name)
-	} else if err != nil && !errors.Is(err, ErrNotFound) {
-		return err
-	}
-	if _, err := t.ExecContext(ctx, `UPDATE prompts SET name = ?, updated_at = ? WHERE id = ?`, v.Name, t.nowText(), s.ID); err != nil {
-		return err
-	}
-	_, err = addPromptRevision(ctx, t, s.ID, latest.Version+1, f)
-	return err
+	return promptArtifact.restore(ctx, t, s.ID, v.Name, func(latest PromptRevision) bool {
+		return samePrompt(latest, f)
+	}, writePrompt(ctx, &f, false))
 }

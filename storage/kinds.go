@@ -39,7 +39,7 @@ func (db *DB) Kinds(ctx context.Context) ([]Kind, error) {
 			return err
 		}
 		for _, c := range counts {
-			rev, err := latestSchema(ctx, tx, c.id)
+			rev, err := schemaArtifact.latest(ctx, tx, c.id)
 			if err != nil {
 				return err
 			}
@@ -70,7 +70,7 @@ func (db *DB) SetDocumentKind(ctx context.Context, documentID, schemaRef string)
 			writes: []string{rowKey(documentID)}, scopes: []scope{columnsScope("documents", documentID, "schema_id", "updated_at")}}
 		c.summary = fmt.Sprintf("took document %q out of its kind", d.Name)
 		if ref := strings.TrimSpace(schemaRef); ref != "" {
-			rev, err := findSchema(ctx, tx, ref)
+			rev, err := schemaArtifact.find(ctx, tx, ref)
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ func (db *DB) SetDocumentKind(ctx context.Context, documentID, schemaRef string)
 func (db *DB) KindPrompt(ctx context.Context, schemaID string) (PromptRevision, error) {
 	var rev PromptRevision
 	err := db.view(ctx, "find the prompt of a kind", func(tx *sql.Tx) error {
-		s, err := latestSchema(ctx, tx, schemaID)
+		s, err := schemaArtifact.latest(ctx, tx, schemaID)
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func kindPrompt(ctx context.Context, q queryer, s SchemaRevision) (PromptRevisio
 		return PromptRevision{}, err
 	}
 	if chosen.Valid {
-		rev, err := latestPrompt(ctx, q, chosen.String)
+		rev, err := promptArtifact.latest(ctx, q, chosen.String)
 		if err == nil && rev.SchemaID == s.SchemaID {
 			return rev, nil
 		}
@@ -130,12 +130,12 @@ func kindPrompt(ctx context.Context, q queryer, s SchemaRevision) (PromptRevisio
 // prompt that still links it). It does nothing when the prompt's latest
 // revision links no schema.
 func chooseKindPrompt(ctx context.Context, tx *writeTx, promptID string, onlyIfNone bool) error {
-	rev, err := latestPrompt(ctx, tx, promptID)
+	rev, err := promptArtifact.latest(ctx, tx, promptID)
 	if err != nil || rev.SchemaID == "" {
 		return err
 	}
 	if onlyIfNone {
-		s, err := latestSchema(ctx, tx, rev.SchemaID)
+		s, err := schemaArtifact.latest(ctx, tx, rev.SchemaID)
 		if err != nil {
 			return err
 		}

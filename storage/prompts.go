@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -73,19 +72,18 @@ type PromptFilter struct {
 	TagIDs []string
 }
 
-// promptRevisionColumns are read by scanPromptRevision from
-// prompt_revisions p.
-const promptRevisionColumns = `p.prompt_id, p.id, p.version, p.name, p.content,
+// promptArtifact is the prompts' share of the versioned artifact code.
+var promptArtifact = &versioned[PromptRevision]{
+	noun: "prompt", table: "prompts", revTable: "prompt_revisions", alias: "p", parent: "prompt_id", prefix: prefixPrompt,
+	columns: `p.prompt_id, p.id, p.version, p.name, p.content,
 	coalesce(sr.schema_id, ''), coalesce(p.schema_revid, ''), coalesce(sr.version, 0), p.model, p.created_at,
 	(SELECT group_concat(rt.tag_id, ',' ORDER BY t.name, t.id)
 	   FROM prompt_revision_tags rt JOIN tags t ON t.id = rt.tag_id
-	  WHERE rt.prompt_revid = p.id)`
-
-const promptRevisionFrom = ` FROM prompt_revisions p LEFT JOIN schema_revisions sr ON sr.id = p.schema_revid`
-
-// latestPromptRevision is the condition that p is the latest revision of
-// its prompt.
-const latestPromptRevision = `p.version = (SELECT max(version) FROM prompt_revisions WHERE prompt_id = p.prompt_id)`
+	  WHERE rt.prompt_revid = p.id)`,
+	from: ` FROM prompt_revisions p LEFT JOIN schema_revisions sr ON sr.id = p.schema_revid`,
+	scan: scanPromptRevision,
+	key:  promptKey, versionScope: promptVersionScope,
+}
 
 func scanPromptRevision(s scanner) (PromptRevision, error) {
 	var r PromptRevision
@@ -102,42 +100,6 @@ func scanPromptRevision(s scanner) (PromptRevision, error) {
 	}
 	r.CreatedAt, err = parseTime(created)
 	return r, err
-}
-
-func latestPrompt(ctx context.Context, q queryer, promptID string) (PromptRevision, error) {
-	r, err := scanPromptRevision(q.QueryRowContext(ctx, `SELECT `+promptRevisionColumns+promptRevisionFrom+`
-		WHERE p.prompt_id = ? ORDER BY p.version DESC LIMIT 1`, promptID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return PromptRevision{}, Errorf(ErrNotFound, "prompt %s not found", promptID)
-	}
-	return r, err
-}
-
-func getPromptRevision(ctx context.Context, q queryer, revID string) (PromptRevision, error) {
-	r, err := scanPromptRevision(q.QueryRowContext(ctx, `SELECT `+promptRevisionColumns+promptRevisionFrom+`
-		WHERE p.id = ?`, revID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return PromptRevision{}, Errorf(ErrNotFound, "prompt revision %s not found", revID)
-	}
-	return r, err
-}
-
-func promptByName(ctx context.Context, q queryer, name string) (PromptRevision, error) {
-	r, err := scanPromptRevision(q.QueryRowContext(ctx, `SELECT `+promptRevisionColumns+promptRevisionFrom+`
-		JOIN prompts pr ON pr.id = p.prompt_id
-		WHERE pr.name = ? ORDER BY p.version DESC LIMIT 1`, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return PromptRevision{}, Errorf(ErrNotFound, "prompt %q not found", name)
-	}
-	return r, err
-}
-
-func checkPromptName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "", Errorf(ErrInvalid, "prompt name is empty").On("name")
-	}
-	return name, checkLength("prompt name", "name", name, MaxNameLength)
 }
 
 func checkPromptContent(content string) error {
@@ -158,15 +120,15 @@ func resolveSchemaLink(ctx context.Context, q queryer, schemaID string, version 
 	var rev SchemaRevision
 	var err error
 	if version == 0 {
-		rev, err = latestSchema(ctx, q, schemaID)
+		rev, err = schemaArtifact.latest(ctx, q, schemaID)
 	} else {
-		rev, err = schemaRevisionByVersion(ctx, q, schemaID, version)
+		rev, err = schemaArtifact.byVersion(ctx, q, schemaID, version)
 	}
 	if errors.Is(err, ErrNotFound) {
 		if version == 0 {
 			return "", Errorf(ErrInvalid, "unknown schema %s", schemaID).On("schema_id")
 		}
-		if _, e := latestSchema(ctx, q, schemaID); e != nil {
+		if _, e := schemaArtifact.latest(ctx, q, schemaID); e != nil {
 			return "", Errorf(ErrInvalid, "unknown schema %s", schemaID).On("schema_id")
 		}
 		return "", Errorf(ErrInvalid, "schema %s has no version %d", schemaID, version).On("schema_version")
@@ -196,14 +158,28 @@ func addPromptRevision(ctx context.Context, tx *writeTx, promptID string, versio
 			return PromptRevision{}, err
 		}
 	}
-	return getPromptRevision(ctx, tx, revID)
+	return promptArtifact.revision(ctx, tx, revID)
+}
+
+// writePrompt is the addRevision of a prompt revision with the fields f
+// holds when it runs. forKind (a person writes it) then makes the prompt
+// its schema's kind prompt: a new prompt always, a new version only while
+// the kind has none.
+func writePrompt(ctx context.Context, f *promptFields, forKind bool) addRevision[PromptRevision] {
+	return func(tx *writeTx, promptID string, version int) (PromptRevision, error) {
+		rev, err := addPromptRevision(ctx, tx, promptID, version, *f)
+		if err == nil && forKind {
+			err = chooseKindPrompt(ctx, tx, promptID, version > 1)
+		}
+		return rev, err
+	}
 }
 
 // CreatePrompt stores a new prompt at version 1. A prompt with the same
 // name (in any case) is a conflict that says to use update_prompt; an
 // unknown schema, schema version or tag is invalid.
 func (db *DB) CreatePrompt(ctx context.Context, np NewPrompt) (PromptRevision, error) {
-	name, err := checkPromptName(np.Name)
+	name, err := promptArtifact.checkName(np.Name)
 	if err != nil {
 		return PromptRevision{}, err
 	}
@@ -216,15 +192,9 @@ func (db *DB) CreatePrompt(ctx context.Context, np NewPrompt) (PromptRevision, e
 		return PromptRevision{}, Errorf(ErrInvalid, "schema_version given without schema_id").On("schema_id")
 	}
 	f := promptFields{name: name, content: np.Content, model: model, tagIDs: uniqueStrings(np.TagIDs)}
-	var rev PromptRevision
-	err = db.update(ctx, "create prompt", func(tx *writeTx) error {
-		if existing, err := promptByName(ctx, tx, name); err == nil {
-			return Errorf(ErrConflict, "prompt %q exists (prompt_id %s): use update_prompt to make a new version",
-				existing.Name, existing.PromptID).On("name")
-		} else if !errors.Is(err, ErrNotFound) {
-			return err
-		}
+	prepare := func(tx *writeTx, c *change) error {
 		if schemaID != "" {
+			var err error
 			if f.schemaRevID, err = resolveSchemaLink(ctx, tx, schemaID, np.SchemaVersion); err != nil {
 				return err
 			}
@@ -232,30 +202,9 @@ func (db *DB) CreatePrompt(ctx context.Context, np NewPrompt) (PromptRevision, e
 		if err := checkTagsExist(ctx, tx, f.tagIDs); err != nil {
 			return err
 		}
-		id, now := newID(prefixPrompt), tx.nowText()
-		c := change{op: "create prompt", kind: "prompt", id: id, summary: fmt.Sprintf("created prompt %q", name),
-			writes: []string{promptKey(id)}, reads: tagKeys(&f.tagIDs), scopes: []scope{treeScope("prompts", id)}}
-		if np.ForKind && schemaID != "" {
-			if err := c.mayBecomeKindPrompt(ctx, tx, f.schemaRevID); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.journal(ctx, c); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO prompts (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)`,
-			id, name, now, now); err != nil {
-			return err
-		}
-		if rev, err = addPromptRevision(ctx, tx, id, 1, f); err != nil {
-			return err
-		}
-		if np.ForKind {
-			return chooseKindPrompt(ctx, tx, id, false)
-		}
-		return nil
-	})
-	return rev, err
+		return c.promptWrites(ctx, tx, f, np.ForKind)
+	}
+	return promptArtifact.create(ctx, db, name, prepare, writePrompt(ctx, &f, np.ForKind))
 }
 
 // UpdatePrompt makes a new version of a prompt from its latest revision and
@@ -266,7 +215,7 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 	var name string
 	var err error
 	if p.Name != nil {
-		if name, err = checkPromptName(*p.Name); err != nil {
+		if name, err = promptArtifact.checkName(*p.Name); err != nil {
 			return PromptRevision{}, false, err
 		}
 	}
@@ -275,14 +224,9 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 			return PromptRevision{}, false, err
 		}
 	}
-	var rev PromptRevision
-	var noChanges bool
-	err = db.update(ctx, "update prompt", func(tx *writeTx) error {
-		latest, err := latestPrompt(ctx, tx, promptID)
-		if err != nil {
-			return err
-		}
-		f := promptFields{name: latest.Name, content: latest.Content, schemaRevID: latest.SchemaRevID,
+	var f promptFields
+	next := func(tx *writeTx, latest PromptRevision, c *change) (string, bool, error) {
+		f = promptFields{name: latest.Name, content: latest.Content, schemaRevID: latest.SchemaRevID,
 			model: latest.Model, tagIDs: latest.TagIDs}
 		if p.Name != nil {
 			f.name = name
@@ -296,74 +240,54 @@ func (db *DB) UpdatePrompt(ctx context.Context, promptID string, p PromptPatch) 
 		if p.TagIDs != nil {
 			f.tagIDs = uniqueStrings(*p.TagIDs)
 			if err := checkTagsExist(ctx, tx, f.tagIDs); err != nil {
-				return err
+				return "", false, err
 			}
 		}
-		version := 0
-		if p.SchemaVersion != nil {
-			version = *p.SchemaVersion
-		}
-		switch {
-		case p.SchemaID != nil && strings.TrimSpace(*p.SchemaID) == "":
-			if version != 0 {
-				return Errorf(ErrInvalid, "schema_version given without schema_id").On("schema_id")
-			}
-			f.schemaRevID = ""
-		case p.SchemaID != nil:
-			if f.schemaRevID, err = resolveSchemaLink(ctx, tx, strings.TrimSpace(*p.SchemaID), version); err != nil {
-				return err
-			}
-		case p.SchemaVersion != nil:
-			if latest.SchemaID == "" {
-				return Errorf(ErrInvalid, "prompt %q links no schema: give schema_id with schema_version", latest.Name).On("schema_id")
-			}
-			if f.schemaRevID, err = resolveSchemaLink(ctx, tx, latest.SchemaID, version); err != nil {
-				return err
-			}
+		if err := f.relink(ctx, tx, latest, p); err != nil {
+			return "", false, err
 		}
 		if samePrompt(latest, f) {
-			rev, noChanges = latest, true
-			return nil
+			return f.name, true, nil
 		}
-		c := change{op: "update prompt", kind: "prompt", id: promptID,
-			summary: fmt.Sprintf("updated prompt %q to version %d", latest.Name, latest.Version+1),
-			writes:  []string{promptKey(promptID)}, reads: tagKeys(&f.tagIDs), scopes: []scope{promptVersionScope(promptID)}}
-		if f.name != latest.Name {
-			c.summary = fmt.Sprintf("renamed prompt %q to %q (version %d)", latest.Name, f.name, latest.Version+1)
-		}
-		if p.ForKind && f.schemaRevID != "" {
-			if err := c.mayBecomeKindPrompt(ctx, tx, f.schemaRevID); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.journal(ctx, c); err != nil {
-			return err
-		}
-		if f.name != latest.Name {
-			if other, err := promptByName(ctx, tx, f.name); err == nil && other.PromptID != promptID {
-				return Errorf(ErrConflict, "prompt %q exists (prompt_id %s): choose another name", other.Name, other.PromptID).On("name")
-			} else if err != nil && !errors.Is(err, ErrNotFound) {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE prompts SET name = ? WHERE id = ?`, f.name, promptID); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE prompts SET updated_at = ? WHERE id = ?`, tx.nowText(), promptID); err != nil {
-			return err
-		}
-		if rev, err = addPromptRevision(ctx, tx, promptID, latest.Version+1, f); err != nil {
-			return err
-		}
-		if p.ForKind {
-			return chooseKindPrompt(ctx, tx, promptID, true)
-		}
-		return nil
-	})
-	if err != nil {
-		return PromptRevision{}, false, err
+		return f.name, false, c.promptWrites(ctx, tx, f, p.ForKind)
 	}
-	return rev, noChanges, nil
+	return promptArtifact.update(ctx, db, promptID, next, writePrompt(ctx, &f, p.ForKind))
+}
+
+// relink applies p's schema link to f, the fields of a new version of
+// latest.
+func (f *promptFields) relink(ctx context.Context, q queryer, latest PromptRevision, p PromptPatch) error {
+	version := 0
+	if p.SchemaVersion != nil {
+		version = *p.SchemaVersion
+	}
+	var err error
+	switch {
+	case p.SchemaID != nil && strings.TrimSpace(*p.SchemaID) == "":
+		if version != 0 {
+			return Errorf(ErrInvalid, "schema_version given without schema_id").On("schema_id")
+		}
+		f.schemaRevID = ""
+	case p.SchemaID != nil:
+		f.schemaRevID, err = resolveSchemaLink(ctx, q, strings.TrimSpace(*p.SchemaID), version)
+	case p.SchemaVersion != nil:
+		if latest.SchemaID == "" {
+			return Errorf(ErrInvalid, "prompt %q links no schema: give schema_id with schema_version", latest.Name).On("schema_id")
+		}
+		f.schemaRevID, err = resolveSchemaLink(ctx, q, latest.SchemaID, version)
+	}
+	return err
+}
+
+// promptWrites adds to a prompt's change the tags its new revision reads
+// and, when a person writes it (forKind) with a schema, the kind prompt it
+// may become.
+func (c *change) promptWrites(ctx context.Context, q queryer, f promptFields, forKind bool) error {
+	c.reads = tagKeys(&f.tagIDs)
+	if forKind && f.schemaRevID != "" {
+		return c.mayBecomeKindPrompt(ctx, q, f.schemaRevID)
+	}
+	return nil
 }
 
 // samePrompt reports whether f would store what r holds (tags in any order).
@@ -379,117 +303,48 @@ func samePrompt(r PromptRevision, f promptFields) bool {
 
 // GetPrompt returns the latest revision of a prompt.
 func (db *DB) GetPrompt(ctx context.Context, promptID string) (PromptRevision, error) {
-	r, err := latestPrompt(ctx, db.sql, promptID)
-	return r, translate("get prompt", err)
+	return promptArtifact.get(ctx, db, promptID)
 }
 
 // GetPromptRevision returns one revision by its id.
 func (db *DB) GetPromptRevision(ctx context.Context, promptRevID string) (PromptRevision, error) {
-	r, err := getPromptRevision(ctx, db.sql, promptRevID)
-	return r, translate("get prompt revision", err)
+	return promptArtifact.getRevision(ctx, db, promptRevID)
 }
 
 // FindPrompt returns the latest revision of the prompt with this id, the
 // revision with this revision id, or the latest revision of the prompt with
 // this name (in any case).
 func (db *DB) FindPrompt(ctx context.Context, idOrName string) (PromptRevision, error) {
-	var r PromptRevision
-	err := db.view(ctx, "find prompt", func(tx *sql.Tx) error {
-		var err error
-		if r, err = latestPrompt(ctx, tx, idOrName); !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		if r, err = getPromptRevision(ctx, tx, idOrName); !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		r, err = promptByName(ctx, tx, idOrName)
-		return err
-	})
-	return r, err
+	return promptArtifact.findIn(ctx, db, idOrName)
 }
 
 // ListPrompts returns the latest revision of each prompt that matches f, by
 // name, and how many match in all.
 func (db *DB) ListPrompts(ctx context.Context, f PromptFilter) ([]PromptRevision, int, error) {
-	limit, skip := pageOf(ListFilter{Skip: f.Skip, Limit: f.Limit})
-	where := ` WHERE ` + latestPromptRevision
+	var tags string
 	var args []any
-	if s := strings.TrimSpace(f.NameSearch); s != "" {
-		if err := checkListSearch(s); err != nil {
-			return nil, 0, err
-		}
-		where += ` AND p.name LIKE ? ESCAPE '\'`
-		args = append(args, "%"+escapeLike(s)+"%")
-	}
 	for _, tagID := range uniqueStrings(f.TagIDs) {
-		where += ` AND EXISTS (SELECT 1 FROM prompt_revision_tags rt WHERE rt.prompt_revid = p.id AND rt.tag_id = ?)`
+		tags += ` AND EXISTS (SELECT 1 FROM prompt_revision_tags rt WHERE rt.prompt_revid = p.id AND rt.tag_id = ?)`
 		args = append(args, tagID)
 	}
-	var revs []PromptRevision
-	var total int
-	err := db.view(ctx, "list prompts", func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM prompt_revisions p`+where, args...).Scan(&total); err != nil {
-			return err
-		}
-		var err error
-		revs, err = queryRows(ctx, tx, scanPromptRevision, `SELECT `+promptRevisionColumns+promptRevisionFrom+where+
-			` ORDER BY p.name COLLATE NOCASE, p.prompt_id LIMIT ? OFFSET ?`, append(args, limit, skip)...)
-		return err
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return revs, total, nil
+	return promptArtifact.list(ctx, db, ListFilter{Skip: f.Skip, Limit: f.Limit, NameSearch: f.NameSearch}, tags, args...)
 }
 
 // ListPromptRevisions returns every revision of a prompt, newest first.
 func (db *DB) ListPromptRevisions(ctx context.Context, promptID string) ([]PromptRevision, error) {
-	var revs []PromptRevision
-	err := db.view(ctx, "list prompt revisions", func(tx *sql.Tx) error {
-		var err error
-		revs, err = queryRows(ctx, tx, scanPromptRevision, `SELECT `+promptRevisionColumns+promptRevisionFrom+`
-			WHERE p.prompt_id = ? ORDER BY p.version DESC`, promptID)
-		if err != nil {
-			return err
-		}
-		if len(revs) == 0 {
-			return Errorf(ErrNotFound, "prompt %s not found", promptID)
-		}
-		return nil
-	})
-	return revs, err
+	return promptArtifact.revisions(ctx, db, promptID)
 }
 
 // DeletePrompt deletes a prompt with all its revisions and their tag links.
 // Extractions made with it are kept, without their prompt revision.
 func (db *DB) DeletePrompt(ctx context.Context, promptID string) error {
-	return db.update(ctx, "delete prompt", func(tx *writeTx) error {
-		latest, err := latestPrompt(ctx, tx, promptID)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.journal(ctx, change{op: "delete prompt", kind: "prompt", id: promptID,
-			summary: fmt.Sprintf("deleted prompt %q (%s)", latest.Name, plural(latest.Version, "version")),
-			writes:  []string{promptKey(promptID)}, scopes: []scope{treeScope("prompts", promptID)}}); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM prompts WHERE id = ?`, promptID)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return Errorf(ErrNotFound, "prompt %s not found", promptID)
-		}
-		return nil
-	})
+	return promptArtifact.remove(ctx, db, promptID, nil)
 }
 
 // mayBecomeKindPrompt adds to a prompt's change the kind prompt of the
 // schema of schemaRevID, which the prompt may become: undo puts it back.
 func (c *change) mayBecomeKindPrompt(ctx context.Context, q queryer, schemaRevID string) error {
-	rev, err := getSchemaRevision(ctx, q, schemaRevID)
+	rev, err := schemaArtifact.revision(ctx, q, schemaRevID)
 	if err != nil {
 		return err
 	}

@@ -289,7 +289,7 @@ func (db *DB) SchemaRows(ctx context.Context, q SchemaRowsQuery) ([]SchemaRow, i
 	var out []SchemaRow
 	total := 0
 	err = db.view(ctx, "schema rows", func(tx *sql.Tx) error {
-		if _, err := latestSchema(ctx, tx, q.SchemaID); err != nil {
+		if _, err := schemaArtifact.latest(ctx, tx, q.SchemaID); err != nil {
 			return err
 		}
 		ids, err := queryRows(ctx, tx, func(s scanner) (any, error) {
@@ -363,7 +363,7 @@ func (x extraColumns) Scan(dest ...any) error { return x.s.Scan(append(dest, x.e
 func (db *DB) RerunPrompt(ctx context.Context, documentID, schemaID string) (PromptRevision, error) {
 	var r PromptRevision
 	err := db.view(ctx, "rerun prompt", func(tx *sql.Tx) error {
-		s, err := latestSchema(ctx, tx, schemaID)
+		s, err := schemaArtifact.latest(ctx, tx, schemaID)
 		if err != nil {
 			return err
 		}
@@ -383,11 +383,11 @@ func (db *DB) RerunPrompt(ctx context.Context, documentID, schemaID string) (Pro
 		if err != nil {
 			return err
 		}
-		if r, err = latestPrompt(ctx, tx, promptID); err != nil {
+		if r, err = promptArtifact.latest(ctx, tx, promptID); err != nil {
 			return err
 		}
 		if r.SchemaID != s.SchemaID {
-			r, err = getPromptRevision(ctx, tx, ranRev)
+			r, err = promptArtifact.revision(ctx, tx, ranRev)
 		}
 		return err
 	})

@@ -2,9 +2,7 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -36,13 +34,14 @@ type ListFilter struct {
 	NameSearch string
 }
 
-// schemaRevisionColumns are read by scanSchemaRevision from
-// schema_revisions r.
-const schemaRevisionColumns = `r.schema_id, r.id, r.version, r.name, r.response_format, r.created_at`
-
-// latestSchemaRevision is the condition that r is the latest revision of
-// its schema.
-const latestSchemaRevision = `r.version = (SELECT max(version) FROM schema_revisions WHERE schema_id = r.schema_id)`
+// schemaArtifact is the schemas' share of the versioned artifact code.
+var schemaArtifact = &versioned[SchemaRevision]{
+	noun: "schema", table: "schemas", revTable: "schema_revisions", alias: "r", parent: "schema_id", prefix: prefixSchema,
+	columns: `r.schema_id, r.id, r.version, r.name, r.response_format, r.created_at`,
+	from:    ` FROM schema_revisions r`,
+	scan:    scanSchemaRevision,
+	key:     schemaKey, versionScope: schemaVersionScope,
+}
 
 func scanSchemaRevision(s scanner) (SchemaRevision, error) {
 	var r SchemaRevision
@@ -54,57 +53,6 @@ func scanSchemaRevision(s scanner) (SchemaRevision, error) {
 	var err error
 	r.CreatedAt, err = parseTime(created)
 	return r, err
-}
-
-// latestSchema returns the latest revision of a schema by schema id.
-func latestSchema(ctx context.Context, q queryer, schemaID string) (SchemaRevision, error) {
-	r, err := scanSchemaRevision(q.QueryRowContext(ctx, `SELECT `+schemaRevisionColumns+`
-		FROM schema_revisions r WHERE r.schema_id = ? ORDER BY r.version DESC LIMIT 1`, schemaID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return SchemaRevision{}, Errorf(ErrNotFound, "schema %s not found", schemaID)
-	}
-	return r, err
-}
-
-func getSchemaRevision(ctx context.Context, q queryer, revID string) (SchemaRevision, error) {
-	r, err := scanSchemaRevision(q.QueryRowContext(ctx, `SELECT `+schemaRevisionColumns+`
-		FROM schema_revisions r WHERE r.id = ?`, revID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return SchemaRevision{}, Errorf(ErrNotFound, "schema revision %s not found", revID)
-	}
-	return r, err
-}
-
-func schemaRevisionByVersion(ctx context.Context, q queryer, schemaID string, version int) (SchemaRevision, error) {
-	r, err := scanSchemaRevision(q.QueryRowContext(ctx, `SELECT `+schemaRevisionColumns+`
-		FROM schema_revisions r WHERE r.schema_id = ? AND r.version = ?`, schemaID, version))
-	if errors.Is(err, sql.ErrNoRows) {
-		if _, err := latestSchema(ctx, q, schemaID); err != nil {
-			return SchemaRevision{}, err
-		}
-		return SchemaRevision{}, Errorf(ErrNotFound, "schema %s has no version %d", schemaID, version)
-	}
-	return r, err
-}
-
-// schemaByName returns the latest revision of the schema with this name
-// (in any case, the column's collation).
-func schemaByName(ctx context.Context, q queryer, name string) (SchemaRevision, error) {
-	r, err := scanSchemaRevision(q.QueryRowContext(ctx, `SELECT `+schemaRevisionColumns+`
-		FROM schemas s JOIN schema_revisions r ON r.schema_id = s.id
-		WHERE s.name = ? ORDER BY r.version DESC LIMIT 1`, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return SchemaRevision{}, Errorf(ErrNotFound, "schema %q not found", name)
-	}
-	return r, err
-}
-
-func checkSchemaName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "", Errorf(ErrInvalid, "schema name is empty").On("name")
-	}
-	return name, checkLength("schema name", "name", name, MaxNameLength)
 }
 
 // normalizeResponseFormat checks that raw is a JSON object and returns it
@@ -120,7 +68,7 @@ func normalizeResponseFormat(raw json.RawMessage) (string, error) {
 // CreateSchema stores a new schema at version 1. A schema with the same
 // name (in any case) is a conflict that says to use update_schema.
 func (db *DB) CreateSchema(ctx context.Context, name string, responseFormat json.RawMessage) (SchemaRevision, error) {
-	name, err := checkSchemaName(name)
+	name, err := schemaArtifact.checkName(name)
 	if err != nil {
 		return SchemaRevision{}, err
 	}
@@ -128,27 +76,9 @@ func (db *DB) CreateSchema(ctx context.Context, name string, responseFormat json
 	if err != nil {
 		return SchemaRevision{}, err
 	}
-	var rev SchemaRevision
-	err = db.update(ctx, "create schema", func(tx *writeTx) error {
-		if existing, err := schemaByName(ctx, tx, name); err == nil {
-			return Errorf(ErrConflict, "schema %q exists (schema_id %s): use update_schema to make a new version",
-				existing.Name, existing.SchemaID).On("name")
-		} else if !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		id, now := newID(prefixSchema), tx.nowText()
-		if _, err := tx.journal(ctx, change{op: "create schema", kind: "schema", id: id, summary: fmt.Sprintf("created schema %q", name),
-			writes: []string{schemaKey(id)}, scopes: []scope{treeScope("schemas", id)}}); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO schemas (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)`,
-			id, name, now, now); err != nil {
-			return err
-		}
-		rev, err = addSchemaRevision(ctx, tx, id, 1, name, rf)
-		return err
+	return schemaArtifact.create(ctx, db, name, nil, func(tx *writeTx, id string, version int) (SchemaRevision, error) {
+		return addSchemaRevision(ctx, tx, id, version, name, rf)
 	})
-	return rev, err
 }
 
 func addSchemaRevision(ctx context.Context, tx *writeTx, schemaID string, version int, name, rf string) (SchemaRevision, error) {
@@ -158,7 +88,7 @@ func addSchemaRevision(ctx context.Context, tx *writeTx, schemaID string, versio
 	if err != nil {
 		return SchemaRevision{}, err
 	}
-	return getSchemaRevision(ctx, tx, revID)
+	return schemaArtifact.revision(ctx, tx, revID)
 }
 
 // UpdateSchema makes a new version of a schema from the latest one, with
@@ -169,7 +99,7 @@ func addSchemaRevision(ctx context.Context, tx *writeTx, schemaID string, versio
 func (db *DB) UpdateSchema(ctx context.Context, schemaID string, name *string, responseFormat json.RawMessage) (rev SchemaRevision, noChanges bool, err error) {
 	var newName, rf string
 	if name != nil {
-		if newName, err = checkSchemaName(*name); err != nil {
+		if newName, err = schemaArtifact.checkName(*name); err != nil {
 			return SchemaRevision{}, false, err
 		}
 	}
@@ -178,62 +108,33 @@ func (db *DB) UpdateSchema(ctx context.Context, schemaID string, name *string, r
 			return SchemaRevision{}, false, err
 		}
 	}
-	err = db.update(ctx, "update schema", func(tx *writeTx) error {
-		latest, err := latestSchema(ctx, tx, schemaID)
-		if err != nil {
-			return err
-		}
+	next := func(_ *writeTx, latest SchemaRevision, _ *change) (string, bool, error) {
 		if name == nil {
 			newName = latest.Name
 		}
 		if responseFormat == nil {
 			rf = string(latest.ResponseFormat)
 		}
-		if newName == latest.Name && rf == string(latest.ResponseFormat) {
-			rev, noChanges = latest, true
-			return nil
-		}
-		if other, err := schemaByName(ctx, tx, newName); err == nil && other.SchemaID != schemaID {
-			return Errorf(ErrConflict, "schema %q exists (schema_id %s): choose another name", other.Name, other.SchemaID).On("name")
-		} else if err != nil && !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		summary := fmt.Sprintf("updated schema %q to version %d", latest.Name, latest.Version+1)
-		if newName != latest.Name {
-			summary = fmt.Sprintf("renamed schema %q to %q (version %d)", latest.Name, newName, latest.Version+1)
-		}
-		if _, err := tx.journal(ctx, change{op: "update schema", kind: "schema", id: schemaID, summary: summary,
-			writes: []string{schemaKey(schemaID)}, scopes: []scope{schemaVersionScope(schemaID)}}); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE schemas SET name = ?, updated_at = ? WHERE id = ?`,
-			newName, tx.nowText(), schemaID); err != nil {
-			return err
-		}
-		rev, err = addSchemaRevision(ctx, tx, schemaID, latest.Version+1, newName, rf)
-		return err
-	})
-	if err != nil {
-		return SchemaRevision{}, false, err
+		return newName, newName == latest.Name && rf == string(latest.ResponseFormat), nil
 	}
-	return rev, noChanges, nil
+	return schemaArtifact.update(ctx, db, schemaID, next, func(tx *writeTx, id string, version int) (SchemaRevision, error) {
+		return addSchemaRevision(ctx, tx, id, version, newName, rf)
+	})
 }
 
 // GetSchema returns the latest revision of a schema.
 func (db *DB) GetSchema(ctx context.Context, schemaID string) (SchemaRevision, error) {
-	r, err := latestSchema(ctx, db.sql, schemaID)
-	return r, translate("get schema", err)
+	return schemaArtifact.get(ctx, db, schemaID)
 }
 
 // GetSchemaRevision returns one revision by its id.
 func (db *DB) GetSchemaRevision(ctx context.Context, schemaRevID string) (SchemaRevision, error) {
-	r, err := getSchemaRevision(ctx, db.sql, schemaRevID)
-	return r, translate("get schema revision", err)
+	return schemaArtifact.getRevision(ctx, db, schemaRevID)
 }
 
 // SchemaRevisionByVersion returns a schema's revision with this version.
 func (db *DB) SchemaRevisionByVersion(ctx context.Context, schemaID string, version int) (SchemaRevision, error) {
-	r, err := schemaRevisionByVersion(ctx, db.sql, schemaID, version)
+	r, err := schemaArtifact.byVersion(ctx, db.sql, schemaID, version)
 	return r, translate("get schema version", err)
 }
 
@@ -241,117 +142,44 @@ func (db *DB) SchemaRevisionByVersion(ctx context.Context, schemaID string, vers
 // revision with this revision id, or the latest revision of the schema with
 // this name (in any case, as names are unique regardless of case).
 func (db *DB) FindSchema(ctx context.Context, idOrName string) (SchemaRevision, error) {
-	var r SchemaRevision
-	err := db.view(ctx, "find schema", func(tx *sql.Tx) error {
-		var err error
-		r, err = findSchema(ctx, tx, idOrName)
-		return err
-	})
-	return r, err
-}
-
-// findSchema is FindSchema inside a transaction.
-func findSchema(ctx context.Context, q queryer, idOrName string) (SchemaRevision, error) {
-	if r, err := latestSchema(ctx, q, idOrName); !errors.Is(err, ErrNotFound) {
-		return r, err
-	}
-	if r, err := getSchemaRevision(ctx, q, idOrName); !errors.Is(err, ErrNotFound) {
-		return r, err
-	}
-	return schemaByName(ctx, q, idOrName)
+	return schemaArtifact.findIn(ctx, db, idOrName)
 }
 
 // ListSchemas returns the latest revision of each schema that matches f, by
 // name, and how many match in all.
 func (db *DB) ListSchemas(ctx context.Context, f ListFilter) ([]SchemaRevision, int, error) {
-	limit, skip := pageOf(f)
-	where := ` WHERE ` + latestSchemaRevision
-	var args []any
-	if s := strings.TrimSpace(f.NameSearch); s != "" {
-		if err := checkListSearch(s); err != nil {
-			return nil, 0, err
-		}
-		where += ` AND r.name LIKE ? ESCAPE '\'`
-		args = append(args, "%"+escapeLike(s)+"%")
-	}
-	var revs []SchemaRevision
-	var total int
-	err := db.view(ctx, "list schemas", func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_revisions r`+where, args...).Scan(&total); err != nil {
-			return err
-		}
-		var err error
-		revs, err = queryRows(ctx, tx, scanSchemaRevision, `SELECT `+schemaRevisionColumns+` FROM schema_revisions r`+where+
-			` ORDER BY r.name COLLATE NOCASE, r.schema_id LIMIT ? OFFSET ?`, append(args, limit, skip)...)
-		return err
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return revs, total, nil
-}
-
-// pageOf returns the limit and offset a filter asks for.
-func pageOf(f ListFilter) (limit, skip int) {
-	limit = f.Limit
-	if limit <= 0 {
-		limit = DefaultListLimit
-	}
-	return limit, max(f.Skip, 0)
+	return schemaArtifact.list(ctx, db, f, "")
 }
 
 // ListSchemaRevisions returns every revision of a schema, newest first.
 func (db *DB) ListSchemaRevisions(ctx context.Context, schemaID string) ([]SchemaRevision, error) {
-	var revs []SchemaRevision
-	err := db.view(ctx, "list schema revisions", func(tx *sql.Tx) error {
-		var err error
-		revs, err = queryRows(ctx, tx, scanSchemaRevision, `SELECT `+schemaRevisionColumns+` FROM schema_revisions r
-			WHERE r.schema_id = ? ORDER BY r.version DESC`, schemaID)
-		if err != nil {
-			return err
-		}
-		if len(revs) == 0 {
-			return Errorf(ErrNotFound, "schema %s not found", schemaID)
-		}
-		return nil
-	})
-	return revs, err
+	return schemaArtifact.revisions(ctx, db, schemaID)
 }
 
 // DeleteSchema deletes a schema with all its revisions. It is refused while
 // the latest revision of a prompt links one of them; older prompt revisions
 // do not count, and lose their link.
 func (db *DB) DeleteSchema(ctx context.Context, schemaID string) error {
-	return db.update(ctx, "delete schema", func(tx *writeTx) error {
-		latest, err := latestSchema(ctx, tx, schemaID)
-		if err != nil {
-			return err
-		}
+	return schemaArtifact.remove(ctx, db, schemaID, func(tx *writeTx, latest SchemaRevision) error {
 		var total int
-		const users = ` FROM prompt_revisions p JOIN schema_revisions r ON r.id = p.schema_revid
-			WHERE r.schema_id = ? AND ` + latestPromptRevision
+		users := ` FROM prompt_revisions p JOIN schema_revisions r ON r.id = p.schema_revid
+			WHERE r.schema_id = ? AND ` + promptArtifact.latestCond()
 		if err := tx.QueryRowContext(ctx, `SELECT count(*)`+users, schemaID).Scan(&total); err != nil {
 			return err
 		}
-		if total > 0 {
-			names, err := queryRows(ctx, tx, scanValue[string], `SELECT 'prompt ' || json_quote(p.name) || ' (' || p.prompt_id || ')'`+users+
-				` ORDER BY p.name LIMIT ?`, schemaID, maxNamedUsers)
-			if err != nil {
-				return err
-			}
-			more := ""
-			if total > len(names) {
-				more = fmt.Sprintf(" and %d more", total-len(names))
-			}
-			return Errorf(ErrConflict, "schema %q is used by %s%s: link those prompts to another schema or delete them first",
-				latest.Name, strings.Join(names, ", "), more)
+		if total == 0 {
+			return nil
 		}
-		if _, err := tx.journal(ctx, change{op: "delete schema", kind: "schema", id: schemaID,
-			summary: fmt.Sprintf("deleted schema %q (%s)", latest.Name, plural(latest.Version, "version")),
-			writes:  []string{schemaKey(schemaID)}, scopes: []scope{treeScope("schemas", schemaID)}}); err != nil {
+		names, err := queryRows(ctx, tx, scanValue[string], `SELECT 'prompt ' || json_quote(p.name) || ' (' || p.prompt_id || ')'`+users+
+			` ORDER BY p.name LIMIT ?`, schemaID, maxNamedUsers)
+		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM schemas WHERE id = ?`, schemaID)
-		return err
+		more := ""
+		if total > len(names) {
+			more = fmt.Sprintf(" and %d more", total-len(names))
+		}
+		return Errorf(ErrConflict, "schema %q is used by %s%s: link those prompts to another schema or delete them first",
+			latest.Name, strings.Join(names, ", "), more)
 	})
 }

@@ -25,41 +25,71 @@ func subcommand(ctx context.Context, env *Env, args []string, list func(context.
 	return list(ctx, env, args)
 }
 
-func runSchemas(ctx context.Context, env *Env, args []string) error {
-	return subcommand(ctx, env, args, listSchemas, map[string]func(context.Context, *Env, []string) error{
-		"create": createSchema,
-		"show":   showSchema,
-	})
+// listing is a noun's list command, `docent NOUN [--json]`: schemas,
+// prompts and tags are its instances.
+type listing[T any] struct {
+	// noun is the command, and the key of the list --json writes.
+	noun string
+	load func(*storage.DB, context.Context) ([]T, error)
+	// none is what stderr says when there are none, with how to make one.
+	none   string
+	header []string
+	row    func(T) []string
 }
 
-func listSchemas(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("schemas", flag.ContinueOnError)
+func (l listing[T]) run(ctx context.Context, env *Env, args []string) error {
+	fs := flag.NewFlagSet(l.noun, flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "")
 	if rest, err := parseFlags(fs, args); err != nil {
 		return err
 	} else if len(rest) > 0 {
-		return usagef("unknown schemas command %q\n%s", rest[0], usageLine("schemas"))
+		return usagef("unknown %s command %q\n%s", l.noun, rest[0], usageLine(l.noun))
 	}
 	db, err := env.Store(ctx)
 	if err != nil {
 		return err
 	}
-	schemas, _, err := db.ListSchemas(ctx, storage.ListFilter{Limit: 1000})
+	items, err := l.load(db, ctx)
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(env.IO, map[string]any{"schemas": schemas})
+		return writeJSON(env.IO, map[string]any{l.noun: items})
 	}
-	if len(schemas) == 0 {
-		fmt.Fprintln(env.IO.Err, "no schemas; create one with: docent schemas create --name NAME --file FILE.json")
+	if len(items) == 0 {
+		fmt.Fprintln(env.IO.Err, l.none)
 		return nil
 	}
-	t := newTable(env.IO.Out, "SCHEMA", "NAME", "VERSION", "REVISION", "CREATED")
-	for _, s := range schemas {
-		t.row(s.SchemaID, s.Name, fmt.Sprint(s.Version), s.SchemaRevID, formatTime(s.CreatedAt))
+	t := newTable(env.IO.Out, l.header...)
+	for _, item := range items {
+		t.row(l.row(item)...)
 	}
 	return t.flush()
+}
+
+// printCreated says what a create command made of a versioned artifact.
+func printCreated(env *Env, noun, name, id string, version int, revID string) {
+	fmt.Fprintf(env.IO.Out, "created %s %s (%s), version %d, revision %s\n", noun, textfmt.Visible(name), id, version, revID)
+}
+
+var schemaListing = listing[storage.SchemaRevision]{
+	noun: "schemas",
+	load: func(db *storage.DB, ctx context.Context) ([]storage.SchemaRevision, error) {
+		schemas, _, err := db.ListSchemas(ctx, storage.ListFilter{Limit: 1000})
+		return schemas, err
+	},
+	none:   "no schemas; create one with: docent schemas create --name NAME --file FILE.json",
+	header: []string{"SCHEMA", "NAME", "VERSION", "REVISION", "CREATED"},
+	row: func(s storage.SchemaRevision) []string {
+		return []string{s.SchemaID, s.Name, fmt.Sprint(s.Version), s.SchemaRevID, formatTime(s.CreatedAt)}
+	},
+}
+
+func runSchemas(ctx context.Context, env *Env, args []string) error {
+	return subcommand(ctx, env, args, schemaListing.run, map[string]func(context.Context, *Env, []string) error{
+		"create": createSchema,
+		"show":   showSchema,
+	})
 }
 
 func createSchema(ctx context.Context, env *Env, args []string) error {
@@ -90,7 +120,7 @@ func createSchema(ctx context.Context, env *Env, args []string) error {
 	if *asJSON {
 		return writeJSON(env.IO, res)
 	}
-	fmt.Fprintf(env.IO.Out, "created schema %s (%s), version %d, revision %s\n", textfmt.Visible(res.Name), res.SchemaID, res.Version, res.SchemaRevID)
+	printCreated(env, "schema", res.Name, res.SchemaID, res.Version, res.SchemaRevID)
 	return nil
 }
 
@@ -129,44 +159,27 @@ func writeIndented(env *Env, raw json.RawMessage) error {
 	return err
 }
 
-func runPrompts(ctx context.Context, env *Env, args []string) error {
-	return subcommand(ctx, env, args, listPrompts, map[string]func(context.Context, *Env, []string) error{
-		"create": createPrompt,
-	})
-}
-
-func listPrompts(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("prompts", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "")
-	if rest, err := parseFlags(fs, args); err != nil {
-		return err
-	} else if len(rest) > 0 {
-		return usagef("unknown prompts command %q\n%s", rest[0], usageLine("prompts"))
-	}
-	db, err := env.Store(ctx)
-	if err != nil {
-		return err
-	}
-	prompts, _, err := db.ListPrompts(ctx, storage.PromptFilter{Limit: 1000})
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(env.IO, map[string]any{"prompts": prompts})
-	}
-	if len(prompts) == 0 {
-		fmt.Fprintln(env.IO.Err, "no prompts; create one with: docent prompts create --name NAME --content TEXT --schema SCHEMA")
-		return nil
-	}
-	t := newTable(env.IO.Out, "PROMPT", "NAME", "VERSION", "REVISION", "SCHEMA", "MODEL")
-	for _, p := range prompts {
+var promptListing = listing[storage.PromptRevision]{
+	noun: "prompts",
+	load: func(db *storage.DB, ctx context.Context) ([]storage.PromptRevision, error) {
+		prompts, _, err := db.ListPrompts(ctx, storage.PromptFilter{Limit: 1000})
+		return prompts, err
+	},
+	none:   "no prompts; create one with: docent prompts create --name NAME --content TEXT --schema SCHEMA",
+	header: []string{"PROMPT", "NAME", "VERSION", "REVISION", "SCHEMA", "MODEL"},
+	row: func(p storage.PromptRevision) []string {
 		schemaRef := "-"
 		if p.SchemaID != "" {
 			schemaRef = fmt.Sprintf("%s v%d", p.SchemaID, p.SchemaVersion)
 		}
-		t.row(p.PromptID, p.Name, fmt.Sprint(p.Version), p.PromptRevID, schemaRef, cmp.Or(p.Model, "-"))
-	}
-	return t.flush()
+		return []string{p.PromptID, p.Name, fmt.Sprint(p.Version), p.PromptRevID, schemaRef, cmp.Or(p.Model, "-")}
+	},
+}
+
+func runPrompts(ctx context.Context, env *Env, args []string) error {
+	return subcommand(ctx, env, args, promptListing.run, map[string]func(context.Context, *Env, []string) error{
+		"create": createPrompt,
+	})
 }
 
 func createPrompt(ctx context.Context, env *Env, args []string) error {
@@ -221,44 +234,24 @@ func createPrompt(ctx context.Context, env *Env, args []string) error {
 	if *asJSON {
 		return writeJSON(env.IO, rev)
 	}
-	fmt.Fprintf(env.IO.Out, "created prompt %s (%s), version %d, revision %s\n", textfmt.Visible(rev.Name), rev.PromptID, rev.Version, rev.PromptRevID)
+	printCreated(env, "prompt", rev.Name, rev.PromptID, rev.Version, rev.PromptRevID)
 	return nil
 }
 
-func runTags(ctx context.Context, env *Env, args []string) error {
-	return subcommand(ctx, env, args, listTags, map[string]func(context.Context, *Env, []string) error{
-		"create": createTag,
-	})
+var tagListing = listing[storage.Tag]{
+	noun:   "tags",
+	load:   (*storage.DB).ListTags,
+	none:   "no tags; create one with: docent tags create --name NAME",
+	header: []string{"TAG", "NAME", "COLOR", "DESCRIPTION"},
+	row: func(tag storage.Tag) []string {
+		return []string{tag.ID, tag.Name, cmp.Or(tag.Color, "-"), tag.Description}
+	},
 }
 
-func listTags(ctx context.Context, env *Env, args []string) error {
-	fs := flag.NewFlagSet("tags", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "")
-	if rest, err := parseFlags(fs, args); err != nil {
-		return err
-	} else if len(rest) > 0 {
-		return usagef("unknown tags command %q\n%s", rest[0], usageLine("tags"))
-	}
-	db, err := env.Store(ctx)
-	if err != nil {
-		return err
-	}
-	tags, err := db.ListTags(ctx)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(env.IO, map[string]any{"tags": tags})
-	}
-	if len(tags) == 0 {
-		fmt.Fprintln(env.IO.Err, "no tags; create one with: docent tags create --name NAME")
-		return nil
-	}
-	t := newTable(env.IO.Out, "TAG", "NAME", "COLOR", "DESCRIPTION")
-	for _, tag := range tags {
-		t.row(tag.ID, tag.Name, cmp.Or(tag.Color, "-"), tag.Description)
-	}
-	return t.flush()
+func runTags(ctx context.Context, env *Env, args []string) error {
+	return subcommand(ctx, env, args, tagListing.run, map[string]func(context.Context, *Env, []string) error{
+		"create": createTag,
+	})
 }
 
 func createTag(ctx context.Context, env *Env, args []string) error {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -13,6 +14,64 @@ import (
 // Schemas, prompts and tags: the artifacts the agent's tools also make.
 // Schemas are saved through agent.CreateSchema/UpdateSchema, which check
 // them first, exactly as the create_schema tool does.
+
+// versionedRoutes are the handlers schemas and prompts share: the list,
+// one item, its deletion, its revisions and one revision. schemaRoutes and
+// promptRoutes are its two instances; creating and updating, whose bodies
+// differ, are each kind's own.
+type versionedRoutes[R any] struct {
+	// param names the item in the path ("schema_id"), revParam a revision
+	// ("schema_revid").
+	param, revParam string
+	// list reads a page of latest revisions, with any filter of the kind's
+	// beyond f.
+	list          func(db *storage.DB, r *http.Request, f storage.ListFilter) ([]R, int, error)
+	get, revision func(db *storage.DB, ctx context.Context, id string) (R, error)
+	revisions     func(db *storage.DB, ctx context.Context, id string) ([]R, error)
+	remove        func(db *storage.DB, ctx context.Context, id string) error
+	idOf          func(R) string
+	listBody      func(revs []R, total int) any
+	revisionsBody func(revs []R) any
+}
+
+var schemaRoutes = versionedRoutes[storage.SchemaRevision]{
+	param: "schema_id", revParam: "schema_revid",
+	list: func(db *storage.DB, r *http.Request, f storage.ListFilter) ([]storage.SchemaRevision, int, error) {
+		return db.ListSchemas(r.Context(), f)
+	},
+	get: (*storage.DB).GetSchema, revision: (*storage.DB).GetSchemaRevision,
+	revisions: (*storage.DB).ListSchemaRevisions, remove: (*storage.DB).DeleteSchema,
+	idOf: func(rev storage.SchemaRevision) string { return rev.SchemaID },
+	listBody: func(revs []storage.SchemaRevision, total int) any {
+		return schemaList{Schemas: revs, Total: total}
+	},
+	revisionsBody: func(revs []storage.SchemaRevision) any { return schemaRevisions{Revisions: revs} },
+}
+
+var promptRoutes = versionedRoutes[storage.PromptRevision]{
+	param: "prompt_id", revParam: "prompt_revid",
+	list: func(db *storage.DB, r *http.Request, f storage.ListFilter) ([]storage.PromptRevision, int, error) {
+		return db.ListPrompts(r.Context(), storage.PromptFilter{
+			Skip: f.Skip, Limit: f.Limit, NameSearch: f.NameSearch, TagIDs: listarg.Split(r.URL.Query()["tag_id"]),
+		})
+	},
+	get: (*storage.DB).GetPrompt, revision: (*storage.DB).GetPromptRevision,
+	revisions: (*storage.DB).ListPromptRevisions, remove: (*storage.DB).DeletePrompt,
+	idOf: func(rev storage.PromptRevision) string { return rev.PromptID },
+	listBody: func(revs []storage.PromptRevision, total int) any {
+		return promptList{Prompts: revs, Total: total}
+	},
+	revisionsBody: func(revs []storage.PromptRevision) any { return promptRevisions{Revisions: revs} },
+}
+
+// reply writes v with status, or the error answer when err is not nil.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, status, v)
+}
 
 // listPage reads limit, offset and q for the artifact lists.
 func listPage(r *http.Request) (storage.ListFilter, error) {
@@ -27,27 +86,71 @@ func listPage(r *http.Request) (storage.ListFilter, error) {
 	return storage.ListFilter{Limit: limit, Skip: offset, NameSearch: r.URL.Query().Get("q")}, nil
 }
 
+// listLatest answers GET /api/schemas and /api/prompts: the latest
+// revision of each, a page at a time (limit, offset), by name (q).
+func (v versionedRoutes[R]) listLatest(s *Server) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		f, err := listPage(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		revs, total, err := v.list(s.cfg.DB, r, f)
+		s.reply(w, r, http.StatusOK, v.listBody(nonNil(revs), total), err)
+	}
+}
+
+// getLatest answers GET of one item: its latest revision.
+func (v versionedRoutes[R]) getLatest(s *Server) http.HandlerFunc {
+	return readRoute(s, v.param, v.get, asIs)
+}
+
+// getRevision answers GET of one revision by its id.
+func (v versionedRoutes[R]) getRevision(s *Server) http.HandlerFunc {
+	return readRoute(s, v.revParam, v.revision, asIs)
+}
+
+// listRevisions lists every version of an item, newest first, for a UI
+// that shows its history (the routes of one revision are in the
+// protocol's table).
+func (v versionedRoutes[R]) listRevisions(s *Server) http.HandlerFunc {
+	return readRoute(s, v.param, v.revisions, func(revs []R) any { return v.revisionsBody(nonNil(revs)) })
+}
+
+// delete deletes an item and answers with its latest revision as it was.
+func (v versionedRoutes[R]) delete(s *Server) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rev, err := v.get(s.cfg.DB, r.Context(), r.PathValue(v.param))
+		if err == nil {
+			err = v.remove(s.cfg.DB, r.Context(), v.idOf(rev))
+		}
+		s.reply(w, r, http.StatusOK, rev, err)
+	}
+}
+
+// readRoute answers a GET with what load reads for the path value param,
+// as body puts it on the wire.
+func readRoute[T any](s *Server, param string, load func(*storage.DB, context.Context, string) (T, error), body func(T) any) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := load(s.cfg.DB, r.Context(), r.PathValue(param))
+		s.reply(w, r, http.StatusOK, body(v), err)
+	}
+}
+
+func asIs[T any](v T) any { return v }
+
+// nonNil is xs, or an empty slice for nil, so a list is [] on the wire.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
 // schemaList answers GET /api/schemas: the latest revision of each.
 type schemaList struct {
 	Schemas []storage.SchemaRevision `json:"schemas"`
 	Total   int                      `json:"total"`
-}
-
-func (s *Server) listSchemas(w http.ResponseWriter, r *http.Request) {
-	f, err := listPage(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	revs, total, err := s.cfg.DB.ListSchemas(r.Context(), f)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if revs == nil {
-		revs = []storage.SchemaRevision{}
-	}
-	writeJSON(w, http.StatusOK, schemaList{Schemas: revs, Total: total})
 }
 
 // schemaBody is the body of POST and PUT /api/schemas.
@@ -72,20 +175,7 @@ func (s *Server) createSchema(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := agent.CreateSchema(r.Context(), s.cfg.DB, *body.Name, body.ResponseFormat)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, res)
-}
-
-func (s *Server) getSchema(w http.ResponseWriter, r *http.Request) {
-	rev, err := s.cfg.DB.GetSchema(r.Context(), r.PathValue("schema_id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rev)
+	s.reply(w, r, http.StatusCreated, res, err)
 }
 
 // updateSchema saves a new version with the fields given (a field left out
@@ -102,33 +192,7 @@ func (s *Server) updateSchema(w http.ResponseWriter, r *http.Request) {
 		raw = body.ResponseFormat
 	}
 	res, err := agent.UpdateSchema(r.Context(), s.cfg.DB, r.PathValue("schema_id"), body.Name, raw)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
-}
-
-func (s *Server) deleteSchema(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	rev, err := s.cfg.DB.GetSchema(ctx, r.PathValue("schema_id"))
-	if err == nil {
-		err = s.cfg.DB.DeleteSchema(ctx, rev.SchemaID)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rev)
-}
-
-func (s *Server) getSchemaRevision(w http.ResponseWriter, r *http.Request) {
-	rev, err := s.cfg.DB.GetSchemaRevision(r.Context(), r.PathValue("schema_revid"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rev)
+	s.reply(w, r, http.StatusOK, res, err)
 }
 
 // schemaRevisions answers GET /api/schemas/{schema_id}/revisions.
@@ -136,43 +200,10 @@ type schemaRevisions struct {
 	Revisions []storage.SchemaRevision `json:"revisions"`
 }
 
-// listSchemaRevisions lists every version of a schema, for a UI that shows
-// its history (the routes of one revision are in the protocol's table).
-func (s *Server) listSchemaRevisions(w http.ResponseWriter, r *http.Request) {
-	revs, err := s.cfg.DB.ListSchemaRevisions(r.Context(), r.PathValue("schema_id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if revs == nil {
-		revs = []storage.SchemaRevision{}
-	}
-	writeJSON(w, http.StatusOK, schemaRevisions{Revisions: revs})
-}
-
 // promptList answers GET /api/prompts: the latest revision of each.
 type promptList struct {
 	Prompts []storage.PromptRevision `json:"prompts"`
 	Total   int                      `json:"total"`
-}
-
-func (s *Server) listPrompts(w http.ResponseWriter, r *http.Request) {
-	f, err := listPage(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	revs, total, err := s.cfg.DB.ListPrompts(r.Context(), storage.PromptFilter{
-		Skip: f.Skip, Limit: f.Limit, NameSearch: f.NameSearch, TagIDs: listarg.Split(r.URL.Query()["tag_id"]),
-	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if revs == nil {
-		revs = []storage.PromptRevision{}
-	}
-	writeJSON(w, http.StatusOK, promptList{Prompts: revs, Total: total})
 }
 
 // promptBody is the body of POST and PUT /api/prompts. On PUT a field left
@@ -208,20 +239,7 @@ func (s *Server) createPrompt(w http.ResponseWriter, r *http.Request) {
 		Model: deref(body.Model), TagIDs: deref(body.TagIDs),
 		ForKind: true, // a person's prompt is the one its kind extracts with
 	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, rev)
-}
-
-func (s *Server) getPrompt(w http.ResponseWriter, r *http.Request) {
-	rev, err := s.cfg.DB.GetPrompt(r.Context(), r.PathValue("prompt_id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rev)
+	s.reply(w, r, http.StatusCreated, rev, err)
 }
 
 // promptUpdate answers PUT /api/prompts/{prompt_id}.
@@ -242,50 +260,12 @@ func (s *Server) updatePrompt(w http.ResponseWriter, r *http.Request) {
 		Name: body.Name, Content: body.Content, SchemaID: body.SchemaID, SchemaVersion: body.SchemaVersion,
 		Model: body.Model, TagIDs: body.TagIDs, ForKind: true,
 	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, promptUpdate{PromptRevision: rev, NoChanges: noChanges})
-}
-
-func (s *Server) deletePrompt(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
-	rev, err := s.cfg.DB.GetPrompt(ctx, r.PathValue("prompt_id"))
-	if err == nil {
-		err = s.cfg.DB.DeletePrompt(ctx, rev.PromptID)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rev)
-}
-
-func (s *Server) getPromptRevision(w http.ResponseWriter, r *http.Request) {
-	rev, err := s.cfg.DB.GetPromptRevision(r.Context(), r.PathValue("prompt_revid"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rev)
+	s.reply(w, r, http.StatusOK, promptUpdate{PromptRevision: rev, NoChanges: noChanges}, err)
 }
 
 // promptRevisions answers GET /api/prompts/{prompt_id}/revisions.
 type promptRevisions struct {
 	Revisions []storage.PromptRevision `json:"revisions"`
-}
-
-func (s *Server) listPromptRevisions(w http.ResponseWriter, r *http.Request) {
-	revs, err := s.cfg.DB.ListPromptRevisions(r.Context(), r.PathValue("prompt_id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if revs == nil {
-		revs = []storage.PromptRevision{}
-	}
-	writeJSON(w, http.StatusOK, promptRevisions{Revisions: revs})
 }
 
 // tagList answers GET /api/tags.
@@ -295,14 +275,7 @@ type tagList struct {
 
 func (s *Server) listTags(w http.ResponseWriter, r *http.Request) {
 	tags, err := s.cfg.DB.ListTags(r.Context())
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if tags == nil {
-		tags = []storage.Tag{}
-	}
-	writeJSON(w, http.StatusOK, tagList{Tags: tags})
+	s.reply(w, r, http.StatusOK, tagList{Tags: nonNil(tags)}, err)
 }
 
 // tagBody is the body of POST and PATCH /api/tags.
@@ -321,20 +294,12 @@ func (s *Server) createTag(w http.ResponseWriter, r *http.Request) {
 	tag, err := s.cfg.DB.CreateTag(r.Context(), storage.NewTag{
 		Name: deref(body.Name), Color: deref(body.Color), Description: deref(body.Description),
 	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusCreated, tag)
+	s.reply(w, r, http.StatusCreated, tag, err)
 }
 
 func (s *Server) getTag(w http.ResponseWriter, r *http.Request) {
 	tag, err := s.cfg.DB.GetTag(r.Context(), r.PathValue("tag_id"))
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, tag)
+	s.reply(w, r, http.StatusOK, tag, err)
 }
 
 func (s *Server) patchTag(w http.ResponseWriter, r *http.Request) {
@@ -346,11 +311,7 @@ func (s *Server) patchTag(w http.ResponseWriter, r *http.Request) {
 	tag, err := s.cfg.DB.UpdateTag(r.Context(), r.PathValue("tag_id"), storage.TagPatch{
 		Name: body.Name, Color: body.Color, Description: body.Description,
 	})
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, tag)
+	s.reply(w, r, http.StatusOK, tag, err)
 }
 
 // deleteTag refuses (409) while documents or prompts use the tag, as the
@@ -361,11 +322,7 @@ func (s *Server) deleteTag(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = s.cfg.DB.DeleteTag(ctx, tag.ID)
 	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, tag)
+	s.reply(w, r, http.StatusOK, tag, err)
 }
 
 // evaluationList answers GET /api/prompts/{prompt_id}/evaluations: the
@@ -382,9 +339,5 @@ func (s *Server) listEvaluations(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	evals, err := s.cfg.DB.ListEvaluations(r.Context(), p.PromptID)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, evaluationList{Evaluations: evals})
+	s.reply(w, r, http.StatusOK, evaluationList{Evaluations: evals}, err)
 }

@@ -7,8 +7,7 @@ import { invalidateNames } from "../lib/names";
 import { navigate } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
-import type { ArtifactFormComponent } from "./ArtifactForm";
-import type { ArtifactKind } from "./ArtifactPage";
+import type { ArtifactFormComponent, ArtifactKind } from "./artifactKind";
 import { ErrorBox, Spinner } from "./common";
 
 export interface ArtifactDetailProps<T extends { name: string }> {

@@ -1,14 +1,11 @@
 // The form that creates or edits an artifact: the kind's inputs, an error
 // the server did not tie to one of them at its foot, Save and Cancel.
 
-import { useState, type ComponentType, type ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { errorInput, formErrorField } from "../lib/errors";
 import { invalidateNames } from "../lib/names";
-import type { ArtifactKind } from "./ArtifactPage";
+import type { ArtifactKind } from "./artifactKind";
 import { FieldError } from "./common";
-
-/** The kind's form: creates an item without `initial`, edits `initial` with it. */
-export type ArtifactFormComponent<T> = ComponentType<{ initial?: T; onSaved(item: T): void; onCancel(): void }>;
 
 /** Errors by input name; "_form" is the one at the form's foot. */
 export type FormErrors = Record<string, string>;

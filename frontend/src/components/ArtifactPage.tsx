@@ -3,34 +3,12 @@
 // the chosen item, a new-item form or the kind's introduction on the right.
 // Each page says only what differs: its kind, how a row reads, the detail.
 
-import type { ComponentType, ReactNode } from "react";
+import type { ReactNode } from "react";
 import { href, navigate } from "../lib/router";
 import { useAsync, type AsyncState } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
-import type { ArtifactFormComponent } from "./ArtifactForm";
+import type { ArtifactFormComponent, ArtifactKind } from "./artifactKind";
 import { ErrorBox, Spinner } from "./common";
-
-/** What names one kind of artifact in the UI. */
-export interface ArtifactKind {
-  /** One of them ("prompt"): test ids (prompt-row, prompt-detail, prompt-edit, prompt-save, prompt-form, prompt-revision) and messages. */
-  noun: string;
-  /** The page's heading and the section of window titles ("Prompts"). */
-  title: string;
-  /** The route of the list and of an item ("prompts": #/prompts/ID). */
-  route: string;
-  /** The create button's label ("New prompt"). */
-  newLabel: string;
-  /** What an empty list says ("No prompts yet."). */
-  none: string;
-}
-
-/** A kind whose items keep their older versions (prompts, schemas). */
-export interface VersionedKind extends ArtifactKind {
-  /** The route of one revision ("prompt-revisions"). */
-  revisionRoute: string;
-  /** The link scheme of a revision ("prompt_rev", as in prompt_rev:ID). */
-  revisionRef: string;
-}
 
 export interface ArtifactPageProps<T> {
   kind: ArtifactKind;
@@ -43,7 +21,7 @@ export interface ArtifactPageProps<T> {
   /** The kind's form, for a new item. */
   form: ArtifactFormComponent<NoInfer<T>>;
   /** The chosen item; onChanged reloads the list. */
-  detail: ComponentType<{ id: string; onChanged(): void }>;
+  detail(id: string, onChanged: () => void): ReactNode;
   /** What the page says with nothing chosen. */
   intro: ReactNode;
   /** Shown instead when the route names a revision. */
@@ -51,7 +29,7 @@ export interface ArtifactPageProps<T> {
 }
 
 /** A kind's page: its list, and what the route names beside it. */
-export function ArtifactPage<T>({ kind, load, id, idOf, row, form: Form, detail: Detail, intro, revision }: ArtifactPageProps<T>) {
+export function ArtifactPage<T>({ kind, load, id, idOf, row, form: Form, detail, intro, revision }: ArtifactPageProps<T>) {
   const list = useAsync(load, []);
   useTitle(id === "new" ? kind.newLabel : kind.title);
   const shown =
@@ -65,7 +43,7 @@ export function ArtifactPage<T>({ kind, load, id, idOf, row, form: Form, detail:
         onCancel={() => navigate(`#/${kind.route}`)}
       />
     ) : id ? (
-      <Detail id={id} onChanged={list.reload} />
+      detail(id, list.reload)
     ) : (
       intro
     ));

@@ -5,7 +5,7 @@ import type { ReactNode } from "react";
 import { href } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { useTitle } from "../lib/useTitle";
-import type { VersionedKind } from "./ArtifactPage";
+import type { VersionedKind } from "./artifactKind";
 import { VersionHeading } from "./ArtifactDetail";
 import { ErrorBox, formatDate, Spinner } from "./common";
 

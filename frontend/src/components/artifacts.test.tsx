@@ -4,7 +4,8 @@ import { ApiError } from "../api/http";
 import { errorInput } from "../lib/errors";
 import type { AsyncState } from "../lib/useAsync";
 import { ArtifactForm } from "./ArtifactForm";
-import { ArtifactList, type ArtifactKind } from "./ArtifactPage";
+import { ArtifactList } from "./ArtifactPage";
+import type { ArtifactKind } from "./artifactKind";
 
 const kind: ArtifactKind = { noun: "prompt", title: "Prompts", route: "prompts", newLabel: "New prompt", none: "No prompts yet." };
 

@@ -3,23 +3,16 @@ import { LastEvaluation } from "../evidence/LastEvaluation";
 import { api } from "../api/routes";
 import type { PromptInput, PromptRevision } from "../api/types";
 import { SchemaLink, TagRef } from "../components/ArtifactLink";
-import { ArtifactDetail, versionHeading } from "../components/ArtifactDetail";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
-import { ArtifactPage, versionRow, type VersionedKind } from "../components/ArtifactPage";
-import { CopyId, Empty, FieldError, formatDate } from "../components/common";
+import { Empty, FieldError } from "../components/common";
 import { Markdown } from "../components/Markdown";
-import { RevisionView, Revisions } from "../components/Revisions";
+import { versionedKind, VersionedPage, VersionLine } from "../components/VersionedPage";
 import { useAsync } from "../lib/useAsync";
 
-const KIND: VersionedKind = {
-  noun: "prompt",
-  title: "Prompts",
-  route: "prompts",
-  newLabel: "New prompt",
-  none: "No prompts yet.",
-  revisionRoute: "prompt-revisions",
-  revisionRef: "prompt_rev",
-};
+const KIND = versionedKind<PromptRevision>("prompt", {
+  list: api.listPrompts, get: api.getPrompt, remove: api.deletePrompt, revisions: api.listPromptRevisions, revision: api.getPromptRevision,
+  idOf: (p) => p.prompt_id, revidOf: (p) => p.prompt_revid,
+});
 
 function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; onSaved(p: PromptRevision): void; onCancel(): void }) {
   const schemas = useAsync(() => api.listSchemas(), []);
@@ -117,10 +110,7 @@ function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; 
 function PromptView({ p }: { p: PromptRevision }) {
   return (
     <>
-      <p className="muted small-text id-line">
-        <span title={`prompt ${p.prompt_id} · revision ${p.prompt_revid}`}>Version {p.version}</span>
-        {p.created_at && <span> · saved {formatDate(p.created_at)}</span>} · <CopyId id={p.prompt_id} />
-      </p>
+      <VersionLine kind={KIND} item={p} />
       <dl className="props">
         <dt>Schema</dt>
         <dd data-testid="prompt-schema-link">
@@ -152,38 +142,20 @@ function PromptView({ p }: { p: PromptRevision }) {
   );
 }
 
-function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
+/** The route names an item (id), a revision (revid), or neither. */
+export default function PromptsPage(route: { id?: string; revid?: string }) {
   return (
-    <ArtifactDetail kind={KIND} id={id} load={api.getPrompt} remove={api.deletePrompt} heading={versionHeading} form={PromptForm} onChanged={onChanged}>
-      {(p) => (
+    <VersionedPage
+      kind={KIND}
+      {...route}
+      form={PromptForm}
+      latest={(p) => (
         <>
           <PromptView p={p} />
           <LastEvaluation promptId={p.prompt_id} />
-          <h3>Versions</h3>
-          <Revisions kind={KIND} id={id} current={p.prompt_revid} load={api.listPromptRevisions} revid={(r) => r.prompt_revid} />
         </>
       )}
-    </ArtifactDetail>
-  );
-}
-
-export default function PromptsPage({ id, revid }: { id?: string; revid?: string }) {
-  return (
-    <ArtifactPage
-      kind={KIND}
-      load={api.listPrompts}
-      id={id}
-      idOf={(p) => p.prompt_id}
-      row={versionRow}
-      form={PromptForm}
-      detail={PromptDetail}
-      revision={
-        revid ? (
-          <RevisionView kind={KIND} revid={revid} load={api.getPromptRevision} parentId={(r) => r.prompt_id}>
-            {(r) => <PromptView p={r} />}
-          </RevisionView>
-        ) : undefined
-      }
+      revision={(r) => <PromptView p={r} />}
       intro={
         <Empty title="Choose a prompt">
           A prompt tells the model what to extract, usually with a schema for the shape of the answer. Pick one on the left, or{" "}

@@ -1,25 +1,18 @@
 import { useRef, useState } from "react";
 import { api } from "../api/routes";
 import type { ResponseFormat, SchemaRevision } from "../api/types";
-import { ArtifactDetail, versionHeading } from "../components/ArtifactDetail";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
-import { ArtifactPage, versionRow, type VersionedKind } from "../components/ArtifactPage";
 import { CopyId, Empty, FieldError, formatDate } from "../components/common";
-import { RevisionView, Revisions } from "../components/Revisions";
+import { versionedKind, VersionedPage, VersionLine } from "../components/VersionedPage";
 import { href } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
 import { SchemaEditor, SchemaView } from "../schema/FieldTable";
 import { sanitizeName } from "../schema/fields";
 
-const KIND: VersionedKind = {
-  noun: "schema",
-  title: "Schemas",
-  route: "schemas",
-  newLabel: "New schema",
-  none: "No schemas yet.",
-  revisionRoute: "schema-revisions",
-  revisionRef: "schema_rev",
-};
+const KIND = versionedKind<SchemaRevision>("schema", {
+  list: api.listSchemas, get: api.getSchema, remove: api.deleteSchema, revisions: api.listSchemaRevisions, revision: api.getSchemaRevision,
+  idOf: (s) => s.schema_id, revidOf: (s) => s.schema_revid,
+});
 
 const TEMPLATE: ResponseFormat = {
   type: "json_schema",
@@ -100,25 +93,6 @@ function DataLink({ id }: { id: string }) {
   );
 }
 
-function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
-  return (
-    <ArtifactDetail kind={KIND} id={id} load={api.getSchema} remove={api.deleteSchema} heading={versionHeading} actions={() => <DataLink id={id} />} form={SchemaForm} onChanged={onChanged}>
-      {(s) => (
-        <>
-          <p className="muted small-text id-line">
-            <span title={`schema ${s.schema_id} · revision ${s.schema_revid}`}>Version {s.version}</span>
-            {s.created_at && <span> · saved {formatDate(s.created_at)}</span>} · <CopyId id={s.schema_id} />
-          </p>
-          <SchemaView responseFormat={s.response_format} />
-          <UsedBy schemaId={id} />
-          <h3>Versions</h3>
-          <Revisions kind={KIND} id={id} current={s.schema_revid} load={api.listSchemaRevisions} revid={(r) => r.schema_revid} />
-        </>
-      )}
-    </ArtifactDetail>
-  );
-}
-
 /** The prompts whose latest version extracts with this schema. */
 function UsedBy({ schemaId }: { schemaId: string }) {
   const prompts = useAsync(() => api.listPrompts(), [schemaId]);
@@ -140,30 +114,29 @@ function UsedBy({ schemaId }: { schemaId: string }) {
   );
 }
 
-export default function SchemasPage({ id, revid }: { id?: string; revid?: string }) {
+/** The route names an item (id), a revision (revid), or neither. */
+export default function SchemasPage(route: { id?: string; revid?: string }) {
   return (
-    <ArtifactPage
+    <VersionedPage
       kind={KIND}
-      load={api.listSchemas}
-      id={id}
-      idOf={(s) => s.schema_id}
-      row={versionRow}
+      {...route}
       form={SchemaForm}
-      detail={SchemaDetail}
-      revision={
-        revid ? (
-          <RevisionView kind={KIND} revid={revid} load={api.getSchemaRevision} parentId={(r) => r.schema_id}>
-            {(r) => (
-              <>
-                <p className="muted small-text id-line">
-                  <span title={`revision ${r.schema_revid}`}>Saved {formatDate(r.created_at)}</span> · <CopyId id={r.schema_revid} label="Copy revision id" />
-                </p>
-                <SchemaView responseFormat={r.response_format} />
-              </>
-            )}
-          </RevisionView>
-        ) : undefined
-      }
+      actions={(s) => <DataLink id={s.schema_id} />}
+      latest={(s) => (
+        <>
+          <VersionLine kind={KIND} item={s} />
+          <SchemaView responseFormat={s.response_format} />
+          <UsedBy schemaId={s.schema_id} />
+        </>
+      )}
+      revision={(r) => (
+        <>
+          <p className="muted small-text id-line">
+            <span title={`revision ${r.schema_revid}`}>Saved {formatDate(r.created_at)}</span> · <CopyId id={r.schema_revid} label="Copy revision id" />
+          </p>
+          <SchemaView responseFormat={r.response_format} />
+        </>
+      )}
       intro={
         <Empty title="Choose a schema">
           A schema says which fields to extract, as JSON Schema in the OpenAI structured-output shape. Pick one on the left, or{" "}

@@ -3,7 +3,8 @@ import { api } from "../api/routes";
 import type { Tag } from "../api/types";
 import { ArtifactDetail } from "../components/ArtifactDetail";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
-import { ArtifactPage, type ArtifactKind } from "../components/ArtifactPage";
+import { ArtifactPage } from "../components/ArtifactPage";
+import type { ArtifactKind } from "../components/artifactKind";
 import { CopyId, Empty, FieldError } from "../components/common";
 import { href } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
@@ -88,7 +89,7 @@ export default function TagsPage({ id }: { id?: string }) {
         </>
       )}
       form={TagForm}
-      detail={TagDetail}
+      detail={(id, onChanged) => <TagDetail id={id} onChanged={onChanged} />}
       intro={
         <Empty title="Choose a tag">
           Tags group documents and prompts. Pick one on the left, or <a href="#/tags/new">create a tag</a>.

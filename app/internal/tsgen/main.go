@@ -126,6 +126,7 @@ func apiFiles(root string, events map[reflect.Type]string) (api, routes []byte, 
 	g.Names[reflect.TypeFor[storage.DocumentSort]()] = "DocumentSort"
 	g.Names[reflect.TypeFor[storage.RowStatus]()] = "DataStatus"
 	g.Names[server.SortOrderType()] = "SortOrder"
+	g.Names[reflect.TypeFor[agent.PriceSource]()] = "PriceSource"
 
 	g.Union("ErrorCode", "The `code` of an error answer ({error, code, field?}): what a client\nbranches on, never the message. app/server's statusOf gives each its\nHTTP status.", server.ErrorCodes())
 	for _, t := range server.WireTypes() {

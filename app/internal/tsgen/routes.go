@@ -51,10 +51,10 @@ func routesFile(g *Gen, table []server.Route) *routes {
 		fmt.Fprintf(b, "\n/** %s", rt.Pattern)
 		if rt.Form == server.Link {
 			if rt.Body != nil {
-				fmt.Fprintf(b, ": the URL a transport posts a %s to", rs.name(g, rt.Body))
+				fmt.Fprintf(b, ": the URL a transport posts a %s to", rs.mention(g, rt.Body))
 			}
 			if rt.Answer != nil {
-				fmt.Fprintf(b, " (answered with %s)", rs.name(g, rt.Answer))
+				fmt.Fprintf(b, " (answered with %s)", rs.mention(g, rt.Answer))
 			}
 			fmt.Fprintf(b, " */\nexport const %s = (%s): string =>\n  withQuery(%s%s);\n", rt.Name, strings.Join(args, ", "), url, queryArg(rt.Query))
 			rs.api = append(rs.api, rt.Name)
@@ -79,11 +79,24 @@ func queryArg(q reflect.Type) string {
 	return ", query"
 }
 
-// name is t's TypeScript name, recorded for the imports.
+// name is t's TypeScript name, recorded for the imports; a type of
+// api.gen.ts is queued there, one of events.gen.ts is not marked as
+// api.gen.ts's import.
 func (rs *routes) name(g *Gen, t reflect.Type) string {
-	n := g.tsType(t, false)
+	n, ok := g.Imported[t]
+	if !ok {
+		n = g.tsType(t, false)
+	}
 	rs.uses[t] = n
 	return n
+}
+
+// mention is t's TypeScript name for a comment: queued, not imported.
+func (rs *routes) mention(g *Gen, t reflect.Type) string {
+	if n, ok := g.Imported[t]; ok {
+		return n
+	}
+	return g.tsType(t, false)
 }
 
 // finish returns the file, importing each type from the file that

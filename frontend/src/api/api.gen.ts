@@ -8,7 +8,7 @@
 //
 // A Go test (app/internal/tsgen) fails while this file is stale.
 
-import type { EvidenceMap, Extraction, Mention, MessageData, SchemaProblem, Summary, ToolCall, TurnResult, WorkingState } from "./events.gen";
+import type { EvidenceMap, Extraction, Mention, MessageData, SchemaProblem, ToolCall, WorkingState } from "./events.gen";
 
 /**
  * The `code` of an error answer ({error, code, field?}): what a client
@@ -1708,7 +1708,7 @@ export interface ModelPrice {
    * in), "override" (set in Settings), "local" (an Ollama model: 0) or
    * "unknown" (no price: Input, Output and Cached are left out).
    */
-  source: string;
+  source: PriceSource;
   input?: number;
   output?: number;
   /** Cached is the price of input tokens read from the provider's cache. */
@@ -2006,6 +2006,13 @@ export interface Refusal {
   tool: string;
   reason: string;
 }
+
+/** PriceSource is where a model's price comes from. */
+export type PriceSource =
+  | "list"
+  | "override"
+  | "local"
+  | "unknown";
 
 /** EvalMismatch is one value that was not right. */
 export interface EvalMismatch {

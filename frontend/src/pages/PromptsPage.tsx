@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { LastEvaluation } from "../evidence/LastEvaluation";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { PromptInput, PromptRevision } from "../api/types";
 import { SchemaLink, TagRef } from "../components/ArtifactLink";
 import { ArtifactDetail, versionHeading } from "../components/ArtifactDetail";
@@ -22,8 +22,8 @@ const KIND: VersionedKind = {
 };
 
 function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; onSaved(p: PromptRevision): void; onCancel(): void }) {
-  const schemas = useAsync(() => api.listSchemas(), []);
-  const tags = useAsync(() => api.listTags(), []);
+  const schemas = useAsync(() => api.listSchemas().then((l) => l.schemas), []);
+  const tags = useAsync(() => api.listTags().then((l) => l.tags), []);
   const models = useAsync(() => api.models(), []);
   const [name, setName] = useState(initial?.name ?? "");
   const [content, setContent] = useState(initial?.content ?? "");
@@ -160,7 +160,7 @@ function PromptDetail({ id, onChanged }: { id: string; onChanged(): void }) {
           <PromptView p={p} />
           <LastEvaluation promptId={p.prompt_id} />
           <h3>Versions</h3>
-          <Revisions kind={KIND} id={id} current={p.prompt_revid} load={api.listPromptRevisions} revid={(r) => r.prompt_revid} />
+          <Revisions kind={KIND} id={id} current={p.prompt_revid} load={(id) => api.listPromptRevisions(id).then((l) => l.revisions)} revid={(r) => r.prompt_revid} />
         </>
       )}
     </ArtifactDetail>
@@ -171,7 +171,7 @@ export default function PromptsPage({ id, revid }: { id?: string; revid?: string
   return (
     <ArtifactPage
       kind={KIND}
-      load={api.listPrompts}
+      load={() => api.listPrompts().then((l) => l.prompts)}
       id={id}
       idOf={(p) => p.prompt_id}
       row={versionRow}

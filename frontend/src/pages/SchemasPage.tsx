@@ -1,5 +1,5 @@
 import { useRef, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { ResponseFormat, SchemaRevision } from "../api/types";
 import { ArtifactDetail, versionHeading } from "../components/ArtifactDetail";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
@@ -112,7 +112,7 @@ function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
           <SchemaView responseFormat={s.response_format} />
           <UsedBy schemaId={id} />
           <h3>Versions</h3>
-          <Revisions kind={KIND} id={id} current={s.schema_revid} load={api.listSchemaRevisions} revid={(r) => r.schema_revid} />
+          <Revisions kind={KIND} id={id} current={s.schema_revid} load={(id) => api.listSchemaRevisions(id).then((l) => l.revisions)} revid={(r) => r.schema_revid} />
         </>
       )}
     </ArtifactDetail>
@@ -121,7 +121,7 @@ function SchemaDetail({ id, onChanged }: { id: string; onChanged(): void }) {
 
 /** The prompts whose latest version extracts with this schema. */
 function UsedBy({ schemaId }: { schemaId: string }) {
-  const prompts = useAsync(() => api.listPrompts(), [schemaId]);
+  const prompts = useAsync(() => api.listPrompts().then((l) => l.prompts), [schemaId]);
   const users = prompts.data?.filter((p) => p.schema_id === schemaId) ?? [];
   if (!users.length) return null;
   return (
@@ -144,7 +144,7 @@ export default function SchemasPage({ id, revid }: { id?: string; revid?: string
   return (
     <ArtifactPage
       kind={KIND}
-      load={api.listSchemas}
+      load={() => api.listSchemas().then((l) => l.schemas)}
       id={id}
       idOf={(s) => s.schema_id}
       row={versionRow}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/docent/docent/agent/internal/jsonfields"
+	"github.com/docent/docent/agent/jsonfields"
 )
 
 // This file derives the wire form of events from the payload types of

@@ -13,11 +13,11 @@ import (
 // these types: the wire JSON and its decoding (event_wire.go), the checker
 // in agent/eventcheck, the SSE writer, the CLI printer, and the TypeScript
 // types of the web UI (frontend/src/api/events.gen.ts, written by
-// agent/internal/tsgen).
+// app/internal/tsgen with the rest of the web UI's contract).
 //
 // Adding an event type: declare its EventType constant and its payload type
 // (fields with JSON tags and doc comments, an EventType method) here, add
-// the payload to payloads below, run `go generate ./agent/`, and give
+// the payload to payloads below, run `go generate ./app/server/`, and give
 // frontend/src/agent/reducer.ts a case for it (the TypeScript does not
 // compile until it has one); events_test.go wants its JSON in golden.
 //
@@ -25,8 +25,6 @@ import (
 // written (round_index 0, success false, "" strings); a slice without
 // omitempty is written as [] when empty, never null; a json.RawMessage that
 // is not JSON (model output) is written as a JSON string.
-
-//go:generate go run ./internal/tsgen
 
 // EventType is the `type` field of an event.
 type EventType string

@@ -24,12 +24,15 @@ type Prices struct {
 	warn sync.Once
 }
 
+// PriceSource is where a model's price comes from.
+type PriceSource string
+
 // Sources of a model's price.
 const (
-	PriceFromList     = "list"
-	PriceFromOverride = "override"
-	PriceLocal        = "local"
-	PriceUnknown      = "unknown"
+	PriceFromList     PriceSource = "list"
+	PriceFromOverride PriceSource = "override"
+	PriceLocal        PriceSource = "local"
+	PriceUnknown      PriceSource = "unknown"
 )
 
 // list is the price list with the overrides in effect now.
@@ -86,9 +89,9 @@ type ModelPrice struct {
 	// Source is where the price comes from: "list" (the price list built
 	// in), "override" (set in Settings), "local" (an Ollama model: 0) or
 	// "unknown" (no price: Input, Output and Cached are left out).
-	Source string   `json:"source"`
-	Input  *float64 `json:"input,omitempty"`
-	Output *float64 `json:"output,omitempty"`
+	Source PriceSource `json:"source"`
+	Input  *float64    `json:"input,omitempty"`
+	Output *float64    `json:"output,omitempty"`
 	// Cached is the price of input tokens read from the provider's cache.
 	Cached *float64 `json:"cached,omitempty"`
 }

@@ -6,13 +6,17 @@ import (
 	"strings"
 )
 
-// Document list sorts (DocumentFilter.Sort).
+// DocumentSort is what a list of documents is sorted by
+// (DocumentFilter.Sort).
+type DocumentSort string
+
+// The document list's sorts.
 const (
-	SortCreatedAt        = "created_at" // the default, newest first
-	SortName             = "name"
-	SortKind             = "kind"               // the kind's (schema's) name
-	SortAutoCreateStatus = "auto_create_status" // where its proposal stands
-	SortExtractionStatus = "extraction_status"  // its latest extraction's validation status
+	SortCreatedAt        DocumentSort = "created_at" // the default, newest first
+	SortName             DocumentSort = "name"
+	SortKind             DocumentSort = "kind"               // the kind's (schema's) name
+	SortAutoCreateStatus DocumentSort = "auto_create_status" // where its proposal stands
+	SortExtractionStatus DocumentSort = "extraction_status"  // its latest extraction's validation status
 )
 
 // latestExtractionStatus is the validation status of document d's newest
@@ -24,7 +28,7 @@ const latestExtractionStatus = `(SELECT x.validation_status FROM extractions x W
 // ("asc", "desc"; "" is newest first by creation, by name and status
 // a to z). Documents without a kind or an extraction come last either way;
 // ties go newest first.
-func documentOrder(sort, order string) (string, error) {
+func documentOrder(sort DocumentSort, order string) (string, error) {
 	var desc bool
 	switch strings.ToLower(order) {
 	case "":

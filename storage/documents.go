@@ -145,7 +145,8 @@ type DocumentFilter struct {
 	Limit, Offset int
 	// Sort is one of the Sort constants (document_list.go), "" newest
 	// first; Order is "asc" or "desc", "" for the sort's own default.
-	Sort, Order string
+	Sort  DocumentSort
+	Order string
 }
 
 // DefaultListLimit is the page size of ListDocuments when none is given.

@@ -31,9 +31,19 @@ const (
 	RowKeyAutoCreateStatus = "auto_create_status"
 )
 
-// RowStatusEdited selects rows whose value was edited by hand (besides the
-// Validation constants, which select by validation status).
-const RowStatusEdited = "edited"
+// RowStatus selects the rows of a data query by their status
+// (SchemaRowsQuery.Status).
+type RowStatus string
+
+// The row statuses: every row, those of a validation status (the
+// Validation constants), or those edited by hand.
+const (
+	RowStatusAny         RowStatus = ""
+	RowStatusValid       RowStatus = "valid"
+	RowStatusInvalid     RowStatus = "invalid"
+	RowStatusUnvalidated RowStatus = "unvalidated"
+	RowStatusEdited      RowStatus = "edited"
+)
 
 // SchemaRowsQuery selects, orders and pages the rows of a schema.
 type SchemaRowsQuery struct {
@@ -52,8 +62,7 @@ type SchemaRowsQuery struct {
 	// Filters keep rows whose value at each path, as text, contains the
 	// filter's text, ignoring case (all of them must match).
 	Filters []RowFilter
-	// Status is a Validation constant or RowStatusEdited; "" for all.
-	Status string
+	Status  RowStatus
 	// Offset skips rows; Limit is the page size, every row when 0.
 	Offset, Limit int
 }
@@ -241,15 +250,15 @@ func (db *DB) SchemaRows(ctx context.Context, q SchemaRowsQuery) ([]SchemaRow, i
 		args = append(args, tagID)
 	}
 	switch q.Status {
-	case "":
-	case ValidationValid, ValidationInvalid, ValidationUnvalidated:
+	case RowStatusAny:
+	case RowStatusValid, RowStatusInvalid, RowStatusUnvalidated:
 		conds = append(conds, `e.validation_status = ?`)
-		args = append(args, q.Status)
+		args = append(args, string(q.Status))
 	case RowStatusEdited:
 		conds = append(conds, `e.edited = 1`)
 	default:
 		return nil, 0, Errorf(ErrInvalid, "unknown status %q (want %s, %s, %s or %s)",
-			q.Status, ValidationValid, ValidationInvalid, ValidationUnvalidated, RowStatusEdited)
+			q.Status, RowStatusValid, RowStatusInvalid, RowStatusUnvalidated, RowStatusEdited)
 	}
 	for _, f := range q.Filters {
 		if f.Text == "" {

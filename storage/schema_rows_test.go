@@ -232,7 +232,7 @@ func TestDocumentsSortByKindAndExtractionStatus(t *testing.T) {
 	f.extract(t, c, f.pInv, `{"number":"1"}`, ValidationInvalid)
 	f.extract(t, c, f.pInv, `{"number":"1"}`, ValidationValid) // the latest counts
 
-	list := func(sort, order string) string {
+	list := func(sort DocumentSort, order string) string {
 		t.Helper()
 		docs, total, err := f.db.ListDocumentsWithKinds(ctx, DocumentFilter{Sort: sort, Order: order})
 		if err != nil || total != 3 {
@@ -253,7 +253,7 @@ func TestDocumentsSortByKindAndExtractionStatus(t *testing.T) {
 		{"extraction_status", "asc", "c.pdf::valid a.pdf:letter:valid b.pdf:invoice:"},
 		{"created_at", "asc", "a.pdf:letter:valid b.pdf:invoice: c.pdf::valid"},
 	} {
-		if got := list(tc.sort, tc.order); got != tc.want {
+		if got := list(DocumentSort(tc.sort), tc.order); got != tc.want {
 			t.Errorf("sort=%s order=%s:\n got %s\nwant %s", tc.sort, tc.order, got, tc.want)
 		}
 	}
@@ -365,8 +365,8 @@ func BenchmarkListDocumentsSorted(b *testing.B) {
 	db := mustOpen(b)
 	seedExtractions(b, db, 10_000)
 	ctx := context.Background()
-	for _, sort := range []string{SortCreatedAt, SortName, SortKind, SortExtractionStatus} {
-		b.Run(sort, func(b *testing.B) {
+	for _, sort := range []DocumentSort{SortCreatedAt, SortName, SortKind, SortExtractionStatus} {
+		b.Run(string(sort), func(b *testing.B) {
 			for b.Loop() {
 				docs, total, err := db.ListDocumentsWithKinds(ctx, DocumentFilter{Sort: sort})
 				if err != nil || total != 10_000 || len(docs) != DefaultListLimit {

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/docent/docent/agent"
-	"github.com/docent/docent/agent/internal/jsonfields"
+	"github.com/docent/docent/agent/jsonfields"
 )
 
 // CheckNDJSON reads the events of one turn as the CLI writes them with

@@ -47,7 +47,7 @@ func runDocuments(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	filter := storage.DocumentFilter{Search: *search, Limit: *limit, Offset: *offset, Sort: *sort, Order: *order}
+	filter := storage.DocumentFilter{Search: *search, Limit: *limit, Offset: *offset, Sort: storage.DocumentSort(*sort), Order: *order}
 	for _, name := range tags {
 		tag, err := db.FindTag(ctx, name)
 		if err != nil {

@@ -282,7 +282,7 @@ func runUsagePrice(ctx context.Context, env *Env, args []string) error {
 			t.row(m.Model, "price unknown", "", "", "")
 			continue
 		}
-		t.row(m.Model, m.Source, usdPerMillion(*m.Input), usdPerMillion(*m.Output), usdPerMillion(*m.Cached))
+		t.row(m.Model, string(m.Source), usdPerMillion(*m.Input), usdPerMillion(*m.Output), usdPerMillion(*m.Cached))
 	}
 	if err := t.flush(); err != nil {
 		return err

@@ -177,7 +177,7 @@ type Selection struct {
 	Sort    string
 	Desc    bool
 	Filters []storage.RowFilter
-	Status  string
+	Status  storage.RowStatus
 }
 
 // LoadSchema reads what an export of a schema holds: one row per document

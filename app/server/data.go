@@ -149,15 +149,15 @@ func (s *Server) listSchemaRows(w http.ResponseWriter, r *http.Request) {
 // the paths against the schema's fields unless fields is nil.
 func rowSelection(r *http.Request, fields []string, q *storage.SchemaRowsQuery) error {
 	v := r.URL.Query()
-	q.Sort, q.Status = v.Get("sort"), v.Get("status")
+	q.Sort, q.Status = v.Get("sort"), storage.RowStatus(v.Get("status"))
 	if q.Sort != "" && fields != nil {
 		if err := export.CheckRowKey(q.Sort, fields, "sort"); err != nil {
 			return err
 		}
 	}
-	switch v.Get("order") {
-	case "", "asc":
-	case "desc":
+	switch sortOrder(v.Get("order")) {
+	case "", orderAsc:
+	case orderDesc:
 		q.Desc = true
 	default:
 		return fault.Errorf(fault.Invalid, "order %q: want asc or desc", v.Get("order"))

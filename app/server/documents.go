@@ -25,7 +25,7 @@ type documentList struct {
 
 func (s *Server) listDocuments(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	f := storage.DocumentFilter{Search: q.Get("q"), TagIDs: listarg.Split(q["tag_id"]), Sort: q.Get("sort"), Order: q.Get("order")}
+	f := storage.DocumentFilter{Search: q.Get("q"), TagIDs: listarg.Split(q["tag_id"]), Sort: storage.DocumentSort(q.Get("sort")), Order: q.Get("order")}
 	var err error
 	if f.Limit, err = queryInt(r, "limit"); err != nil {
 		s.writeError(w, r, err)

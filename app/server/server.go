@@ -23,8 +23,10 @@ import (
 
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
+	"github.com/docent/docent/app/inbox"
 	"github.com/docent/docent/app/ingest"
 	"github.com/docent/docent/app/pipeline"
+	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -114,10 +116,13 @@ type Server struct {
 	perMinute    minuteWindow       // model-calling requests of the last minute (ratelimit.go)
 }
 
-// route is one line of the API: a ServeMux pattern and its handler.
+// route is one line of the API: a ServeMux pattern, its handler and its
+// contract (contract.go): the types it takes and answers, which the web
+// client's functions are generated from.
 type route struct {
 	pattern string
 	handle  http.HandlerFunc
+	wire    Contract
 }
 
 // New returns the server's handler with every route registered. It starts
@@ -175,119 +180,119 @@ func New(cfg Config) *Server {
 // (ratelimit.go), as docs/protocol.md lists them.
 func (s *Server) routeTable() []route {
 	return []route{
-		{"GET /api/health", s.handleHealth},
+		{"GET /api/health", s.handleHealth, call[none, none, healthResponse]("health")},
 
-		{"POST /api/documents", s.uploadDocuments},
-		{"GET /api/documents", s.listDocuments},
-		{"GET /api/documents/events", s.libraryEvents},
-		{"GET /api/documents/{id}", s.getDocument},
-		{"PATCH /api/documents/{id}", s.patchDocument},
-		{"DELETE /api/documents/{id}", s.deleteDocument},
-		{"GET /api/documents/{id}/file", s.documentFile},
-		{"GET /api/documents/{id}/text", s.documentText},
-		{"GET /api/documents/{id}/pages", s.documentPages},
-		{"GET /api/documents/{id}/pages/{page}/words", s.pageWords},
-		{"GET /api/documents/{id}/pages/{page}/image", s.pageImage},
+		{"POST /api/documents", s.uploadDocuments, link[none, uploadReport]("uploadDocumentsURL")},
+		{"GET /api/documents", s.listDocuments, call[documentQuery, none, documentList]("listDocuments")},
+		{"GET /api/documents/events", s.libraryEvents, link[none, none]("libraryEventsURL")},
+		{"GET /api/documents/{id}", s.getDocument, call[none, none, storage.Document]("getDocument")},
+		{"PATCH /api/documents/{id}", s.patchDocument, call[none, documentPatch, storage.Document]("updateDocument")},
+		{"DELETE /api/documents/{id}", s.deleteDocument, call[none, none, storage.Document]("deleteDocument")},
+		{"GET /api/documents/{id}/file", s.documentFile, link[none, none]("documentFileURL")},
+		{"GET /api/documents/{id}/text", s.documentText, call[pageTextQuery, none, documentText]("documentText")},
+		{"GET /api/documents/{id}/pages", s.documentPages, call[none, none, pageList]("documentPages")},
+		{"GET /api/documents/{id}/pages/{page}/words", s.pageWords, call[none, none, storage.PageWords]("pageWords")},
+		{"GET /api/documents/{id}/pages/{page}/image", s.pageImage, link[pageImageQuery, none]("pageImageURL")},
 
-		{"GET /api/schemas", schemaRoutes.listLatest(s)},
-		{"POST /api/schemas", s.createSchema},
-		{"GET /api/schemas/{schema_id}", schemaRoutes.getLatest(s)},
-		{"PUT /api/schemas/{schema_id}", s.updateSchema},
-		{"DELETE /api/schemas/{schema_id}", schemaRoutes.delete(s)},
-		{"GET /api/schemas/{schema_id}/revisions", schemaRoutes.listRevisions(s)},
-		{"GET /api/schema-revisions/{schema_revid}", schemaRoutes.getRevision(s)},
+		{"GET /api/schemas", schemaRoutes.listLatest(s), call[pageQuery, none, schemaList]("listSchemas")},
+		{"POST /api/schemas", s.createSchema, call[none, schemaBody, agent.SchemaResult]("createSchema")},
+		{"GET /api/schemas/{schema_id}", schemaRoutes.getLatest(s), call[none, none, storage.SchemaRevision]("getSchema")},
+		{"PUT /api/schemas/{schema_id}", s.updateSchema, call[none, schemaBody, agent.SchemaResult]("updateSchema")},
+		{"DELETE /api/schemas/{schema_id}", schemaRoutes.delete(s), call[none, none, storage.SchemaRevision]("deleteSchema")},
+		{"GET /api/schemas/{schema_id}/revisions", schemaRoutes.listRevisions(s), call[none, none, schemaRevisions]("listSchemaRevisions")},
+		{"GET /api/schema-revisions/{schema_revid}", schemaRoutes.getRevision(s), call[none, none, storage.SchemaRevision]("getSchemaRevision")},
 
-		{"GET /api/prompts", promptRoutes.listLatest(s)},
-		{"POST /api/prompts", s.createPrompt},
-		{"GET /api/prompts/{prompt_id}", promptRoutes.getLatest(s)},
-		{"PUT /api/prompts/{prompt_id}", s.updatePrompt},
-		{"DELETE /api/prompts/{prompt_id}", promptRoutes.delete(s)},
-		{"GET /api/prompts/{prompt_id}/revisions", promptRoutes.listRevisions(s)},
-		{"GET /api/prompt-revisions/{prompt_revid}", promptRoutes.getRevision(s)},
-		{"GET /api/prompts/{prompt_id}/export", s.exportPrompt},
-		{"GET /api/prompts/{prompt_id}/evaluations", s.listEvaluations},
+		{"GET /api/prompts", promptRoutes.listLatest(s), call[promptQuery, none, promptList]("listPrompts")},
+		{"POST /api/prompts", s.createPrompt, call[none, promptBody, storage.PromptRevision]("createPrompt")},
+		{"GET /api/prompts/{prompt_id}", promptRoutes.getLatest(s), call[none, none, storage.PromptRevision]("getPrompt")},
+		{"PUT /api/prompts/{prompt_id}", s.updatePrompt, call[none, promptBody, promptUpdate]("updatePrompt")},
+		{"DELETE /api/prompts/{prompt_id}", promptRoutes.delete(s), call[none, none, storage.PromptRevision]("deletePrompt")},
+		{"GET /api/prompts/{prompt_id}/revisions", promptRoutes.listRevisions(s), call[none, none, promptRevisions]("listPromptRevisions")},
+		{"GET /api/prompt-revisions/{prompt_revid}", promptRoutes.getRevision(s), call[none, none, storage.PromptRevision]("getPromptRevision")},
+		{"GET /api/prompts/{prompt_id}/export", s.exportPrompt, link[exportQuery, none]("exportURL")},
+		{"GET /api/prompts/{prompt_id}/evaluations", s.listEvaluations, call[none, none, evaluationList]("listEvaluations")},
 
-		{"GET /api/tags", s.listTags},
-		{"POST /api/tags", s.createTag},
-		{"GET /api/tags/{tag_id}", s.getTag},
-		{"PATCH /api/tags/{tag_id}", s.patchTag},
-		{"DELETE /api/tags/{tag_id}", s.deleteTag},
+		{"GET /api/tags", s.listTags, call[none, none, tagList]("listTags")},
+		{"POST /api/tags", s.createTag, call[none, tagBody, storage.Tag]("createTag")},
+		{"GET /api/tags/{tag_id}", s.getTag, call[none, none, storage.Tag]("getTag")},
+		{"PATCH /api/tags/{tag_id}", s.patchTag, call[none, tagBody, storage.Tag]("updateTag")},
+		{"DELETE /api/tags/{tag_id}", s.deleteTag, call[none, none, storage.Tag]("deleteTag")},
 
-		{"GET /api/documents/{id}/extractions", s.listExtractions},
-		{"POST /api/documents/{id}/extractions", s.modelCalling(s.runExtraction)},
-		{"PATCH /api/documents/{id}/extractions/{extraction_id}", s.patchExtraction},
+		{"GET /api/documents/{id}/extractions", s.listExtractions, call[none, none, extractionList]("listExtractions")},
+		{"POST /api/documents/{id}/extractions", s.modelCalling(s.runExtraction), call[none, extractionRun, storage.Extraction]("runExtraction")},
+		{"PATCH /api/documents/{id}/extractions/{extraction_id}", s.patchExtraction, call[none, fieldPatch, storage.Extraction]("patchExtraction")},
 
-		{"GET /api/search", s.modelCallingIf(searchesByMeaning, s.search)},
-		{"GET /api/search/status", s.searchStatus},
-		{"GET /api/sql", s.querySQL},
-		{"GET /api/models", s.listModels},
-		{"GET /api/chat/tools", s.listTools},
-		{"POST /api/tools/{name}/summary", s.toolSummary},
+		{"GET /api/search", s.modelCallingIf(searchesByMeaning, s.search), call[searchQuery, none, searchResult]("search")},
+		{"GET /api/search/status", s.searchStatus, call[searchStatusQuery, none, searchStatus]("searchStatus")},
+		{"GET /api/sql", s.querySQL, call[sqlQuery, none, storage.DataResult]("querySQL")},
+		{"GET /api/models", s.listModels, call[none, none, modelList]("models")},
+		{"GET /api/chat/tools", s.listTools, call[none, none, toolList]("chatTools")},
+		{"POST /api/tools/{name}/summary", s.toolSummary, call[none, summaryBody, agent.Summary]("toolSummary")},
 
-		{"GET /api/settings", s.getSettings},
-		{"PUT /api/settings", s.putSettings},
-		{"POST /api/settings/test", s.testSettings},
-		{"GET /api/settings/ocr", s.getOCRSettings},
-		{"PUT /api/settings/ocr", s.putOCRSettings},
-		{"GET /api/setup", s.getSetup}, // first-run setup (setup.go)
-		{"GET /api/inbox", s.getInbox},
-		{"GET /api/settings/inbox", s.getInboxSettings},
-		{"PUT /api/settings/inbox", s.putInboxSettings},
-		{"GET /api/settings/mcp", s.getMCPSettings},
-		{"PUT /api/settings/mcp", s.putMCPSettings},
+		{"GET /api/settings", s.getSettings, call[none, none, settings.View]("getSettings")},
+		{"PUT /api/settings", s.putSettings, call[none, settings.Patch, settings.View]("putSettings")},
+		{"POST /api/settings/test", s.testSettings, call[none, settings.Patch, settingsTest]("testSettings")},
+		{"GET /api/settings/ocr", s.getOCRSettings, call[none, none, ocrSettings]("getOcrSettings")},
+		{"PUT /api/settings/ocr", s.putOCRSettings, call[none, ocrSettingsBody, ocrSettings]("putOcrSettings")},
+		{"GET /api/setup", s.getSetup, call[none, none, settings.Status]("getSetup")}, // first-run setup (setup.go)
+		{"GET /api/inbox", s.getInbox, call[limitQuery, none, inboxActivity]("inbox")},
+		{"GET /api/settings/inbox", s.getInboxSettings, call[none, none, inbox.Settings]("getInboxSettings")},
+		{"PUT /api/settings/inbox", s.putInboxSettings, call[none, inboxSettingsBody, inbox.Settings]("putInboxSettings")},
+		{"GET /api/settings/mcp", s.getMCPSettings, call[none, none, mcpSettings]("getMcpSettings")},
+		{"PUT /api/settings/mcp", s.putMCPSettings, call[none, mcpSettingsBody, mcpSettings]("putMcpSettings")},
 
 		// The usage ledger and the spending limits (usage.go).
-		{"GET /api/usage", s.getUsage},
-		{"GET /api/usage/limits", s.getUsageLimits},
-		{"PUT /api/usage/limits", s.putUsageLimits},
-		{"DELETE /api/usage/limits", s.deleteUsageLimits},
-		{"GET /api/usage/prices", s.getUsagePrices},
-		{"PUT /api/usage/prices", s.putUsagePrices},
-		{"POST /api/auto-create/estimate", s.estimateAutoCreate},
+		{"GET /api/usage", s.getUsage, call[usageQuery, none, usageReport]("usage")},
+		{"GET /api/usage/limits", s.getUsageLimits, call[none, none, storage.UsageStatus]("usageLimits")},
+		{"PUT /api/usage/limits", s.putUsageLimits, call[none, usageLimitsBody, storage.UsageStatus]("putUsageLimits")},
+		{"DELETE /api/usage/limits", s.deleteUsageLimits, call[none, none, storage.UsageStatus]("removeUsageLimits")},
+		{"GET /api/usage/prices", s.getUsagePrices, call[none, none, agent.PriceReport]("usagePrices")},
+		{"PUT /api/usage/prices", s.putUsagePrices, call[none, usagePricesBody, agent.PriceReport]("putUsagePrices")},
+		{"POST /api/auto-create/estimate", s.estimateAutoCreate, call[none, autoCreateEstimateBody, autoCreateEstimate]("estimateAutoCreate")},
 
-		{"POST /api/documents/{id}/chat", s.modelCalling(s.chat)},
-		{"POST /api/documents/{id}/chat/approve", s.modelCalling(s.approve)},
-		{"GET /api/documents/{id}/chat/threads", s.listThreads},
-		{"POST /api/documents/{id}/chat/threads", s.createThread},
-		{"GET /api/documents/{id}/chat/threads/{thread_id}", s.getThread},
-		{"PATCH /api/documents/{id}/chat/threads/{thread_id}", s.renameThread},
-		{"DELETE /api/documents/{id}/chat/threads/{thread_id}", s.deleteThread},
+		{"POST /api/documents/{id}/chat", s.modelCalling(s.chat), stream[chatBody]("chatURL")},
+		{"POST /api/documents/{id}/chat/approve", s.modelCalling(s.approve), stream[approveBody]("approveURL")},
+		{"GET /api/documents/{id}/chat/threads", s.listThreads, call[none, none, threadList]("listThreads")},
+		{"POST /api/documents/{id}/chat/threads", s.createThread, call[none, threadBody, threadCreated]("createThread")},
+		{"GET /api/documents/{id}/chat/threads/{thread_id}", s.getThread, call[none, none, ThreadWithMessages]("getThread")},
+		{"PATCH /api/documents/{id}/chat/threads/{thread_id}", s.renameThread, call[none, threadBody, storage.Thread]("renameThread")},
+		{"DELETE /api/documents/{id}/chat/threads/{thread_id}", s.deleteThread, call[none, none, storage.Thread]("deleteThread")},
 
 		// Ask Docent (ask.go): a turn about the whole library, and its
 		// threads, which belong to no document.
-		{"POST /api/ask", s.modelCalling(s.ask)},
-		{"GET /api/ask/threads", s.listThreads},
-		{"GET /api/ask/threads/{thread_id}", s.getThread},
-		{"PATCH /api/ask/threads/{thread_id}", s.renameThread},
-		{"DELETE /api/ask/threads/{thread_id}", s.deleteThread},
+		{"POST /api/ask", s.modelCalling(s.ask), stream[askBody]("askURL")},
+		{"GET /api/ask/threads", s.listThreads, call[none, none, threadList]("listAskThreads")},
+		{"GET /api/ask/threads/{thread_id}", s.getThread, call[none, none, ThreadWithMessages]("getAskThread")},
+		{"PATCH /api/ask/threads/{thread_id}", s.renameThread, call[none, threadBody, storage.Thread]("renameAskThread")},
+		{"DELETE /api/ask/threads/{thread_id}", s.deleteThread, call[none, none, storage.Thread]("deleteAskThread")},
 
-		{"POST /api/documents/{id}/password", s.readWithPassword},
-		{"GET /api/documents/{id}/events", s.documentEvents},
-		{"POST /api/documents/{id}/auto-create", s.modelCalling(s.startAutoCreate)},
-		{"POST /api/documents/{id}/auto-create/accept", s.acceptAutoCreate},
-		{"POST /api/documents/{id}/auto-create/reject", s.rejectAutoCreate},
+		{"POST /api/documents/{id}/password", s.readWithPassword, call[none, documentPassword, storage.Document]("readWithPassword")},
+		{"GET /api/documents/{id}/events", s.documentEvents, link[none, none]("documentEventsURL")},
+		{"POST /api/documents/{id}/auto-create", s.modelCalling(s.startAutoCreate), call[none, autoCreateBody, storage.Document]("startAutoCreate")},
+		{"POST /api/documents/{id}/auto-create/accept", s.acceptAutoCreate, call[none, none, storage.Document]("acceptAutoCreate")},
+		{"POST /api/documents/{id}/auto-create/reject", s.rejectAutoCreate, call[none, none, storage.Document]("rejectAutoCreate")},
 
 		// The data of a schema and bulk actions (data.go; the export,
 		// export.go).
-		{"GET /api/schemas/{schema_id}/rows", s.listSchemaRows},
-		{"GET /api/schemas/{schema_id}/export", s.exportSchema},
-		{"POST /api/schemas/{schema_id}/rerun", s.modelCalling(s.rerunSchema)},
-		{"POST /api/auto-create/accept", s.acceptAutoCreateMany},
-		{"PUT /api/documents/{id}/kind", s.setDocumentKind},
+		{"GET /api/schemas/{schema_id}/rows", s.listSchemaRows, call[schemaRowsQuery, none, schemaRows]("schemaRows")},
+		{"GET /api/schemas/{schema_id}/export", s.exportSchema, link[schemaExportQuery, none]("schemaExportURL")},
+		{"POST /api/schemas/{schema_id}/rerun", s.modelCalling(s.rerunSchema), call[none, rerunBody, rerunReport]("rerunSchema")},
+		{"POST /api/auto-create/accept", s.acceptAutoCreateMany, call[none, acceptBody, acceptReport]("acceptAutoCreateMany")},
+		{"PUT /api/documents/{id}/kind", s.setDocumentKind, call[none, kindChange, kindChanged]("setDocumentKind")},
 
 		// MCP over Streamable HTTP (mcp.go): a client's messages, its
 		// stream of the server's, and the end of its session.
-		{"POST /mcp", s.handleMCP},
-		{"GET /mcp", s.handleMCP},
-		{"DELETE /mcp", s.handleMCP},
+		{"POST /mcp", s.handleMCP, external()},
+		{"GET /mcp", s.handleMCP, external()},
+		{"DELETE /mcp", s.handleMCP, external()},
 		// The history of changes and undo (history.go).
-		{"GET /api/history", s.listHistory},
-		{"DELETE /api/history", s.emptyHistory},
-		{"POST /api/history/{entry_id}/undo", s.undoHistoryEntry},
-		{"POST /api/history/turns/{turn_id}/undo", s.undoHistoryTurn},
-		{"POST /api/history/runs/{run_id}/undo", s.undoHistoryRun},
-		{"GET /api/history/settings", s.getHistorySettings},
-		{"PUT /api/history/settings", s.putHistorySettings},
+		{"GET /api/history", s.listHistory, call[historyQuery, none, historyList]("listHistory")},
+		{"DELETE /api/history", s.emptyHistory, call[none, none, historySettings]("emptyHistory")},
+		{"POST /api/history/{entry_id}/undo", s.undoHistoryEntry, call[none, undoBody, storage.UndoResult]("undoEntry")},
+		{"POST /api/history/turns/{turn_id}/undo", s.undoHistoryTurn, call[none, undoBody, storage.UndoResult]("undoTurn")},
+		{"POST /api/history/runs/{run_id}/undo", s.undoHistoryRun, call[none, undoBody, storage.UndoResult]("undoRun")},
+		{"GET /api/history/settings", s.getHistorySettings, call[none, none, historySettings]("getHistorySettings")},
+		{"PUT /api/history/settings", s.putHistorySettings, call[none, historySettingsBody, historySettings]("putHistorySettings")},
 	}
 }
 

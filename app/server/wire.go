@@ -11,8 +11,9 @@ import (
 )
 
 // The web UI's TypeScript types of this API are generated from the types
-// below (frontend/src/api/api.gen.ts, written by app/internal/tsgen); a test
-// there fails while that file is stale.
+// below and the routes' contracts (frontend/src/api/api.gen.ts and
+// routes.gen.ts, written by app/internal/tsgen); a test there fails while
+// a file is stale.
 //
 //go:generate go run ../internal/tsgen
 

@@ -3,7 +3,7 @@
 
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { ApiError, errorMessage } from "../api/http";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { chatTransport } from "../api/transport";
 import type { AgentEvent, ApproveRequest, ChatRequest, Mention, Thread, WorkingState } from "../api/types";
 import { ErrorBox } from "../components/common";
@@ -51,7 +51,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
 
   const refreshThreads = useCallback(async () => {
     try {
-      setThreads(await api.listThreads(docId));
+      setThreads(await api.listThreads(docId).then((l) => l.threads));
       setThreadsError(null);
     } catch (e) {
       setThreadsError(errorInput(e));
@@ -92,7 +92,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
   // On open: the threads of the document, continuing the latest one.
   useEffect(() => {
     let cancelled = false;
-    api.listThreads(docId).then(
+    api.listThreads(docId).then((l) => l.threads).then(
       (ts) => {
         if (cancelled) return;
         setThreads(ts);
@@ -254,7 +254,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
           disabled={busy || loadingThread}
           onSelect={(id) => void openThread(id)}
           onRename={async (id, title) => {
-            await api.renameThread(docId, id, title);
+            await api.renameThread(docId, id, { title });
             await refreshThreads();
           }}
           onDelete={async (id) => {

@@ -5,7 +5,7 @@
 // Settings.
 
 import { useEffect, useRef, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { Mention } from "../api/types";
 import { formatCount } from "../lib/format";
 import { useSettings } from "../lib/settings";
@@ -26,9 +26,9 @@ interface Catalog {
 let catalog: Promise<Catalog> | null = null;
 function loadCatalog(): Promise<Catalog> {
   catalog ??= Promise.all([
-    api.listSchemas().catch(() => []),
-    api.listPrompts().catch(() => []),
-    api.listTags().catch(() => []),
+    api.listSchemas().then((l) => l.schemas).catch(() => []),
+    api.listPrompts().then((l) => l.prompts).catch(() => []),
+    api.listTags().then((l) => l.tags).catch(() => []),
   ]).then(([s, p, t]) => ({
     schemas: s.map((x) => ({ type: "schema" as const, id: x.schema_id, label: x.name })),
     prompts: p.map((x) => ({ type: "prompt" as const, id: x.prompt_id, label: x.name })),

@@ -1,5 +1,5 @@
 import { useMemo, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { citedNumbers, type AnswerCitations } from "../ask/citations";
 import { CitationsProvider, Marker, SourceList } from "../ask/Citations";
 import { ErrorBox, RichText } from "../components/common";
@@ -122,7 +122,7 @@ function TurnUndo({ m }: { m: AssistantMessageView }) {
   const toast = m.announce && deleted.length > 0 && !dismissed && !state.done;
   const undo = () => {
     setState({ busy: true });
-    api.undoTurn(m.historyTurnId!).then(
+    api.undoTurn(m.historyTurnId!, {}).then(
       (r) => setState({ done: r.undone.length === 1 ? "Undone." : `Undone: ${r.undone.length} changes.` }),
       (error: unknown) => setState({ error }),
     );
@@ -177,7 +177,7 @@ function CallUndo({ turnId, callId }: { turnId: string; callId: string }) {
         disabled={state.busy}
         onClick={() => {
           setState({ busy: true });
-          api.undoTurn(turnId, false, callId).then(
+          api.undoTurn(turnId, { cascade: false, call_id: callId }).then(
             () => setState({ done: true }),
             (error: unknown) => setState({ error }),
           );

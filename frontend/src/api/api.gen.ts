@@ -887,6 +887,139 @@ export interface InboxSettingsBody {
   source?: string;
 }
 
+/** documentQuery is GET /api/documents's. */
+export interface DocumentQuery {
+  /** Q searches the text of the documents (every word must occur). */
+  q?: string;
+  /** TagID keeps documents that have all these tags. */
+  tag_id?: string[];
+  limit?: number;
+  offset?: number;
+  sort?: DocumentSort;
+  order?: SortOrder;
+}
+
+/** pageTextQuery asks for one page's text; without it, the whole text. */
+export interface PageTextQuery {
+  page?: number;
+}
+
+/** pageImageQuery is a page image's resolution. */
+export interface PageImageQuery {
+  dpi?: number;
+}
+
+/** pageQuery pages an artifact list by name. */
+export interface PageQuery {
+  q?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** promptQuery is pageQuery with the prompt list's tag filter. */
+export interface PromptQuery {
+  q?: string;
+  limit?: number;
+  offset?: number;
+  tag_id?: string[];
+}
+
+/** exportQuery is what both export routes take (exportOptions). */
+export interface ExportQuery {
+  /** Format is csv (the default), json, jsonl or xlsx. */
+  format?: string;
+  explode?: string;
+  raw?: string;
+  evidence?: string;
+  tag?: string[];
+}
+
+/** searchQuery is GET /api/search's. */
+export interface SearchQuery {
+  q?: string;
+  limit?: number;
+  /** Tag is a tag's id or name; a hit's document has all of them. */
+  tag?: string[];
+  /** Kind is a schema's id or name. */
+  kind?: string;
+  /**
+   * By is words, meaning or both; left out, both with an embedding
+   * model set, else words.
+   */
+  by?: string;
+}
+
+/** searchStatusQuery narrows the embedding progress to one document. */
+export interface SearchStatusQuery {
+  document_id?: string;
+}
+
+/** sqlQuery is GET /api/sql's: one read-only SELECT. */
+export interface SqlQuery {
+  q?: string;
+}
+
+/** limitQuery caps a list. */
+export interface LimitQuery {
+  limit?: number;
+}
+
+/** usageQuery is GET /api/usage's. */
+export interface UsageQuery {
+  /** Since is a day, YYYY-MM-DD; left out for all. */
+  since?: string;
+  /** By is day (the default), model, edge, run or day_model. */
+  by?: string;
+}
+
+/** schemaRowsQuery is the rows of a schema's data view, a page at a time. */
+export interface SchemaRowsQuery {
+  /**
+   * Sort is a column path or a RowKey ("document_name"); "" for the
+   * document's name.
+   */
+  sort?: string;
+  order?: SortOrder;
+  /** Filter is PATH:TEXT, one per filtered column. */
+  filter?: string[];
+  status?: DataStatus;
+  offset?: number;
+  limit?: number;
+}
+
+/** schemaExportQuery is a schema's export: the data view's rows. */
+export interface SchemaExportQuery {
+  /** Format is csv (the default), json, jsonl or xlsx. */
+  format?: string;
+  explode?: string;
+  raw?: string;
+  evidence?: string;
+  tag?: string[];
+  /**
+   * Sort is a column path or a RowKey ("document_name"); "" for the
+   * document's name.
+   */
+  sort?: string;
+  order?: SortOrder;
+  /** Filter is PATH:TEXT, one per filtered column. */
+  filter?: string[];
+  status?: DataStatus;
+  prompt?: string;
+}
+
+/** historyQuery is GET /api/history's filters. */
+export interface HistoryQuery {
+  document?: string;
+  edge?: string;
+  actor?: string;
+  turn?: string;
+  run?: string;
+  /** Call, with Turn, is one tool call's changes. */
+  call?: string;
+  limit?: number;
+  before?: number;
+}
+
 /** The desktop window's runtime event when an import starts: an ImportEvent without a report. */
 export const importingEvent = "docent:importing";
 
@@ -1575,7 +1708,7 @@ export interface ModelPrice {
    * in), "override" (set in Settings), "local" (an Ollama model: 0) or
    * "unknown" (no price: Input, Output and Cached are left out).
    */
-  source: string;
+  source: PriceSource;
   input?: number;
   output?: number;
   /** Cached is the price of input tokens read from the provider's cache. */
@@ -1667,6 +1800,33 @@ export interface PriceOverride {
   output: number | null;
   cached?: number;
 }
+
+/**
+ * DocumentSort is what a list of documents is sorted by
+ * (DocumentFilter.Sort).
+ */
+export type DocumentSort =
+  | "created_at"
+  | "name"
+  | "kind"
+  | "auto_create_status"
+  | "extraction_status";
+
+/** sortOrder is the order of a sort; "" is the sort's own default. */
+export type SortOrder =
+  | "asc"
+  | "desc";
+
+/**
+ * RowStatus selects the rows of a data query by their status
+ * (SchemaRowsQuery.Status).
+ */
+export type DataStatus =
+  | ""
+  | "valid"
+  | "invalid"
+  | "unvalidated"
+  | "edited";
 
 export interface ImportDuplicate {
   file: string;
@@ -1784,6 +1944,60 @@ export interface EvalComparison {
   fields: Record<string, number>;
 }
 
+/** SchemaResult is a saved schema revision with what the check found. */
+export interface SchemaResult {
+  schema_id: string;
+  schema_revid: string;
+  /** Version counts from 1 within the schema. */
+  version: number;
+  /** Name is the schema's name as of this revision. */
+  name: string;
+  /**
+   * ResponseFormat is the OpenAI structured-output object
+   * {type: "json_schema", json_schema: {name, schema, strict}}, compact.
+   * The store checks only that it is a JSON object.
+   */
+  response_format: ResponseFormat;
+  created_at: string;
+  /**
+   * Warnings are strict-mode problems: the schema was saved, but models
+   * may fill it less reliably.
+   */
+  warnings?: SchemaProblem[];
+  /**
+   * NoChanges is true when an update matched the latest revision, so no
+   * new version was made.
+   */
+  no_changes?: boolean;
+}
+
+/** DataResult is what a query returned. */
+export interface DataResult {
+  /** Columns are the names of the result's columns. */
+  columns: string[];
+  /**
+   * Rows are the first rows, each a value per column: null, a number or
+   * text (a blob that is not UTF-8 is hex, x'..').
+   */
+  rows: unknown[][];
+  /** RowCount is how many rows the query returned in all. */
+  row_count: number;
+  /** Truncated is set when Rows has fewer than RowCount. */
+  truncated?: boolean;
+}
+
+/**
+ * summaryBody is the body of POST /api/tools/{name}/summary: a call's
+ * arguments (as edited), and the conversation it belongs to, whose
+ * document and working state name "this document" and "the conversation's
+ * prompt".
+ */
+export interface SummaryBody {
+  arguments: unknown;
+  document_id: string;
+  thread_id: string;
+}
+
 /**
  * Refusal is a tool call that an unattended run made outside its scope
  * and that was refused instead of run.
@@ -1792,6 +2006,13 @@ export interface Refusal {
   tool: string;
   reason: string;
 }
+
+/** PriceSource is where a model's price comes from. */
+export type PriceSource =
+  | "list"
+  | "override"
+  | "local"
+  | "unknown";
 
 /** EvalMismatch is one value that was not right. */
 export interface EvalMismatch {

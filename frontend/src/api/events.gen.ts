@@ -4,9 +4,9 @@
 // and the metadata stored with thread messages, as agent/events.go and
 // agent/message_data.go declare them. After changing those types run
 //
-//   go generate ./agent/ (or, from the repository root: go run ./agent/internal/tsgen)
+//   go generate ./app/server/ (or, from the repository root: go run ./app/internal/tsgen)
 //
-// A Go test (agent/internal/tsgen) fails while this file is stale.
+// A Go test (app/internal/tsgen) fails while this file is stale.
 
 /**
  * TurnStartedPayload is turn_started: it opens every turn, approve

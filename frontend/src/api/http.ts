@@ -57,14 +57,17 @@ export async function errorFromResponse(res: Response): Promise<ApiError> {
   return new ApiError(res.status, message, code, field);
 }
 
-export type Query = Record<string, string | number | boolean | undefined | null>;
+/** A route's query parameters (a generated *Query type): a list is the parameter repeated. */
+export type Query = object;
 
 export function withQuery(path: string, query?: Query): string {
   if (!query) return path;
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) {
-    if (v === undefined || v === null || v === "") continue;
-    params.set(k, String(v));
+  for (const [k, v] of Object.entries(query) as [string, unknown][]) {
+    for (const one of Array.isArray(v) ? v : [v]) {
+      if (one === undefined || one === null || one === "") continue;
+      params.append(k, String(one));
+    }
   }
   const s = params.toString();
   return s ? `${path}?${s}` : path;
@@ -100,16 +103,6 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   return (text ? JSON.parse(text) : undefined) as T;
-}
-
-/** Reads a list answer that may be a bare array or `{key: [...]}`. */
-export function listOf<T>(answer: unknown, key: string): T[] {
-  if (Array.isArray(answer)) return answer as T[];
-  if (answer && typeof answer === "object") {
-    const v = (answer as Record<string, unknown>)[key];
-    if (Array.isArray(v)) return v as T[];
-  }
-  return [];
 }
 
 export function errorMessage(e: unknown): string {

@@ -9,8 +9,9 @@
 import type { InboxFile, LibraryEvent, RowEvent } from "../inbox/types";
 import { isDesktop } from "../lib/desktop";
 import type { DocumentInfo } from "./types";
+import { libraryEventsURL } from "./routes.gen";
 
-export const LIBRARY_EVENTS_URL = "/api/documents/events";
+export const LIBRARY_EVENTS_URL = libraryEventsURL();
 
 export interface LibraryStreamOptions {
   /** The stream cannot serve (no EventSource, the desktop window, or refused for good): poll instead. */

@@ -7,24 +7,12 @@
 
 import { errorFromResponse, ApiError } from "./http";
 import { readEventStream } from "./sse";
-import type { AgentEvent, ApproveRequest, AskRequest, ChatRequest, TurnResult } from "./types";
+import type { AgentEvent, TurnResult } from "./types";
+import type { ChatTransport, EventHandler, WailsRuntime } from "./turns";
 import { wailsTransport, wailsTurns, type WailsTurns } from "./wails";
+import { approveURL, askURL, chatURL } from "./routes.gen";
 
-export type EventHandler = (e: AgentEvent) => void;
-
-/**
- * A way to run agent turns. Both methods resolve when the stream ends
- * (whether or not a `done`/`error` event came: the caller decides what a
- * stream without one means), reject with ApiError when the request is refused
- * before streaming, and reject with an AbortError when signal aborts.
- */
-export interface ChatTransport {
-  readonly kind: "sse" | "wails";
-  chat(docId: string, body: ChatRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void>;
-  approve(docId: string, body: ApproveRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void>;
-  /** One turn of an Ask thread, about the whole library (POST /api/ask). */
-  ask(body: AskRequest, onEvent: EventHandler, signal?: AbortSignal): Promise<void>;
-}
+export type { ChatTransport, EventHandler, WailsRuntime };
 
 async function postStream(path: string, body: object, onEvent: EventHandler, signal?: AbortSignal): Promise<void> {
   let res: Response;
@@ -61,28 +49,14 @@ async function postStream(path: string, body: object, onEvent: EventHandler, sig
   });
 }
 
-const enc = encodeURIComponent;
-
 /** The browser transport: POST + text/event-stream parsed by hand. */
 export const sseTransport: ChatTransport = {
   kind: "sse",
-  chat: (docId, body, onEvent, signal) => postStream(`/api/documents/${enc(docId)}/chat`, body, onEvent, signal),
+  chat: (docId, body, onEvent, signal) => postStream(chatURL(docId), body, onEvent, signal),
   approve: (docId, body, onEvent, signal) =>
-    postStream(`/api/documents/${enc(docId)}/chat/approve`, body, onEvent, signal),
-  ask: (body, onEvent, signal) => postStream("/api/ask", body, onEvent, signal),
+    postStream(approveURL(docId), body, onEvent, signal),
+  ask: (body, onEvent, signal) => postStream(askURL(), body, onEvent, signal),
 };
-
-/** What the Wails v2 runtime puts on window.runtime (the part used here). */
-export interface WailsRuntime {
-  EventsOn(name: string, cb: (...data: unknown[]) => void): () => void;
-  EventsOff?(name: string, ...more: string[]): void;
-}
-
-declare global {
-  interface Window {
-    runtime?: Partial<WailsRuntime>;
-  }
-}
 
 /**
  * The desktop transport: turns run through the Go methods bound as

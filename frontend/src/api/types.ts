@@ -10,10 +10,9 @@
 // window's import events in ./api.gen.ts. Change them in Go and regenerate
 // (see the top of each file), never here. This file re-exports them, with
 // the names the components use where the generated one differs, and
-// declares only what is not a JSON body: the query parameters of the list
-// routes.
+// declares only the data view's selection, which becomes a query (rowQuery).
 
-import type { ApproveBody, AskBody, ChatBody, DocumentInfo, ErrorResponse, PromptBody, SchemaRow, SchemaRows, TagBody, ThreadWithMessages } from "./api.gen";
+import type { ApproveBody, AskBody, ChatBody, DataStatus, DocumentInfo, ErrorResponse, PromptBody, SchemaExportQuery, SchemaRow, SchemaRows, SortOrder, TagBody, ThreadWithMessages } from "./api.gen";
 import type { FieldEvidence } from "./events.gen";
 
 export type * from "./events.gen";
@@ -45,14 +44,6 @@ export type DataRows = SchemaRows;
 /** x0, y0, x1, y1 as fractions (0..1) of the page's width and height, from the top left of the page as displayed. */
 export type EvidenceBox = NonNullable<FieldEvidence["bbox"]>;
 
-// ---- query parameters (not JSON bodies) --------------------------------
-
-/** What GET /api/documents sorts by. */
-export type DocumentSort = "name" | "created_at" | "kind" | "auto_create_status" | "extraction_status";
-export type SortOrder = "asc" | "desc";
-
-export type DataStatus = "" | "valid" | "invalid" | "edited";
-
 /** What the data view asks for: the same for rows and for an export. */
 export interface DataQuery {
   /** A column path or "document_name"; "" for the server's order. */
@@ -61,4 +52,19 @@ export interface DataQuery {
   /** Column path → text; empty texts are left out. */
   filters?: Record<string, string>;
   status?: DataStatus;
+}
+
+/** The query parameters that select a data view's rows, in the rows route and the export alike. */
+export type RowQuery = Pick<SchemaExportQuery, "sort" | "order" | "filter" | "status">;
+
+/** The query parameters of a data view's selection: sort, order, status and one `filter=PATH:TEXT` per filtered column. */
+export function rowQuery(q: DataQuery): RowQuery {
+  const filter = Object.entries(q.filters ?? {})
+    .filter(([, text]) => text.trim())
+    .map(([path, text]) => `${path}:${text.trim()}`);
+  return {
+    ...(q.sort ? { sort: q.sort, order: q.order ?? "asc" } : {}),
+    ...(filter.length ? { filter } : {}),
+    ...(q.status ? { status: q.status } : {}),
+  };
 }

@@ -4,6 +4,7 @@
 
 import { ApiError, reportUnauthorized } from "./http";
 import type { ErrorBody, UploadAnswer } from "./types";
+import { uploadDocumentsURL } from "./routes.gen";
 
 export interface UploadOptions {
   autoCreate?: boolean;
@@ -20,7 +21,7 @@ export function uploadFile(file: File, opts: UploadOptions = {}): Promise<Upload
     for (const id of opts.tagIds ?? []) form.append("tag_ids", id);
 
     const xhr = new XMLHttpRequest();
-    xhr.open("POST", "/api/documents");
+    xhr.open("POST", uploadDocumentsURL());
     xhr.withCredentials = true;
     xhr.setRequestHeader("Accept", "application/json");
     xhr.upload.onprogress = (e) => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "./http";
-import type { WailsRuntime } from "./transport";
+import type { WailsRuntime } from "./turns";
 import type { AgentEvent, ChatRequest } from "./types";
 import { apiErrorFrom, wailsTransport, type WailsTurns } from "./wails";
 

@@ -8,7 +8,7 @@
 // body and status, `{error, code, status}`.
 
 import { ApiError } from "./http";
-import type { ChatTransport, EventHandler, WailsRuntime } from "./transport";
+import type { ChatTransport, EventHandler, WailsRuntime } from "./turns";
 import type { AgentEvent, ApproveRequest, AskRequest, ChatRequest } from "./types";
 
 /** The methods of the bound Go struct desktop.Turns. */

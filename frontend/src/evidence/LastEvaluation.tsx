@@ -2,14 +2,10 @@
 // got right, per field, and against its baseline. The UI only shows runs;
 // they are made on the command line, where the ground truth lives.
 
-import { request, listOf } from "../api/http";
+import { api } from "../api/routes.gen";
 import { formatDate } from "../components/common";
 import { useAsync } from "../lib/useAsync";
-import type { EvalField, EvalReport, Evaluation, EvaluationList } from "../api/types";
-
-export async function listEvaluations(promptId: string): Promise<Evaluation[]> {
-  return listOf<Evaluation>(await request<EvaluationList>(`/api/prompts/${encodeURIComponent(promptId)}/evaluations`), "evaluations");
-}
+import type { EvalField, EvalReport } from "../api/types";
 
 const pct = (x: number) => `${(x * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })} %`;
 
@@ -22,7 +18,7 @@ export function weakestFields(r: EvalReport, n = 5): EvalField[] {
 }
 
 export function LastEvaluation({ promptId }: { promptId: string }) {
-  const evals = useAsync(() => listEvaluations(promptId), [promptId]);
+  const evals = useAsync(() => api.listEvaluations(promptId).then((l) => l.evaluations), [promptId]);
   const last = evals.data?.[0];
   if (!last) return null; // none yet, or not loaded: nothing to say
   const r = last.report;

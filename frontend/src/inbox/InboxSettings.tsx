@@ -5,7 +5,7 @@
 // flag wins). A refused value's error shows on its field.
 
 import { useState, type ReactNode } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { ErrorBox, RichText } from "../components/common";
 import { errorInput, type ErrorInput } from "../lib/errors";
 import { useAsync } from "../lib/useAsync";

@@ -6,7 +6,7 @@
 // desktop window, or one the browser gave up) it polls.
 
 import { subscribeLibrary, type LibraryStreamOptions } from "../api/libraryEvents";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { errorInput, type ErrorInput } from "../lib/errors";
 import { FILE_LIMIT, mergeFile } from "./inbox";
 import type { InboxActivity, InboxFile, LibraryEvent } from "./types";
@@ -78,7 +78,7 @@ export class InboxFeed {
     }
     this.inflight = true;
     this.arrived = [];
-    api.inbox(FILE_LIMIT).then(
+    api.inbox({ limit: FILE_LIMIT }).then(
       (a) => {
         if (this.stopped) return;
         this.activity = { ...a, files: this.arrived.reduce((files, f) => mergeFile(files, f), a.files ?? []) };

@@ -6,7 +6,7 @@
 // before the estimate is seen.
 
 import { useCallback, useRef, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { UploadAnswer } from "../api/types";
 import { EstimateDialog, estimateText, needsConfirm } from "../usage/estimate";
 import type { AutoCreateEstimate } from "../usage/wire";
@@ -90,7 +90,7 @@ export function useAutoCreateBatches(onStarted: () => void) {
       const done = [...(b.started ?? [])];
       for (const id of notStarted(b)) {
         try {
-          await api.startAutoCreate(id);
+          await api.startAutoCreate(id, {});
           done.push(id);
         } catch (e) {
           error ??= errorInput(e);
@@ -111,7 +111,7 @@ export function useAutoCreateBatches(onStarted: () => void) {
       setBatches((bs) => [...bs, b]);
       let estimate: AutoCreateEstimate;
       try {
-        estimate = await api.estimateAutoCreate(ids);
+        estimate = await api.estimateAutoCreate({ document_ids: ids });
       } catch (e) {
         patch(b.key, { status: "failed", error: errorInput(e) });
         return;

@@ -12,7 +12,7 @@
 // (after something was created, renamed or deleted).
 
 import { useEffect, useMemo, useSyncExternalStore } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { DocumentInfo, PromptRevision, SchemaRevision, Tag } from "../api/types";
 import { href } from "./router";
 
@@ -69,7 +69,7 @@ function subscribe(l: () => void): () => void {
 function loadLists(): void {
   if (store.listsLoading || (store.schemas && store.prompts && store.tags)) return;
   store.listsLoading = true;
-  void Promise.all([api.listSchemas().catch(() => []), api.listPrompts().catch(() => []), api.listTags().catch(() => [])]).then(([s, p, t]) => {
+  void Promise.all([api.listSchemas().then((l) => l.schemas).catch(() => []), api.listPrompts().then((l) => l.prompts).catch(() => []), api.listTags().then((l) => l.tags).catch(() => [])]).then(([s, p, t]) => {
     store.schemas = s;
     store.prompts = p;
     store.tags = t;

@@ -12,7 +12,7 @@ import { ModelSelect } from "../agent/ModelSelect";
 import { canSend, initialConversation, lastUserMessage, reducer } from "../agent/reducer";
 import { groupThreads, ThreadPicker } from "../agent/ThreadPicker";
 import { ApiError } from "../api/http";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { chatTransport } from "../api/transport";
 import type { AgentEvent, AskRequest, Thread } from "../api/types";
 import { ErrorBox, formatDate } from "../components/common";
@@ -99,7 +99,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
 
   const refreshThreads = useCallback(async () => {
     try {
-      setThreads(await api.listAskThreads());
+      setThreads(await api.listAskThreads().then((l) => l.threads));
       setThreadsError(null);
     } catch (e) {
       setThreadsError(errorInput(e));
@@ -225,7 +225,7 @@ export default function AskPage({ threadId }: { threadId?: string }) {
                 actionsOnly
                 onSelect={() => {}}
                 onRename={async (id, title) => {
-                  await api.renameAskThread(id, title);
+                  await api.renameAskThread(id, { title });
                   await refreshThreads();
                 }}
                 onDelete={async (id) => {

@@ -1,6 +1,7 @@
 import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import { dataQueryString } from "../api/routes";
+import { withQuery } from "../api/http";
+import { rowQuery } from "../api/types";
 import type { DataColumn, DataRow, DataRows, Extraction } from "../api/types";
 import { ApiError } from "../api/http";
 import { errorInput } from "../lib/errors";
@@ -218,8 +219,8 @@ describe("cells", () => {
   });
 
   it("builds the rows and export query with one filter parameter per column", () => {
-    const q = dataQueryString({ sort: "total", order: "desc", filters: { "seller.name": "ACME", total: " " }, status: "edited" }, { offset: 0, limit: 100 });
-    expect(q).toBe("offset=0&limit=100&sort=total&order=desc&filter=seller.name%3AACME&status=edited");
+    const q = withQuery("/rows", { offset: 0, limit: 100, ...rowQuery({ sort: "total", order: "desc", filters: { "seller.name": "ACME", total: " " }, status: "edited" }) });
+    expect(q).toBe("/rows?offset=0&limit=100&sort=total&order=desc&filter=seller.name%3AACME&status=edited");
   });
 });
 

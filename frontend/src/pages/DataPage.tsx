@@ -7,8 +7,9 @@
 // export links carry the same filters.
 
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { DataColumn, DataQuery, DataRow, DataStatus, EvidenceMap, Extraction } from "../api/types";
+import { rowQuery } from "../api/types";
 import { Empty, ErrorBox, Spinner } from "../components/common";
 import { evidenceOf } from "../evidence/evidence";
 import { href, navigate, parseHash, useRoute } from "../lib/router";
@@ -81,7 +82,7 @@ export function rowFromExtraction(row: DataRow, columns: DataColumn[], path: str
 
 export default function DataPage({ schemaId }: { schemaId: string }) {
   const schema = useAsync(() => api.getSchema(schemaId), [schemaId]);
-  const schemas = useAsync(() => api.listSchemas(), []);
+  const schemas = useAsync(() => api.listSchemas().then((l) => l.schemas), []);
   // Sort, filters, status and review start as the URL says (a reload, the
   // back button, a link) and are written back to it as they change.
   const route = useRoute();
@@ -132,7 +133,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
   // The rows of the query; with "needs review", those of them that need it.
   const pager = useRef<ReviewPager | null>(null);
   const fetcher = (): FetchPage => {
-    const all: FetchPage = (offset, limit, signal) => api.schemaRows(schemaId, query, offset, limit, signal);
+    const all: FetchPage = (offset, limit, signal) => api.schemaRows(schemaId, { ...rowQuery(query), offset, limit }, signal);
     pager.current = review ? reviewPager(all) : null;
     return pager.current ? pager.current.fetchPage : all;
   };
@@ -200,7 +201,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
 
   const onSave = useCallback(
     async (row: DataRow, col: DataColumn, value: unknown) => {
-      const x = await api.patchExtraction(row.document_id, row.extraction_id, col.path, value);
+      const x = await api.patchExtraction(row.document_id, row.extraction_id, { path: col.path, value });
       store.updateRow(row.document_id, (r) => rowFromExtraction(r, store.columns, col.path, x));
     },
     [store],
@@ -223,7 +224,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
     setActionError(null);
     setNotice(`Re-running ${n} document${n === 1 ? "" : "s"}…`);
     setRerunning(true);
-    inBatches(ids, (batch) => api.rerunSchema(schemaId, batch))
+    inBatches(ids, (batch) => api.rerunSchema(schemaId, { document_ids: batch }))
       .then(
         (errors) => {
           setNotice(`Re-ran ${n - errors.length} of ${n} document${n === 1 ? "" : "s"}.`);
@@ -247,7 +248,7 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
     setBusy("accept");
     setActionError(null);
     setNotice(null);
-    inBatches(proposals, (batch) => api.acceptAutoCreateMany(batch))
+    inBatches(proposals, (batch) => api.acceptAutoCreateMany({ document_ids: batch }))
       .then(
         (errors) => {
           setNotice(`Accepted ${n - errors.length} proposal${n - errors.length === 1 ? "" : "s"}.`);
@@ -312,13 +313,13 @@ export default function DataPage({ schemaId }: { schemaId: string }) {
           <span className="muted small-text" title={review ? "The export does not pick out the rows that need review" : undefined}>
             {review ? "Export (all rows, other filters applied):" : "Export what is shown:"}
           </span>
-          <a className="btn small" href={api.schemaExportURL(schemaId, "csv", query)} download data-testid="data-export-csv">
+          <a className="btn small" href={api.schemaExportURL(schemaId, { ...rowQuery(query), format: "csv" })} download data-testid="data-export-csv">
             CSV
           </a>
-          <a className="btn small" href={api.schemaExportURL(schemaId, "xlsx", query)} download data-testid="data-export-xlsx">
+          <a className="btn small" href={api.schemaExportURL(schemaId, { ...rowQuery(query), format: "xlsx" })} download data-testid="data-export-xlsx">
             XLSX
           </a>
-          <a className="btn small" href={api.schemaExportURL(schemaId, "json", query)} download data-testid="data-export-json">
+          <a className="btn small" href={api.schemaExportURL(schemaId, { ...rowQuery(query), format: "json" })} download data-testid="data-export-json">
             JSON
           </a>
         </div>

@@ -6,7 +6,7 @@ import { FailedDocument, WaitingForText } from "./UnreadDocument";
 import { DocumentEmbedNote } from "./SearchHits";
 import { useTitle } from "../lib/useTitle";
 import { errorMessage } from "../api/http";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { DocumentInfo, Extraction, ListedDocument, WorkingState } from "../api/types";
 
 /** A document as its page has it: from GET /api/documents/{id}, or a list's row with its kind's name. */
@@ -53,7 +53,7 @@ function ProposalReview({ doc, current, onPick }: { doc: DocumentInfo; current: 
   const id = doc.auto_create_extraction_id;
   const own = current && (!id || current.extraction_id === id) ? current : null;
   const fetched = useAsync(
-    () => (own || !id ? Promise.resolve(null) : api.listExtractions(doc.id).then((xs) => xs.find((x) => x.extraction_id === id) ?? null)),
+    () => (own || !id ? Promise.resolve(null) : api.listExtractions(doc.id).then((l) => l.extractions).then((xs) => xs.find((x) => x.extraction_id === id) ?? null)),
     [doc.id, id, !!own],
   );
   const x = own ?? fetched.data ?? null;
@@ -118,7 +118,7 @@ function AutoCreateBar({
   };
   const start = (
     <>
-      <button type="button" className="btn small" disabled={busy || !!noModel} onClick={() => act(() => api.startAutoCreate(doc.id))} data-testid="auto-create-start">
+      <button type="button" className="btn small" disabled={busy || !!noModel} onClick={() => act(() => api.startAutoCreate(doc.id, {}))} data-testid="auto-create-start">
         {status === "none" ? "Auto-create" : "Run auto-create again"}
       </button>
       {noModel && (
@@ -190,7 +190,7 @@ const NO_KIND = "-";
  * prompt (the one a person chose), which takes a while with a local model.
  */
 function KindPicker({ doc, onMoved }: { doc: ShownDocument; onMoved(): void }) {
-  const schemas = useAsync(() => api.listSchemas(), []);
+  const schemas = useAsync(() => api.listSchemas().then((l) => l.schemas), []);
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const others = (schemas.data ?? []).filter((s) => s.schema_id !== doc.schema_id);
@@ -202,7 +202,7 @@ function KindPicker({ doc, onMoved }: { doc: ShownDocument; onMoved(): void }) {
     setBusy(id ? `Moving to ${name} and extracting it again…` : "Clearing the kind…");
     setError(null);
     api
-      .setDocumentKind(doc.id, id)
+      .setDocumentKind(doc.id, { schema_id: id })
       .then(
         (ans) => {
           if (ans.extraction_error) setError(`Moved to ${name}, but no extraction ran: ${ans.extraction_error}`);
@@ -255,7 +255,7 @@ export default function DocumentPage({ docId, page: initialPage }: { docId: stri
   const { generation } = useUploads();
   const doc = useAsync(() => api.getDocument(docId), [docId, generation]);
   useTitle(doc.data?.name);
-  const tags = useAsync(() => api.listTags(), []);
+  const tags = useAsync(() => api.listTags().then((l) => l.tags), []);
   const [page, setPage] = useState(initialPage ?? 1);
   const [pages, setPages] = useState(0);
   const [zoom, setZoom] = useState(0);

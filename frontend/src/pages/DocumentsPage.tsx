@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { DocumentInfo, DocumentSort, ListedDocument, SortOrder, Tag } from "../api/types";
 import { Empty, ErrorBox, ErrorNote, formatBytes, formatDate, Spinner } from "../components/common";
 import { href, navigate } from "../lib/router";
@@ -180,9 +180,9 @@ export function DocumentsPage() {
   }, [q]);
   useEffect(() => setOffset(0), [debounced, tagId, sort]);
 
-  const tags = useAsync(() => api.listTags(), []);
+  const tags = useAsync(() => api.listTags().then((l) => l.tags), []);
   const docs = useAsync(
-    () => api.listDocuments({ q: debounced, tag_id: tagId, limit: PAGE_SIZE, offset, sort: sort?.sort, order: sort?.order }),
+    () => api.listDocuments({ q: debounced, tag_id: tagId ? [tagId] : undefined, limit: PAGE_SIZE, offset, sort: sort?.sort, order: sort?.order }),
     [debounced, tagId, offset, generation, sort],
   );
   // Refresh while an auto-create runs, so its status moves without a reload.

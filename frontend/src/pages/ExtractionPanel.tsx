@@ -7,7 +7,7 @@
 // the document page highlights in the viewer.
 
 import { useEffect, useMemo, useRef, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { EvidenceMap, Extraction, FieldEvidence, WorkingState } from "../api/types";
 import { Empty, ErrorBox, ErrorNote, formatDate, Json, Spinner } from "../components/common";
 import { countStatuses, evidenceOf, evidenceTitle, placeText, reviewList, reviewReason, type FieldSelection } from "../evidence/evidence";
@@ -231,8 +231,8 @@ export interface ExtractionPanelProps {
 }
 
 export function ExtractionPanel({ docId, workingState, revision, selection = null, onSelect, onCurrent }: ExtractionPanelProps) {
-  const list = useAsync(() => api.listExtractions(docId), [docId, revision]);
-  const prompts = useAsync(() => api.listPrompts(), []);
+  const list = useAsync(() => api.listExtractions(docId).then((l) => l.extractions), [docId, revision]);
+  const prompts = useAsync(() => api.listPrompts().then((l) => l.prompts), []);
   const [selected, setSelected] = useState<string | null>(null);
   const names = useArtifactNames();
   const [override, setOverride] = useState<Extraction | null>(null);
@@ -268,7 +268,7 @@ export function ExtractionPanel({ docId, workingState, revision, selection = nul
 
   const save = async (path: string, value: unknown) => {
     if (!current) return;
-    const x = await api.patchExtraction(docId, current.extraction_id, path, value);
+    const x = await api.patchExtraction(docId, current.extraction_id, { path: path, value });
     setOverride(x);
   };
 
@@ -277,7 +277,7 @@ export function ExtractionPanel({ docId, workingState, revision, selection = nul
     setRunning(true);
     setRunError(null);
     try {
-      const x = await api.runExtraction(docId, promptRev);
+      const x = await api.runExtraction(docId, { prompt_revid: promptRev });
       setOverride(x);
       setSelected(x.extraction_id);
       list.reload();
@@ -367,10 +367,10 @@ export function ExtractionPanel({ docId, workingState, revision, selection = nul
               {showRaw ? "Hide JSON" : "Show JSON"}
             </button>
             <span className="muted">Export this prompt's results for every document:</span>
-            <a className="btn small" href={api.exportURL(current.prompt_revid, "csv")} download data-testid="export-csv">
+            <a className="btn small" href={api.exportURL(current.prompt_revid, { format: "csv" })} download data-testid="export-csv">
               CSV
             </a>
-            <a className="btn small" href={api.exportURL(current.prompt_revid, "json")} download data-testid="export-json">
+            <a className="btn small" href={api.exportURL(current.prompt_revid, { format: "json" })} download data-testid="export-json">
               JSON
             </a>
           </div>

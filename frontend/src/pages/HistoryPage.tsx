@@ -4,7 +4,8 @@
 // (GET /api/history, POST /api/history/…/undo).
 
 import { useState } from "react";
-import { api, type HistoryQuery } from "../api/routes";
+import { api } from "../api/routes.gen";
+import type { HistoryQuery } from "../api/types";
 import type { JournalEntry, UndoResult } from "../api/types";
 import { ErrorBox, Spinner } from "../components/common";
 import { formatDateTime } from "../lib/format";
@@ -46,11 +47,11 @@ type Target = { kind: "entry"; id: number } | { kind: "turn"; id: string } | { k
 function undo(t: Target, cascade: boolean): Promise<UndoResult> {
   switch (t.kind) {
     case "entry":
-      return api.undoEntry(t.id, cascade);
+      return api.undoEntry(t.id, { cascade });
     case "turn":
-      return api.undoTurn(t.id, cascade);
+      return api.undoTurn(t.id, { cascade });
     default:
-      return api.undoRun(t.id, cascade);
+      return api.undoRun(t.id, { cascade });
   }
 }
 

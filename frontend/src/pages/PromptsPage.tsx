@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { LastEvaluation } from "../evidence/LastEvaluation";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { PromptInput, PromptRevision } from "../api/types";
 import { SchemaLink, TagRef } from "../components/ArtifactLink";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
@@ -10,13 +10,14 @@ import { versionedKind, VersionedPage, VersionLine } from "../components/Version
 import { useAsync } from "../lib/useAsync";
 
 const KIND = versionedKind<PromptRevision>("prompt", {
-  list: api.listPrompts, get: api.getPrompt, remove: api.deletePrompt, revisions: api.listPromptRevisions, revision: api.getPromptRevision,
+  list: () => api.listPrompts().then((l) => l.prompts), get: api.getPrompt, remove: api.deletePrompt,
+  revisions: (id) => api.listPromptRevisions(id).then((l) => l.revisions), revision: api.getPromptRevision,
   idOf: (p) => p.prompt_id, revidOf: (p) => p.prompt_revid,
 });
 
 function PromptForm({ initial, onSaved, onCancel }: { initial?: PromptRevision; onSaved(p: PromptRevision): void; onCancel(): void }) {
-  const schemas = useAsync(() => api.listSchemas(), []);
-  const tags = useAsync(() => api.listTags(), []);
+  const schemas = useAsync(() => api.listSchemas().then((l) => l.schemas), []);
+  const tags = useAsync(() => api.listTags().then((l) => l.tags), []);
   const models = useAsync(() => api.models(), []);
   const [name, setName] = useState(initial?.name ?? "");
   const [content, setContent] = useState(initial?.content ?? "");

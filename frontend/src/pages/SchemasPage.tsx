@@ -1,5 +1,5 @@
 import { useRef, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { ResponseFormat, SchemaRevision } from "../api/types";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
 import { CopyId, Empty, FieldError, formatDate } from "../components/common";
@@ -10,7 +10,8 @@ import { SchemaEditor, SchemaView } from "../schema/FieldTable";
 import { sanitizeName } from "../schema/fields";
 
 const KIND = versionedKind<SchemaRevision>("schema", {
-  list: api.listSchemas, get: api.getSchema, remove: api.deleteSchema, revisions: api.listSchemaRevisions, revision: api.getSchemaRevision,
+  list: () => api.listSchemas().then((l) => l.schemas), get: api.getSchema, remove: api.deleteSchema,
+  revisions: (id) => api.listSchemaRevisions(id).then((l) => l.revisions), revision: api.getSchemaRevision,
   idOf: (s) => s.schema_id, revidOf: (s) => s.schema_revid,
 });
 
@@ -95,7 +96,7 @@ function DataLink({ id }: { id: string }) {
 
 /** The prompts whose latest version extracts with this schema. */
 function UsedBy({ schemaId }: { schemaId: string }) {
-  const prompts = useAsync(() => api.listPrompts(), [schemaId]);
+  const prompts = useAsync(() => api.listPrompts().then((l) => l.prompts), [schemaId]);
   const users = prompts.data?.filter((p) => p.schema_id === schemaId) ?? [];
   if (!users.length) return null;
   return (

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { SearchHit, SearchResult } from "../api/types";
 import { ErrorBox, Spinner } from "../components/common";
 import { href } from "../lib/router";
@@ -75,7 +75,7 @@ export function HitList({ result }: { result: SearchResult }) {
 
 /** The documents page's passages for a search: GET /api/search, as the agent's search_docs and `docent search` answer it. */
 export function SearchHits({ query, tagId }: { query: string; tagId: string }) {
-  const res = useAsync(() => api.search(query, { limit: HITS, tag: tagId || undefined }), [query, tagId]);
+  const res = useAsync(() => api.search({ q: query, limit: HITS, tag: tagId ? [tagId] : undefined }), [query, tagId]);
   if (res.error) return <ErrorBox title="Search failed" error={res.error} onRetry={res.reload} />;
   if (!res.data) return res.loading ? <Spinner label="Searching…" /> : null;
   return <HitList result={res.data} />;
@@ -86,7 +86,7 @@ export function SearchHits({ query, tagId }: { query: string; tagId: string }) {
  * why the rest waits. Nothing once it is all embedded, or without a model.
  */
 export function DocumentEmbedNote({ docId, status }: { docId: string; status: string }) {
-  const res = useAsync(() => api.searchStatus(docId), [docId, status]);
+  const res = useAsync(() => api.searchStatus({ document_id: docId }), [docId, status]);
   const st = res.data;
   if (!st || !st.model || st.chunks === 0 || st.embedded >= st.chunks) return null;
   return (

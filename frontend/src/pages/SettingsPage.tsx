@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { errorMessage } from "../api/http";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { ProviderCheck, SearchStatus, ServerSettings, SettingsPatch } from "../api/types";
 import { ErrorBox, RichText, Spinner } from "../components/common";
 import { useSettings, type ApprovalMode } from "../lib/settings";

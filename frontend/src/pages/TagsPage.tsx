@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { Tag } from "../api/types";
 import { ArtifactDetail } from "../components/ArtifactDetail";
 import { ArtifactForm, NameField, useArtifactSave } from "../components/ArtifactForm";
@@ -52,7 +52,7 @@ function TagForm({ initial, onSaved, onCancel }: { initial?: Tag; onSaved(t: Tag
 
 function TagDetail({ id, onChanged }: { id: string; onChanged(): void }) {
   // Loaded beside the tag, not after it.
-  const docs = useAsync(() => api.listDocuments({ tag_id: id, limit: 50 }), [id]);
+  const docs = useAsync(() => api.listDocuments({ tag_id: [id], limit: 50 }), [id]);
   return (
     <ArtifactDetail kind={KIND} id={id} load={api.getTag} remove={api.deleteTag} heading={tagHeading} form={TagForm} onChanged={onChanged}>
       {(t) => (
@@ -80,7 +80,7 @@ export default function TagsPage({ id }: { id?: string }) {
   return (
     <ArtifactPage
       kind={KIND}
-      load={api.listTags}
+      load={() => api.listTags().then((l) => l.tags)}
       id={id}
       idOf={(t) => t.id}
       row={(t) => (

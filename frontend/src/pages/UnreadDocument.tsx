@@ -3,7 +3,7 @@
 // password, or another copy), or one whose text OCR has not read yet.
 
 import { useState } from "react";
-import { readWithPassword } from "../api/routes";
+import { api, readWithPassword } from "../api/routes.gen";
 import type { DocumentInfo } from "../api/types";
 import { ErrorBox } from "../components/common";
 
@@ -28,7 +28,7 @@ export function FailedDocument({ doc, onRead }: { doc: DocumentInfo; onRead(): v
             e.preventDefault();
             setBusy(true);
             setErr(null);
-            readWithPassword(doc.id, password).then(
+            readWithPassword(doc.id, { password }).then(
               () => {
                 setBusy(false);
                 onRead();
@@ -55,7 +55,7 @@ export function FailedDocument({ doc, onRead }: { doc: DocumentInfo; onRead(): v
         </p>
       )}
       <p className="muted">
-        <a href={`/api/documents/${encodeURIComponent(doc.id)}/file`} target="_blank" rel="noreferrer">
+        <a href={api.documentFileURL(doc.id)} target="_blank" rel="noreferrer">
           Open the original file
         </a>
       </p>

@@ -6,7 +6,7 @@
 // whose price is unknown says so; a local model costs 0.
 
 import { useMemo, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { UsageGroup, UsageReport, UsageTotals } from "../api/types";
 import { ErrorBox, Spinner } from "../components/common";
 import { formatCount } from "../lib/format";
@@ -105,10 +105,10 @@ export default function UsagePage() {
   const load = useAsync(
     async (): Promise<Record<"day_model" | "model" | "edge" | "run", UsageReport>> => {
       const [day_model, model, edge, run] = await Promise.all([
-        api.usage("day_model", since),
-        api.usage("model", since),
-        api.usage("edge", since),
-        api.usage("run", since),
+        api.usage({ by: "day_model", since }),
+        api.usage({ by: "model", since }),
+        api.usage({ by: "edge", since }),
+        api.usage({ by: "run", since }),
       ]);
       return { day_model, model, edge, run };
     },

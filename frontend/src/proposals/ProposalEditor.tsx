@@ -7,7 +7,7 @@
 
 import { useContext, useEffect, useRef, useState } from "react";
 import type { Summary, SummaryNow } from "../api/events.gen";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { SchemaEditor } from "../schema/FieldTable";
 import { responseFormatProblems } from "../schema/fields";
 import { hasBody, ProposalBody, ProposalEnvContext } from "./ProposalView";
@@ -82,7 +82,7 @@ function useEditedSummary(tool: string, args: Record<string, unknown> | undefine
     if (!env || !key) return;
     let cancelled = false;
     const timer = setTimeout(() => {
-      api.toolSummary(tool, JSON.parse(key) as unknown, env.docId, env.threadId).then(
+      api.toolSummary(tool, { arguments: JSON.parse(key) as unknown, document_id: env.docId, thread_id: env.threadId ?? "" }).then(
         (s) => !cancelled && setSummary(s),
         () => !cancelled && setSummary(null),
       );

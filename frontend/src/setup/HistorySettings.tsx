@@ -4,7 +4,7 @@
 // /api/history).
 
 import { useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { ErrorBox } from "../components/common";
 import { formatBytes, formatCount } from "../lib/format";
 import { href } from "../lib/router";
@@ -32,7 +32,7 @@ export function HistorySettings() {
         className="row"
         onSubmit={(e) => {
           e.preventDefault();
-          act(api.putHistorySettings(Number(value)));
+          act(api.putHistorySettings({ retention_days: Number(value) }));
         }}
       >
         <label>

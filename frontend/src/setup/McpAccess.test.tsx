@@ -2,7 +2,7 @@ import { renderToString } from "react-dom/server";
 import { describe, expect, it, vi } from "vitest";
 import { McpAccessView, mcpURL } from "./McpAccess";
 
-vi.mock("../api/routes", () => ({ api: {} }));
+vi.mock("../api/routes.gen", () => ({ api: {} }));
 
 describe("MCP settings card", () => {
   it("gives the address clients connect to on this server", () => {

@@ -4,7 +4,7 @@
 // `docent mcp --read-only` is the command line's own switch; this one is
 // the server's.
 
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { ErrorBox } from "../components/common";
 import { useAsync, useSave } from "../lib/useAsync";
 import type { McpSettings } from "../api/types";

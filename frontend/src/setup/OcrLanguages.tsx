@@ -4,7 +4,7 @@
 // photos and which PDF pages, and whether PP-OCR is there, and why not.
 
 import { useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { OcrSettings } from "../api/types";
 import { ErrorBox } from "../components/common";
 import { useAsync, useSave } from "../lib/useAsync";

@@ -5,7 +5,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { errorMessage } from "../api/http";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { ServerSettings, SetupStatus } from "../api/types";
 import { copyText, ErrorBox, RichText, Spinner } from "../components/common";
 import { capabilityChips, contextLabel, ollamaLine, pickerInitial, pickerModels, recommendationText, recommendedLabel } from "./setup";

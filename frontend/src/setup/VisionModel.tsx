@@ -3,7 +3,7 @@
 // of docent --serve and of the desktop app, and in `docent ocr` without
 // --vision (GET/PUT /api/settings/ocr: vision_model, vision_all).
 
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { ErrorBox } from "../components/common";
 import { useAsync, useSave } from "../lib/useAsync";
 import type { ModelInfo, OcrSettingsBody } from "../api/types";

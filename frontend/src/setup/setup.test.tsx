@@ -6,7 +6,7 @@ import { ComposerDisabledReason, SetupView } from "./SetupPanel";
 
 // The composer asks GET /api/setup through getSetup; the test answers.
 const getSetup = vi.fn<() => Promise<SetupStatus>>();
-vi.mock("../api/routes", () => ({ api: {}, getSetup: () => getSetup() }));
+vi.mock("../api/routes.gen", () => ({ api: {}, getSetup: () => getSetup() }));
 
 const suggestions = [
   { model: "qwen3:8b", command: "ollama pull qwen3:8b", memory: "16 GB of RAM" },

@@ -4,7 +4,7 @@
 // terminal) and after the settings change (refreshSetup).
 
 import { useEffect, useSyncExternalStore } from "react";
-import { getSetup } from "../api/routes";
+import { getSetup } from "../api/routes.gen";
 import type { SetupStatus } from "../api/types";
 import { errorInput, type ErrorInput } from "../lib/errors";
 

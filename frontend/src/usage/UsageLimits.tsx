@@ -4,7 +4,7 @@
 // the estimate above which the app asks before an auto-create batch.
 
 import { useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import type { UsageStatus } from "../api/types";
 import { ErrorBox } from "../components/common";
 import { errorInput } from "../lib/errors";

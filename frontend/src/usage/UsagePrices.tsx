@@ -4,7 +4,7 @@
 // remove a person's price for one model (GET/PUT /api/usage/prices).
 
 import { useEffect, useId, useRef, useState } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { ErrorBox } from "../components/common";
 import { useAsync, useSave } from "../lib/useAsync";
 import { modelLabel } from "./usage";

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from "vitest";
 import { overrideOf, overridesOf, PricesTable, priceForm, withOverride } from "./UsagePrices";
 import type { UsagePrices } from "./wire";
 
-vi.mock("../api/routes", () => ({ api: {} }));
+vi.mock("../api/routes.gen", () => ({ api: {} }));
 
 const prices: UsagePrices = {
   list_source: "@pydantic/genai-prices@0.0.30",

@@ -7,6 +7,7 @@ import { useWidth } from "./useWidth";
 import { useEffect, useRef, useState, type CSSProperties } from "react";
 import { ErrorBox, Spinner } from "../components/common";
 import { PageHighlight, type HighlightRequest } from "../evidence/PageHighlight";
+import { api } from "../api/routes.gen";
 
 export interface ImageViewerProps {
   docId: string;
@@ -26,7 +27,7 @@ export interface ImageViewerProps {
 const shownByBrowsers = new Set(["image/png", "image/jpeg", "image/webp", "image/bmp"]);
 
 export function pageImageURL(docId: string, page: number): string {
-  return `/api/documents/${encodeURIComponent(docId)}/pages/${page}/image`;
+  return api.pageImageURL(docId, page);
 }
 
 export default function ImageViewer({ docId, fileUrl, mediaType, pages, page, zoom, onPages, highlight }: ImageViewerProps) {

@@ -7,6 +7,7 @@
 import { useEffect } from "react";
 import type { DocumentInfo } from "../api/types";
 import { isDesktop } from "../lib/desktop";
+import { api } from "../api/routes.gen";
 
 export function OcrStatus({ doc, onChanged }: { doc: DocumentInfo; onChanged: () => void }) {
   const active = doc.status === "needs_ocr" || doc.status === "ocr";
@@ -18,7 +19,7 @@ export function OcrStatus({ doc, onChanged }: { doc: DocumentInfo; onChanged: ()
     };
     let es: EventSource | null = null;
     if (!isDesktop() && typeof EventSource !== "undefined") {
-      es = new EventSource(`/api/documents/${encodeURIComponent(doc.id)}/events`, { withCredentials: true });
+      es = new EventSource(api.documentEventsURL(doc.id), { withCredentials: true });
       es.onmessage = () => onChanged();
       es.onerror = () => {
         // The server ends the stream once OCR is done (onChanged then

@@ -2,9 +2,9 @@
 // (engine, languages, confidence) or a vision model; shown for pages that
 // were read, so a person knows how far to trust a scan's text.
 
-import { request } from "../api/http";
+import { api } from "../api/routes.gen";
 import { useAsync } from "../lib/useAsync";
-import type { PageDetail, PageList } from "../api/types";
+import type { PageDetail } from "../api/types";
 
 /** A short line for a page's source; "" for a text layer (nothing to say). */
 export function sourceText(p: Pick<PageDetail, "page" | "source" | "engine" | "lang" | "confidence" | "note"> | undefined): string {
@@ -25,7 +25,7 @@ export function sourceText(p: Pick<PageDetail, "page" | "source" | "engine" | "l
 
 export function PageSource({ docId, page, status }: { docId: string; page: number; status: string }) {
   const pages = useAsync(
-    () => request<PageList>(`/api/documents/${encodeURIComponent(docId)}/pages`).then((x) => x.pages),
+    () => api.documentPages(docId).then((x) => x.pages),
     [docId, status],
   );
   const text = sourceText(pages.data?.find((p) => p.page === page));

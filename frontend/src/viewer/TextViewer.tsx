@@ -1,5 +1,5 @@
 import { useEffect, useRef } from "react";
-import { api } from "../api/routes";
+import { api } from "../api/routes.gen";
 import { ErrorBox, Spinner } from "../components/common";
 import { findQuote } from "../evidence/evidence";
 import { useScrollToOnce, type HighlightRequest } from "../evidence/PageHighlight";
@@ -10,7 +10,7 @@ import { useAsync } from "../lib/useAsync";
  * quote is marked in the page's text instead, where it is found.
  */
 export function TextViewer({ docId, page, onPages, highlight }: { docId: string; page: number; onPages: (n: number) => void; highlight?: HighlightRequest | null }) {
-  const text = useAsync(() => api.documentText(docId, page), [docId, page]);
+  const text = useAsync(() => api.documentText(docId, { page }), [docId, page]);
   const mark = useRef<HTMLElement>(null);
   useEffect(() => {
     if (text.data?.pages) onPages(text.data.pages);

@@ -1,4 +1,4 @@
-package tsdecl
+package main
 
 import (
 	"fmt"
@@ -9,13 +9,6 @@ import (
 	"github.com/docent/docent/agent/evidence"
 	"github.com/docent/docent/agent/schema"
 )
-
-// EventsFile is the file of the agent's events, relative to the repository
-// root.
-const EventsFile = "frontend/src/api/events.gen.ts"
-
-// EventsCommand is how to regenerate it, as the file and its test tell it.
-const EventsCommand = "go generate ./agent/ (or, from the repository root: go run ./agent/internal/tsgen)"
 
 // Events returns the content of EventsFile, and the Go types it declares by
 // their TypeScript name, for other generated files to import; root is the
@@ -33,9 +26,9 @@ func Events(root string) ([]byte, map[reflect.Type]string, error) {
 // and the metadata stored with thread messages, as agent/events.go and
 // agent/message_data.go declare them. After changing those types run
 //
-//   ` + EventsCommand + `
+//   ` + Command + `
 //
-// A Go test (agent/internal/tsgen) fails while this file is stale.
+// A Go test (app/internal/tsgen) fails while this file is stale.
 `)
 	var union []string
 	for _, et := range agent.EventTypes {

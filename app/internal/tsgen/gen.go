@@ -1,30 +1,7 @@
-// Package tsdecl writes TypeScript declarations of Go wire types, so that
-// the web UI's types are derived from the Go ones instead of written twice.
-// Two generators use it: agent/internal/tsgen (the agent's events,
-// frontend/src/api/events.gen.ts) and app/internal/tsgen (the HTTP API,
-// the error codes and the desktop window's events,
-// frontend/src/api/api.gen.ts).
-//
-// It reflects over the types it is given and over every type they
-// reference, reading members through their JSON tags as encoding/json does
-// (agent/internal/jsonfields); doc comments are copied from the Go source.
-//
-// Mapping: string → string, bool → boolean, numbers → number, time.Time →
-// string, json.RawMessage and interfaces → unknown, slices → T[], maps →
-// Record<string, T>, a struct → an interface of its TypeScript name, *T →
-// T | null, and a member with omitempty is optional (name?). A field's
-// `ts:"..."` tag replaces its TypeScript type (' stands for "). A type's
-// TypeScript name is its Go name with an upper-case first letter, unless
-// Names gives another; a named type that is not a struct is written as
-// its structure, unless Names names it: then it is declared as a type of
-// its own, and a string type whose package declares constants of it is
-// the union of their values.
-package tsdecl
+package main
 
 import (
-	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -38,11 +15,29 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/docent/docent/agent/internal/jsonfields"
+	"github.com/docent/docent/agent/jsonfields"
 )
 
 const module = "github.com/docent/docent"
 
+// Gen writes TypeScript declarations of Go wire types, so that the web
+// UI's types are derived from the Go ones instead of written twice.
+//
+// It reflects over the types it is given and over every type they
+// reference, reading members through their JSON tags as encoding/json does
+// (agent/jsonfields); doc comments are copied from the Go source.
+//
+// Mapping: string → string, bool → boolean, numbers → number, time.Time →
+// string, json.RawMessage and interfaces → unknown, slices → T[], maps →
+// Record<string, T>, a struct → an interface of its TypeScript name, *T →
+// T | null, and a member with omitempty is optional (name?). A field's
+// `ts:"..."` tag replaces its TypeScript type (' stands for "). A type's
+// TypeScript name is its Go name with an upper-case first letter, unless
+// Names gives another; a named type that is not a struct is written as
+// its structure, unless Names names it: then it is declared as a type of
+// its own, and a string type whose package declares constants of it is
+// the union of their values.
+//
 // Gen writes the declarations of one file. Declare and its kin write a
 // type and queue what it references; Finish writes the queued ones.
 type Gen struct {
@@ -463,62 +458,6 @@ func RepoRoot() (string, error) {
 		}
 		dir = parent
 	}
-}
-
-// File is one generated TypeScript file: where it is (relative to the
-// repository root), how to make it again, and what it holds.
-type File struct {
-	Output   string
-	Command  string
-	Generate func(root string) ([]byte, error)
-}
-
-// Main is a generator command's main: it writes the file, or with -check
-// writes nothing and fails when the file is stale.
-func (f File) Main() {
-	check := flag.Bool("check", false, "write nothing; fail when "+f.Output+" is stale")
-	flag.Parse()
-	root, err := RepoRoot()
-	if err == nil {
-		var src []byte
-		if src, err = f.Generate(root); err == nil {
-			err = f.writeOrCheck(root, src, *check)
-		}
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tsgen:", err)
-		os.Exit(1)
-	}
-}
-
-// Stale returns why the checked-in file is not what Generate writes now,
-// with the command to run, or nil when it is current: the CI check of a
-// generated file.
-func (f File) Stale() error {
-	root, err := RepoRoot()
-	if err != nil {
-		return err
-	}
-	src, err := f.Generate(root)
-	if err != nil {
-		return err
-	}
-	return f.writeOrCheck(root, src, true)
-}
-
-func (f File) writeOrCheck(root string, src []byte, check bool) error {
-	path := filepath.Join(root, f.Output)
-	if !check {
-		return os.WriteFile(path, src, 0o644)
-	}
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("%w; run %s", err, f.Command)
-	}
-	if !bytes.Equal(old, src) {
-		return fmt.Errorf("%s is stale (%s): run %s", f.Output, FirstDifference(old, src), f.Command)
-	}
-	return nil
 }
 
 // FirstDifference describes the first line where got differs from want.

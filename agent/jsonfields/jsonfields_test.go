@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/docent/docent/agent/internal/jsonfields"
+	"github.com/docent/docent/agent/jsonfields"
 )
 
 type inner struct {

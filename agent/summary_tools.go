@@ -309,7 +309,7 @@ func deleteDocumentSummary(a args, n names) Summary {
 	case current:
 		title = "Delete this document"
 	}
-	return Summary{Title: title, Danger: true, Notes: []string{"Its pages, extractions and conversations are deleted with it."}}
+	return Summary{Title: title, Notes: []string{"Its pages, extractions and conversations are deleted with it."}}
 }
 
 func deleteDocumentWords(a args, n names) string { return n.docWords(a) }
@@ -548,7 +548,7 @@ func updateSchemaWords(a args, n names) string {
 func deleteSchemaSummary(a args, n names) Summary {
 	r := argString(a, "schema_id")
 	cur, known := n.latestSchema(r)
-	s := Summary{Title: "Delete schema " + n.schemaRef(r, 0), Danger: true}
+	s := titled("Delete schema " + n.schemaRef(r, 0))
 	if !known {
 		return s
 	}
@@ -712,7 +712,7 @@ func updatePromptWords(a args, n names) string {
 
 func deletePromptSummary(a args, n names) Summary {
 	r := argString(a, "prompt_id")
-	s := Summary{Title: "Delete prompt " + n.promptRef(r), Danger: true}
+	s := titled("Delete prompt " + n.promptRef(r))
 	if cur, ok := n.latestPrompt(r); ok {
 		s.Title = fmt.Sprintf("Delete prompt %s and its %s", quoted(cur.Name), textfmt.Count(cur.Version, "version"))
 	}
@@ -815,7 +815,7 @@ func updateTagWords(a args, n names) string {
 func deleteTagSummary(a args, n names) Summary {
 	r := argString(a, "tag_id")
 	tag, known := n.Tag(r)
-	s := Summary{Title: "Delete tag " + quoted(r), Danger: true}
+	s := titled("Delete tag " + quoted(r))
 	if !known {
 		return s
 	}

@@ -19,10 +19,10 @@ import (
 // (old → new), the tags it adds and removes, a schema's fields (as a diff
 // against the version an update replaces), a prompt's text (as a line
 // diff), and notes on what it changes now, with names resolved through the
-// store. Each tool's Summarize makes it (summary_tools.go); the turn sends
-// it with tool_calls and a paused done, and stores it with the messages,
-// and every edge shows it as it is: the terminal its Lines, the web UI and
-// the desktop its parts. Wording: names are quoted “like this”, a
+// store. Each tool's Summarize makes it, beside the tool's definition in
+// its family's tools_*.go; the turn sends it with tool_calls and a paused
+// done, and stores it with the messages, and every edge shows it as it
+// is: the terminal its Lines, the web UI and the desktop its parts. Wording: names are quoted “like this”, a
 // version is `Name vN`; see the tests for every tool's words.
 
 // Summary is what a call will do.

@@ -14,10 +14,6 @@ import (
 	"github.com/docent/docent/storage/fault"
 )
 
-const (
-	pPromptID = `{"type":"string","minLength":1,"description":"Prompt id (a prompt_revid or the prompt's name also works)."}`
-)
-
 // The prompt tools: read and list extraction prompts, and write them (a
 // versioned artifact, tools_versioned.go).
 func promptTools() []Tool {
@@ -49,10 +45,9 @@ func promptTools() []Tool {
 			Run:       decodeArgs(listPrompts),
 			Summarize: summarizer(listSummary("List prompts"), listWords, listOutcome("prompts", "prompt")),
 		},
-		{
+		linking(promptArtifact.writer(OpCreate, Tool{
 			Name:        "create_prompt",
 			Title:       "Create an extraction prompt",
-			Ops:         []string{OpCreate, OpLink},
 			Description: "Create an extraction prompt at version 1, linked to a schema. A name that exists is an error: use update_prompt then. Call help_prompts for guidance.",
 			Parameters: params([]string{"name", "content"}, map[string]string{
 				"name":           `{"type":"string","minLength":1,"description":"Prompt name, unique."}`,
@@ -62,20 +57,15 @@ func promptTools() []Tool {
 				"model":          `{"type":"string","description":"Model id with its provider, e.g. ollama/qwen3:8b. Default: the configured default."}`,
 				"tag_ids":        `{"type":"array","items":{"type":"string"},"description":"Tags of the prompt."}`,
 			}),
-			Access:        ReadWrite,
-			Changes:       withPromptLinks(creates(KindPrompt)),
-			HeadlessLimit: 1,
-			Run:           decodeArgs(createPrompt),
-			Summarize:     summarizer(createPromptSummary, createPromptWords),
-		},
-		{
+			Run:       decodeArgs(createPrompt),
+			Summarize: summarizer(createPromptSummary, createPromptWords),
+		})),
+		linking(promptArtifact.writer(OpUpdate, Tool{
 			Name:        "update_prompt",
 			Title:       "Make a new version of a prompt",
-			Ops:         []string{OpUpdate, OpLink},
-			Idempotent:  true,
 			Description: "Make a new version of a prompt; fields not given carry over. schema_id \"\" unlinks the schema.",
 			Parameters: params([]string{"prompt_id"}, map[string]string{
-				"prompt_id":      pPromptID,
+				"prompt_id":      promptArtifact.idParameter(),
 				"name":           `{"type":"string","minLength":1,"description":"New name."}`,
 				"content":        `{"type":"string","minLength":1,"description":"New instructions."}`,
 				"schema_id":      `{"type":"string","description":"Schema to link (id or name); \"\" unlinks."}`,
@@ -83,24 +73,15 @@ func promptTools() []Tool {
 				"model":          `{"type":"string","description":"Model id with its provider, e.g. ollama/qwen3:8b; \"\" for the default."}`,
 				"tag_ids":        `{"type":"array","items":{"type":"string"},"description":"Tags from now on (replaces them)."}`,
 			}),
-			Access:        ReadWrite,
-			Changes:       withPromptLinks(promptChange(OpUpdate)),
-			HeadlessLimit: 2,
-			Run:           decodeArgs(updatePrompt),
-			Summarize:     summarizer(updatePromptSummary, updatePromptWords),
-		},
-		{
+			Run:       decodeArgs(updatePrompt),
+			Summarize: summarizer(updatePromptSummary, updatePromptWords),
+		})),
+		promptArtifact.writer(OpDelete, Tool{
 			Name:        "delete_prompt",
 			Title:       "Delete a prompt",
-			Ops:         []string{OpDelete},
-			Idempotent:  true,
 			Description: "Delete a prompt with all its versions; extractions made with it are kept.",
-			Parameters:  params([]string{"prompt_id"}, map[string]string{"prompt_id": pPromptID}),
-			Access:      ReadWrite,
-			Changes:     promptChange(OpDelete),
-			Run:         decodeArgs(deletePrompt),
 			Summarize:   summarizer(deletePromptSummary, deletePromptWords),
-		},
+		}),
 	}
 }
 
@@ -214,8 +195,7 @@ func createPrompt(ctx context.Context, env *ToolEnv, a struct {
 	if err != nil {
 		return nil, err
 	}
-	env.State.PromptRevID = rev.PromptRevID
-	return withPreview(rev, "created prompt %s v%d (%s)", rev.Name, rev.Version, rev.PromptRevID).made(KindPrompt, rev.PromptID), nil
+	return promptArtifact.wrote(env, rev, promptRevision(rev), OpCreate, false), nil
 }
 
 func updatePrompt(ctx context.Context, env *ToolEnv, a struct {
@@ -251,38 +231,16 @@ func updatePrompt(ctx context.Context, env *ToolEnv, a struct {
 	if err != nil {
 		return nil, err
 	}
-	env.State.PromptRevID = rev.PromptRevID
 	res := struct {
 		storage.PromptRevision
 		NoChanges bool `json:"no_changes,omitempty"`
 	}{rev, noChanges}
-	if noChanges {
-		return withPreview(res, "no changes: prompt %s stays at v%d (%s)", rev.Name, rev.Version, rev.PromptRevID), nil
-	}
-	return withPreview(res, "updated prompt %s to v%d (%s)", rev.Name, rev.Version, rev.PromptRevID), nil
+	return promptArtifact.wrote(env, res, promptRevision(rev), OpUpdate, noChanges), nil
 }
 
-func deletePrompt(ctx context.Context, env *ToolEnv, a struct {
-	PromptID string `json:"prompt_id"`
-}) (any, error) {
-	cur, err := env.DB.FindPrompt(ctx, strings.TrimSpace(a.PromptID))
-	if err != nil {
-		return nil, err
-	}
-	statePrompt := ""
-	if env.State.PromptRevID != "" {
-		if r, err := env.DB.GetPromptRevision(ctx, env.State.PromptRevID); err == nil {
-			statePrompt = r.PromptID
-		}
-	}
-	if err := env.DB.DeletePrompt(ctx, cur.PromptID); err != nil {
-		return nil, err
-	}
-	if statePrompt == cur.PromptID {
-		env.State.PromptRevID = ""
-	}
-	return withPreview(map[string]any{"deleted": true, "prompt_id": cur.PromptID, "name": cur.Name},
-		"deleted prompt %s (%s)", cur.Name, cur.PromptID), nil
+// promptRevision is a prompt revision as a versioned artifact's.
+func promptRevision(r storage.PromptRevision) revisionRef {
+	return revisionRef{ID: r.PromptID, RevID: r.PromptRevID, Name: r.Name, Version: r.Version}
 }
 
 // promptLinks are the links of a prompt's schema and tags as
@@ -314,12 +272,14 @@ type promptLinkArgs struct {
 	TagIDs   []string `json:"tag_ids"`
 }
 
-// withPromptLinks is the Changes of create_prompt (of creates(KindPrompt))
-// and update_prompt (of promptChange(OpUpdate)): the prompt's own change,
+// linking is create_prompt or update_prompt (t), which also link the
+// prompt to a schema and tags: its Changes are the prompt's own change,
 // then the links to the schema and tags the call sets (those an update
 // leaves were checked when they were set).
-func withPromptLinks(prompt func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error)) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return func(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
+func linking(t Tool) Tool {
+	prompt := t.Changes
+	t.Ops = append(t.Ops, OpLink)
+	t.Changes = func(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
 		changes, err := prompt(ctx, env, raw)
 		if err != nil {
 			return nil, err
@@ -332,6 +292,7 @@ func withPromptLinks(prompt func(context.Context, *ToolEnv, json.RawMessage) ([]
 			return append(changes, links...), nil
 		})(ctx, env, raw)
 	}
+	return t
 }
 
 func getPromptSummary(a args, n names) Summary {
@@ -392,10 +353,8 @@ func createPromptWords(a args, n names) string {
 func updatePromptSummary(a args, n names) Summary {
 	r := argString(a, "prompt_id")
 	cur, known := n.latestPrompt(r)
-	s := titled("Update prompt " + n.promptRef(r))
-	s.Form = "prompt"
+	s := Summary{Title: promptArtifact.updateTitle(n.promptRef(r), cur.Name, cur.Version, known), Form: "prompt"}
 	if known {
-		s.Title = fmt.Sprintf("Update prompt %s to v%d", quoted(cur.Name), cur.Version+1)
 		s.Now = &SummaryNow{Name: cur.Name, Content: new(cur.Content)}
 	}
 	changed := false
@@ -477,12 +436,8 @@ func updatePromptWords(a args, n names) string {
 
 func deletePromptSummary(a args, n names) Summary {
 	r := argString(a, "prompt_id")
-	s := titled("Delete prompt " + n.promptRef(r))
-	if cur, ok := n.latestPrompt(r); ok {
-		s.Title = fmt.Sprintf("Delete prompt %s and its %s", quoted(cur.Name), textfmt.Count(cur.Version, "version"))
-	}
-	s.Notes = append(s.Notes, "Extractions made with it are kept.")
-	return s
+	cur, known := n.latestPrompt(r)
+	return Summary{Title: promptArtifact.deleteTitle(n.promptRef(r), cur.Name, cur.Version, known), Notes: []string{"Extractions made with it are kept."}}
 }
 
 func deletePromptWords(a args, n names) string {

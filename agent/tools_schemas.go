@@ -16,7 +16,6 @@ import (
 
 const (
 	pResponseFormat = `{"type":["object","string"],"description":"The response_format {type:\"json_schema\", json_schema:{name, schema, strict:true}} (a bare JSON Schema object is wrapped), as an object or a JSON string. Call help_schemas for the rules."}`
-	pSchemaID       = `{"type":"string","minLength":1,"description":"Schema id (a schema_revid or the schema's name also works)."}`
 )
 
 // The schema tools: read, list and check schemas, and write them (a
@@ -68,50 +67,35 @@ func schemaTools() []Tool {
 			Run:       decodeArgs(validateAgainstSchema),
 			Summarize: summarizer(validateAgainstSummary, validateAgainstWords, validityOutcome),
 		},
-		{
+		schemaArtifact.writer(OpCreate, Tool{
 			Name:        "create_schema",
 			Title:       "Create a schema",
-			Ops:         []string{OpCreate},
 			Description: "Create a schema at version 1. Call validate_schema first. A name that exists is an error: use update_schema then.",
 			Parameters: params([]string{"name", "response_format"}, map[string]string{
 				"name":            `{"type":"string","minLength":1,"description":"Schema name, unique."}`,
 				"response_format": pResponseFormat,
 			}),
-			Access:        ReadWrite,
-			Changes:       creates(KindSchema),
-			HeadlessLimit: 1,
-			Run:           decodeArgs(createSchema),
-			Summarize:     summarizer(createSchemaSummary, createSchemaWords),
-		},
-		{
+			Run:       decodeArgs(createSchema),
+			Summarize: summarizer(createSchemaSummary, createSchemaWords),
+		}),
+		schemaArtifact.writer(OpUpdate, Tool{
 			Name:        "update_schema",
 			Title:       "Make a new version of a schema",
-			Ops:         []string{OpUpdate},
-			Idempotent:  true,
 			Description: "Make a new version of a schema with a new name and/or response_format. Call validate_schema first. Identical content makes no new version.",
 			Parameters: params([]string{"schema_id"}, map[string]string{
-				"schema_id":       pSchemaID,
+				"schema_id":       schemaArtifact.idParameter(),
 				"name":            `{"type":"string","minLength":1,"description":"New name."}`,
 				"response_format": pResponseFormat,
 			}),
-			Access:        ReadWrite,
-			Changes:       schemaChange(OpUpdate),
-			HeadlessLimit: 2,
-			Run:           decodeArgs(updateSchema),
-			Summarize:     summarizer(updateSchemaSummary, updateSchemaWords),
-		},
-		{
+			Run:       decodeArgs(updateSchema),
+			Summarize: summarizer(updateSchemaSummary, updateSchemaWords),
+		}),
+		schemaArtifact.writer(OpDelete, Tool{
 			Name:        "delete_schema",
 			Title:       "Delete a schema",
-			Ops:         []string{OpDelete},
-			Idempotent:  true,
 			Description: "Delete a schema with all its versions. Refused while the latest revision of a prompt uses it.",
-			Parameters:  params([]string{"schema_id"}, map[string]string{"schema_id": pSchemaID}),
-			Access:      ReadWrite,
-			Changes:     schemaChange(OpDelete),
-			Run:         decodeArgs(deleteSchema),
 			Summarize:   summarizer(deleteSchemaSummary, deleteSchemaWords),
-		},
+		}),
 	}
 }
 
@@ -193,8 +177,7 @@ func createSchema(ctx context.Context, env *ToolEnv, a struct {
 	if err != nil {
 		return nil, err
 	}
-	env.State.SchemaRevID = res.SchemaRevID
-	return withPreview(res, "created schema %s v%d (%s)", res.Name, res.Version, res.SchemaRevID).made(KindSchema, res.SchemaID), nil
+	return schemaArtifact.wrote(env, res, schemaRevision(res.SchemaRevision), OpCreate, false), nil
 }
 
 func updateSchema(ctx context.Context, env *ToolEnv, a struct {
@@ -213,34 +196,12 @@ func updateSchema(ctx context.Context, env *ToolEnv, a struct {
 	if err != nil {
 		return nil, err
 	}
-	env.State.SchemaRevID = res.SchemaRevID
-	if res.NoChanges {
-		return withPreview(res, "no changes: schema %s stays at v%d (%s)", res.Name, res.Version, res.SchemaRevID), nil
-	}
-	return withPreview(res, "updated schema %s to v%d (%s)", res.Name, res.Version, res.SchemaRevID), nil
+	return schemaArtifact.wrote(env, res, schemaRevision(res.SchemaRevision), OpUpdate, res.NoChanges), nil
 }
 
-func deleteSchema(ctx context.Context, env *ToolEnv, a struct {
-	SchemaID string `json:"schema_id"`
-}) (any, error) {
-	cur, err := resolveSchemaID(ctx, env.DB, a.SchemaID)
-	if err != nil {
-		return nil, err
-	}
-	stateRev := ""
-	if env.State.SchemaRevID != "" {
-		if r, err := env.DB.GetSchemaRevision(ctx, env.State.SchemaRevID); err == nil {
-			stateRev = r.SchemaID
-		}
-	}
-	if err := env.DB.DeleteSchema(ctx, cur.SchemaID); err != nil {
-		return nil, err
-	}
-	if stateRev == cur.SchemaID {
-		env.State.SchemaRevID = ""
-	}
-	return withPreview(map[string]any{"deleted": true, "schema_id": cur.SchemaID, "name": cur.Name},
-		"deleted schema %s (%s)", cur.Name, cur.SchemaID), nil
+// schemaRevision is a schema revision as a versioned artifact's.
+func schemaRevision(r storage.SchemaRevision) revisionRef {
+	return revisionRef{ID: r.SchemaID, RevID: r.SchemaRevID, Name: r.Name, Version: r.Version}
 }
 
 func getSchemaSummary(a args, n names) Summary {
@@ -311,10 +272,8 @@ func createSchemaWords(a args, _ names) string {
 func updateSchemaSummary(a args, n names) Summary {
 	r := argString(a, "schema_id")
 	cur, known := n.latestSchema(r)
-	s := titled("Update schema " + n.schemaRef(r, 0))
-	s.Form = "schema"
+	s := Summary{Title: schemaArtifact.updateTitle(n.schemaRef(r, 0), cur.Name, cur.Version, known), Form: "schema"}
 	if known {
-		s.Title = fmt.Sprintf("Update schema %s to v%d", quoted(cur.Name), cur.Version+1)
 		s.Now = &SummaryNow{Name: cur.Name, ResponseFormat: cur.ResponseFormat}
 	}
 	newName, hasName, _ := s.rename(a, known, cur.Name)
@@ -358,12 +317,8 @@ func updateSchemaWords(a args, n names) string {
 func deleteSchemaSummary(a args, n names) Summary {
 	r := argString(a, "schema_id")
 	cur, known := n.latestSchema(r)
-	s := titled("Delete schema " + n.schemaRef(r, 0))
-	if !known {
-		return s
-	}
-	s.Title = fmt.Sprintf("Delete schema %s and its %s", quoted(cur.Name), textfmt.Count(cur.Version, "version"))
-	if prompts, ok := n.Prompts(); ok {
+	s := titled(schemaArtifact.deleteTitle(n.schemaRef(r, 0), cur.Name, cur.Version, known))
+	if prompts, ok := n.Prompts(); ok && known {
 		var users []string
 		for _, p := range prompts {
 			if p.SchemaID == cur.SchemaID {

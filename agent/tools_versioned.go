@@ -3,20 +3,141 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 )
 
-func schemaChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return artifactChange(KindSchema, op, "schema_id", func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
-		s, err := db.FindSchema(ctx, ref)
-		return s.SchemaID, s.Name, err
+// Schemas and prompts are both versioned artifacts: each is kept in
+// versions, named by its id, a revision's id or its name, and the
+// conversation's working state points at one revision of each. What their
+// tools do alike is written once here and has two instances,
+// schemaArtifact and promptArtifact; what differs (a schema's
+// response_format, a prompt's instructions and links) is in
+// tools_schemas.go and tools_prompts.go.
+
+// versioned is one kind of versioned artifact, as its tools name it.
+type versioned struct {
+	// kind is KindSchema or KindPrompt, also the word for one.
+	kind string
+	// idParam is the argument that names one: "schema_id".
+	idParam string
+	// find is the revision a reference names (an id names the latest).
+	find func(ctx context.Context, db *storage.DB, ref string) (revisionRef, error)
+	// remove deletes one with all its versions.
+	remove func(db *storage.DB, ctx context.Context, id string) error
+	// current is where the working state keeps its revision of this kind.
+	current func(*WorkingState) *string
+}
+
+// revisionRef is one revision of a versioned artifact.
+type revisionRef struct {
+	ID, RevID, Name string
+	Version         int
+}
+
+var (
+	schemaArtifact = versioned{kind: KindSchema, idParam: "schema_id", remove: (*storage.DB).DeleteSchema,
+		find: func(ctx context.Context, db *storage.DB, ref string) (revisionRef, error) {
+			r, err := db.FindSchema(ctx, ref)
+			return revisionRef{ID: r.SchemaID, RevID: r.SchemaRevID, Name: r.Name, Version: r.Version}, err
+		},
+		current: func(s *WorkingState) *string { return &s.SchemaRevID }}
+	promptArtifact = versioned{kind: KindPrompt, idParam: "prompt_id", remove: (*storage.DB).DeletePrompt,
+		find: func(ctx context.Context, db *storage.DB, ref string) (revisionRef, error) {
+			r, err := db.FindPrompt(ctx, ref)
+			return revisionRef{ID: r.PromptID, RevID: r.PromptRevID, Name: r.Name, Version: r.Version}, err
+		},
+		current: func(s *WorkingState) *string { return &s.PromptRevID }}
+)
+
+// writer is t, a tool that writes this kind with op, with what every such
+// tool declares: it is read-write; an unattended run may create one and
+// make two new versions of one in a turn; a new version and a delete are
+// idempotent (identical content makes no new version).
+func (v versioned) writer(op string, t Tool) Tool {
+	t.Access, t.Ops = ReadWrite, []string{op}
+	t.Changes = v.change(op)
+	switch op {
+	case OpCreate:
+		t.Changes, t.HeadlessLimit = creates(v.kind), 1
+	case OpUpdate:
+		t.HeadlessLimit, t.Idempotent = 2, true
+	case OpDelete:
+		t.Idempotent = true
+		t.Parameters = params([]string{v.idParam}, map[string]string{v.idParam: v.idParameter()})
+		t.Run = decodeArgs(v.delete)
+	}
+	return t
+}
+
+// idParameter is the parameter naming one (idParam).
+func (v versioned) idParameter() string {
+	return fmt.Sprintf(`{"type":"string","minLength":1,"description":"%s id (a %s_revid or the %s's name also works)."}`,
+		strings.ToUpper(v.kind[:1])+v.kind[1:], v.kind, v.kind)
+}
+
+// change is the Changes of a tool that updates or deletes the one its
+// idParam names.
+func (v versioned) change(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return artifactChange(v.kind, op, v.idParam, func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
+		r, err := v.find(ctx, db, ref)
+		return r.ID, r.Name, err
 	})
 }
 
-func promptChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return artifactChange(KindPrompt, op, "prompt_id", func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
-		p, err := db.FindPrompt(ctx, ref)
-		return p.PromptID, p.Name, err
-	})
+// wrote is the result of a create or an update that made or kept rev:
+// the working state points at it from now on.
+func (v versioned) wrote(env *ToolEnv, res any, rev revisionRef, op string, noChanges bool) previewed {
+	*v.current(env.State) = rev.RevID
+	switch {
+	case op == OpCreate:
+		return withPreview(res, "created %s %s v%d (%s)", v.kind, rev.Name, rev.Version, rev.RevID).made(v.kind, rev.ID)
+	case noChanges:
+		return withPreview(res, "no changes: %s %s stays at v%d (%s)", v.kind, rev.Name, rev.Version, rev.RevID)
+	}
+	return withPreview(res, "updated %s %s to v%d (%s)", v.kind, rev.Name, rev.Version, rev.RevID)
+}
+
+// delete deletes the one the idParam argument names, with all its
+// versions; the working state forgets its revision of it.
+func (v versioned) delete(ctx context.Context, env *ToolEnv, a map[string]string) (any, error) {
+	cur, err := v.find(ctx, env.DB, strings.TrimSpace(a[v.idParam]))
+	if err != nil {
+		return nil, err
+	}
+	stateOf := ""
+	if rev := *v.current(env.State); rev != "" {
+		if r, err := v.find(ctx, env.DB, rev); err == nil {
+			stateOf = r.ID
+		}
+	}
+	if err := v.remove(env.DB, ctx, cur.ID); err != nil {
+		return nil, err
+	}
+	if stateOf == cur.ID {
+		*v.current(env.State) = ""
+	}
+	return withPreview(map[string]any{"deleted": true, v.idParam: cur.ID, "name": cur.Name},
+		"deleted %s %s (%s)", v.kind, cur.Name, cur.ID), nil
+}
+
+// updateTitle is the title of an update of the one ref names: to which
+// version, when its latest (name, version) is known.
+func (v versioned) updateTitle(ref, name string, version int, known bool) string {
+	if known {
+		return fmt.Sprintf("Update %s %s to v%d", v.kind, quoted(name), version+1)
+	}
+	return fmt.Sprintf("Update %s %s", v.kind, ref)
+}
+
+// deleteTitle is the title of a delete of the one ref names: with how
+// many versions, when its latest (name, version) is known.
+func (v versioned) deleteTitle(ref, name string, version int, known bool) string {
+	if known {
+		return fmt.Sprintf("Delete %s %s and its %s", v.kind, quoted(name), textfmt.Count(version, "version"))
+	}
+	return fmt.Sprintf("Delete %s %s", v.kind, ref)
 }

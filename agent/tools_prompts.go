@@ -18,33 +18,16 @@ import (
 // versioned artifact, tools_versioned.go).
 func promptTools() []Tool {
 	return []Tool{
-		{
-			Name:        "get_prompt",
-			Title:       "Get a prompt",
-			Description: "Get one prompt revision: name, content, linked schema (schema_id, schema_revid, schema_version), model and tags.",
-			Parameters: params([]string{"prompt_revid"}, map[string]string{
-				"prompt_revid": `{"type":"string","minLength":1,"description":"Prompt revision id (a prompt_id or name gives its latest revision)."}`,
-			}),
-			Resource: &Resource{Name: "prompt", Collection: "prompts", IDParam: "prompt_revid", Title: "Extraction prompt",
-				Description: "An extraction prompt (its id, revision id or name): instructions, schema, model and tags."},
-			Access:    ReadOnly,
-			Run:       decodeArgs(getPrompt),
-			Summarize: summarizer(getPromptSummary, getPromptWords, promptOutcome),
-		},
-		{
-			Name:        "list_prompts",
-			Title:       "List prompts",
-			Description: "List prompts by name: the latest revision of each, without its content (get_prompt has it). document_id keeps prompts sharing a tag with that document; tag_ids keeps prompts having all of them.",
-			Parameters: params(nil, map[string]string{
-				"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
-				"document_id": `{"type":"string","description":"Keep prompts whose tags include one of this document's tags."}`,
-			}),
-			Resource: &Resource{Name: "prompts", Collection: "prompts", Args: map[string]any{"limit": 100}, Title: "Extraction prompts",
-				Description: "The extraction prompts by name (latest version of each, without the instructions)."},
-			Access:    ReadOnly,
-			Run:       decodeArgs(listPrompts),
-			Summarize: summarizer(listSummary("List prompts"), listWords, listOutcome("prompts", "prompt")),
-		},
+		promptArtifact.getter("get_prompt", "Get a prompt",
+			"Get one prompt revision: name, content, linked schema (schema_id, schema_revid, schema_version), model and tags.",
+			"An extraction prompt (its id, revision id or name): instructions, schema, model and tags.",
+			decodeArgs(getPrompt), summarizer(getPromptSummary, getPromptWords, promptOutcome)),
+		promptArtifact.lister(params(nil, map[string]string{
+			"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
+			"document_id": `{"type":"string","description":"Keep prompts whose tags include one of this document's tags."}`,
+		}), "list_prompts",
+			"List prompts by name: the latest revision of each, without its content (get_prompt has it). document_id keeps prompts sharing a tag with that document; tag_ids keeps prompts having all of them.",
+			"The extraction prompts by name (latest version of each, without the instructions).", decodeArgs(listPrompts)),
 		linking(promptArtifact.writer(OpCreate, Tool{
 			Name:        "create_prompt",
 			Title:       "Create an extraction prompt",

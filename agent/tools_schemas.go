@@ -22,30 +22,13 @@ const (
 // versioned artifact, tools_versioned.go).
 func schemaTools() []Tool {
 	return []Tool{
-		{
-			Name:        "get_schema",
-			Title:       "Get a schema",
-			Description: "Get one schema revision: schema_id, name, version and response_format.",
-			Parameters: params([]string{"schema_revid"}, map[string]string{
-				"schema_revid": `{"type":"string","minLength":1,"description":"Schema revision id (a schema_id or name gives its latest revision)."}`,
-			}),
-			Resource: &Resource{Name: "schema", Collection: "schemas", IDParam: "schema_revid", Title: "Schema",
-				Description: "A schema (its id, revision id or name): name, version and response_format."},
-			Access:    ReadOnly,
-			Run:       decodeArgs(getSchema),
-			Summarize: summarizer(getSchemaSummary, getSchemaWords, schemaOutcome),
-		},
-		{
-			Name:        "list_schemas",
-			Title:       "List schemas",
-			Description: "List schemas by name: the latest revision of each, without its response_format (get_schema has it).",
-			Parameters:  params(nil, map[string]string{"skip": pSkip, "limit": pLimit, "name_search": pNameSearch}),
-			Resource: &Resource{Name: "schemas", Collection: "schemas", Args: map[string]any{"limit": 100}, Title: "Schemas",
-				Description: "The schemas by name (latest version of each, without the JSON Schema)."},
-			Access:    ReadOnly,
-			Run:       decodeArgs(listSchemas),
-			Summarize: summarizer(listSummary("List schemas"), listWords, listOutcome("schemas", "schema")),
-		},
+		schemaArtifact.getter("get_schema", "Get a schema",
+			"Get one schema revision: schema_id, name, version and response_format.",
+			"A schema (its id, revision id or name): name, version and response_format.",
+			decodeArgs(getSchema), summarizer(getSchemaSummary, getSchemaWords, schemaOutcome)),
+		schemaArtifact.lister(params(nil, map[string]string{"skip": pSkip, "limit": pLimit, "name_search": pNameSearch}), "list_schemas",
+			"List schemas by name: the latest revision of each, without its response_format (get_schema has it).",
+			"The schemas by name (latest version of each, without the JSON Schema).", decodeArgs(listSchemas)),
 		{
 			Name:        "validate_schema",
 			Title:       "Check a schema",

@@ -22,6 +22,8 @@ import (
 type versioned struct {
 	// kind is KindSchema or KindPrompt, also the word for one.
 	kind string
+	// title is the word for one for people choosing a resource: "Schema".
+	title string
 	// idParam is the argument that names one: "schema_id".
 	idParam string
 	// find is the revision a reference names (an id names the latest).
@@ -39,19 +41,44 @@ type revisionRef struct {
 }
 
 var (
-	schemaArtifact = versioned{kind: KindSchema, idParam: "schema_id", remove: (*storage.DB).DeleteSchema,
+	schemaArtifact = versioned{kind: KindSchema, title: "Schema", idParam: "schema_id", remove: (*storage.DB).DeleteSchema,
 		find: func(ctx context.Context, db *storage.DB, ref string) (revisionRef, error) {
 			r, err := db.FindSchema(ctx, ref)
 			return revisionRef{ID: r.SchemaID, RevID: r.SchemaRevID, Name: r.Name, Version: r.Version}, err
 		},
 		current: func(s *WorkingState) *string { return &s.SchemaRevID }}
-	promptArtifact = versioned{kind: KindPrompt, idParam: "prompt_id", remove: (*storage.DB).DeletePrompt,
+	promptArtifact = versioned{kind: KindPrompt, title: "Extraction prompt", idParam: "prompt_id", remove: (*storage.DB).DeletePrompt,
 		find: func(ctx context.Context, db *storage.DB, ref string) (revisionRef, error) {
 			r, err := db.FindPrompt(ctx, ref)
 			return revisionRef{ID: r.PromptID, RevID: r.PromptRevID, Name: r.Name, Version: r.Version}, err
 		},
 		current: func(s *WorkingState) *string { return &s.PromptRevID }}
 )
+
+// getter is get_<kind>: one revision, named by its revision id (an id or
+// a name gives the latest), which is also a resource (resource says what
+// it holds).
+func (v versioned) getter(name, title, description, resource string, run func(context.Context, *ToolEnv, json.RawMessage) (any, error), summarize Summarizer) Tool {
+	rev := v.kind + "_revid"
+	return Tool{Name: name, Title: title, Description: description, Access: ReadOnly, Run: run, Summarize: summarize,
+		Parameters: params([]string{rev}, map[string]string{rev: fmt.Sprintf(
+			`{"type":"string","minLength":1,"description":"%s revision id (a %s or name gives its latest revision)."}`, v.word(), v.idParam)}),
+		Resource: &Resource{Name: v.kind, Collection: v.kind + "s", IDParam: rev, Title: v.title, Description: resource}}
+}
+
+// lister is list_<kind>s with these parameters: the latest revision of
+// each by name, paged, which is also a resource (resource says what it
+// holds).
+func (v versioned) lister(parameters json.RawMessage, name, description, resource string, run func(context.Context, *ToolEnv, json.RawMessage) (any, error)) Tool {
+	title := "List " + v.kind + "s"
+	return Tool{Name: name, Title: title, Description: description, Parameters: parameters, Access: ReadOnly, Run: run,
+		Summarize: summarizer(listSummary(title), listWords, listOutcome(v.kind+"s", v.kind)),
+		Resource: &Resource{Name: v.kind + "s", Collection: v.kind + "s", Args: map[string]any{"limit": 100}, Title: v.title + "s",
+			Description: resource}}
+}
+
+// word is the word for one at the start of a sentence: "Schema".
+func (v versioned) word() string { return strings.ToUpper(v.kind[:1]) + v.kind[1:] }
 
 // writer is t, a tool that writes this kind with op, with what every such
 // tool declares: it is read-write; an unattended run may create one and
@@ -75,8 +102,7 @@ func (v versioned) writer(op string, t Tool) Tool {
 
 // idParameter is the parameter naming one (idParam).
 func (v versioned) idParameter() string {
-	return fmt.Sprintf(`{"type":"string","minLength":1,"description":"%s id (a %s_revid or the %s's name also works)."}`,
-		strings.ToUpper(v.kind[:1])+v.kind[1:], v.kind, v.kind)
+	return fmt.Sprintf(`{"type":"string","minLength":1,"description":"%s id (a %s_revid or the %s's name also works)."}`, v.word(), v.kind, v.kind)
 }
 
 // change is the Changes of a tool that updates or deletes the one its

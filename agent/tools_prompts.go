@@ -18,10 +18,9 @@ import (
 // versioned artifact, tools_versioned.go).
 func promptTools() []Tool {
 	return []Tool{
-		promptArtifact.getter("get_prompt", "Get a prompt",
+		promptArtifact.getter("get_prompt", "Get a prompt", getPrompt, summarizer(getPromptSummary, getPromptWords, promptOutcome),
 			"Get one prompt revision: name, content, linked schema (schema_id, schema_revid, schema_version), model and tags.",
-			"An extraction prompt (its id, revision id or name): instructions, schema, model and tags.",
-			decodeArgs(getPrompt), summarizer(getPromptSummary, getPromptWords, promptOutcome)),
+			"An extraction prompt (its id, revision id or name): instructions, schema, model and tags."),
 		promptArtifact.lister(params(nil, map[string]string{
 			"skip": pSkip, "limit": pLimit, "name_search": pNameSearch, "tag_ids": pTagIDs,
 			"document_id": `{"type":"string","description":"Keep prompts whose tags include one of this document's tags."}`,
@@ -32,8 +31,7 @@ func promptTools() []Tool {
 			Name:        "create_prompt",
 			Title:       "Create an extraction prompt",
 			Description: "Create an extraction prompt at version 1, linked to a schema. A name that exists is an error: use update_prompt then. Call help_prompts for guidance.",
-			Parameters: params([]string{"name", "content"}, map[string]string{
-				"name":           `{"type":"string","minLength":1,"description":"Prompt name, unique."}`,
+			Parameters: promptArtifact.createParameters([]string{"content"}, map[string]string{
 				"content":        `{"type":"string","minLength":1,"description":"The instructions for the extraction."}`,
 				"schema_id":      `{"type":"string","description":"Schema to extract with (id or name)."}`,
 				"schema_version": `{"type":"integer","minimum":1,"description":"Version of that schema. Default: its latest."}`,
@@ -47,9 +45,7 @@ func promptTools() []Tool {
 			Name:        "update_prompt",
 			Title:       "Make a new version of a prompt",
 			Description: "Make a new version of a prompt; fields not given carry over. schema_id \"\" unlinks the schema.",
-			Parameters: params([]string{"prompt_id"}, map[string]string{
-				"prompt_id":      promptArtifact.idParameter(),
-				"name":           `{"type":"string","minLength":1,"description":"New name."}`,
+			Parameters: promptArtifact.updateParameters(map[string]string{
 				"content":        `{"type":"string","minLength":1,"description":"New instructions."}`,
 				"schema_id":      `{"type":"string","description":"Schema to link (id or name); \"\" unlinks."}`,
 				"schema_version": `{"type":"integer","minimum":1,"description":"Version of the schema. Default: its latest."}`,
@@ -59,19 +55,14 @@ func promptTools() []Tool {
 			Run:       decodeArgs(updatePrompt),
 			Summarize: summarizer(updatePromptSummary, updatePromptWords),
 		})),
-		promptArtifact.writer(OpDelete, Tool{
-			Name:        "delete_prompt",
-			Title:       "Delete a prompt",
-			Description: "Delete a prompt with all its versions; extractions made with it are kept.",
-			Summarize:   summarizer(deletePromptSummary, deletePromptWords),
-		}),
+		promptArtifact.deleter("delete_prompt", "Delete a prompt", summarizer(deletePromptSummary, deletePromptWords),
+			"Delete a prompt with all its versions; extractions made with it are kept."),
 	}
 }
 
-func getPrompt(ctx context.Context, env *ToolEnv, a struct {
-	PromptRevID string `json:"prompt_revid"`
-}) (any, error) {
-	rev, err := env.DB.FindPrompt(ctx, a.PromptRevID)
+// getPrompt is a prompt revision with its instructions capped.
+func getPrompt(ctx context.Context, db *storage.DB, ref string) (any, error) {
+	rev, err := db.FindPrompt(ctx, ref)
 	if err != nil {
 		return nil, err
 	}

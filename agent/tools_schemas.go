@@ -22,10 +22,9 @@ const (
 // versioned artifact, tools_versioned.go).
 func schemaTools() []Tool {
 	return []Tool{
-		schemaArtifact.getter("get_schema", "Get a schema",
+		schemaArtifact.getter("get_schema", "Get a schema", getSchema, summarizer(getSchemaSummary, getSchemaWords, schemaOutcome),
 			"Get one schema revision: schema_id, name, version and response_format.",
-			"A schema (its id, revision id or name): name, version and response_format.",
-			decodeArgs(getSchema), summarizer(getSchemaSummary, getSchemaWords, schemaOutcome)),
+			"A schema (its id, revision id or name): name, version and response_format."),
 		schemaArtifact.lister(params(nil, map[string]string{"skip": pSkip, "limit": pLimit, "name_search": pNameSearch}), "list_schemas",
 			"List schemas by name: the latest revision of each, without its response_format (get_schema has it).",
 			"The schemas by name (latest version of each, without the JSON Schema).", decodeArgs(listSchemas)),
@@ -54,38 +53,25 @@ func schemaTools() []Tool {
 			Name:        "create_schema",
 			Title:       "Create a schema",
 			Description: "Create a schema at version 1. Call validate_schema first. A name that exists is an error: use update_schema then.",
-			Parameters: params([]string{"name", "response_format"}, map[string]string{
-				"name":            `{"type":"string","minLength":1,"description":"Schema name, unique."}`,
-				"response_format": pResponseFormat,
-			}),
-			Run:       decodeArgs(createSchema),
-			Summarize: summarizer(createSchemaSummary, createSchemaWords),
+			Parameters:  schemaArtifact.createParameters([]string{"response_format"}, map[string]string{"response_format": pResponseFormat}),
+			Run:         decodeArgs(createSchema),
+			Summarize:   summarizer(createSchemaSummary, createSchemaWords),
 		}),
 		schemaArtifact.writer(OpUpdate, Tool{
 			Name:        "update_schema",
 			Title:       "Make a new version of a schema",
 			Description: "Make a new version of a schema with a new name and/or response_format. Call validate_schema first. Identical content makes no new version.",
-			Parameters: params([]string{"schema_id"}, map[string]string{
-				"schema_id":       schemaArtifact.idParameter(),
-				"name":            `{"type":"string","minLength":1,"description":"New name."}`,
-				"response_format": pResponseFormat,
-			}),
-			Run:       decodeArgs(updateSchema),
-			Summarize: summarizer(updateSchemaSummary, updateSchemaWords),
+			Parameters:  schemaArtifact.updateParameters(map[string]string{"response_format": pResponseFormat}),
+			Run:         decodeArgs(updateSchema),
+			Summarize:   summarizer(updateSchemaSummary, updateSchemaWords),
 		}),
-		schemaArtifact.writer(OpDelete, Tool{
-			Name:        "delete_schema",
-			Title:       "Delete a schema",
-			Description: "Delete a schema with all its versions. Refused while the latest revision of a prompt uses it.",
-			Summarize:   summarizer(deleteSchemaSummary, deleteSchemaWords),
-		}),
+		schemaArtifact.deleter("delete_schema", "Delete a schema", summarizer(deleteSchemaSummary, deleteSchemaWords),
+			"Delete a schema with all its versions. Refused while the latest revision of a prompt uses it."),
 	}
 }
 
-func getSchema(ctx context.Context, env *ToolEnv, a struct {
-	SchemaRevID string `json:"schema_revid"`
-}) (any, error) {
-	return env.DB.FindSchema(ctx, a.SchemaRevID)
+func getSchema(ctx context.Context, db *storage.DB, ref string) (any, error) {
+	return db.FindSchema(ctx, ref)
 }
 
 type schemaSummary struct {

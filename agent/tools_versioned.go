@@ -55,11 +55,14 @@ var (
 		current: func(s *WorkingState) *string { return &s.PromptRevID }}
 )
 
-// getter is get_<kind>: one revision, named by its revision id (an id or
-// a name gives the latest), which is also a resource (resource says what
-// it holds).
-func (v versioned) getter(name, title, description, resource string, run func(context.Context, *ToolEnv, json.RawMessage) (any, error), summarize Summarizer) Tool {
+// getter is get_<kind>: one revision as read reads it, named by its
+// revision id (an id or a name gives the latest), which is also a
+// resource (resource says what it holds).
+func (v versioned) getter(name, title string, read func(ctx context.Context, db *storage.DB, ref string) (any, error), summarize Summarizer, description, resource string) Tool {
 	rev := v.kind + "_revid"
+	run := decodeArgs(func(ctx context.Context, env *ToolEnv, a map[string]string) (any, error) {
+		return read(ctx, env.DB, a[rev])
+	})
 	return Tool{Name: name, Title: title, Description: description, Access: ReadOnly, Run: run, Summarize: summarize,
 		Parameters: params([]string{rev}, map[string]string{rev: fmt.Sprintf(
 			`{"type":"string","minLength":1,"description":"%s revision id (a %s or name gives its latest revision)."}`, v.word(), v.idParam)}),
@@ -79,6 +82,12 @@ func (v versioned) lister(parameters json.RawMessage, name, description, resourc
 
 // word is the word for one at the start of a sentence: "Schema".
 func (v versioned) word() string { return strings.ToUpper(v.kind[:1]) + v.kind[1:] }
+
+// deleter is delete_<kind>: the one its idParam names, with all its
+// versions.
+func (v versioned) deleter(name, title string, summarize Summarizer, description string) Tool {
+	return v.writer(OpDelete, Tool{Name: name, Title: title, Description: description, Summarize: summarize})
+}
 
 // writer is t, a tool that writes this kind with op, with what every such
 // tool declares: it is read-write; an unattended run may create one and
@@ -103,6 +112,21 @@ func (v versioned) writer(op string, t Tool) Tool {
 // idParameter is the parameter naming one (idParam).
 func (v versioned) idParameter() string {
 	return fmt.Sprintf(`{"type":"string","minLength":1,"description":"%s id (a %s_revid or the %s's name also works)."}`, v.word(), v.kind, v.kind)
+}
+
+// createParameters are a create's: a unique name, which is required, and
+// these.
+func (v versioned) createParameters(required []string, props map[string]string) json.RawMessage {
+	props["name"] = fmt.Sprintf(`{"type":"string","minLength":1,"description":"%s name, unique."}`, v.word())
+	return params(append([]string{"name"}, required...), props)
+}
+
+// updateParameters are an update's: the one to update (idParam), which is
+// required, a new name, and these.
+func (v versioned) updateParameters(props map[string]string) json.RawMessage {
+	props[v.idParam] = v.idParameter()
+	props["name"] = `{"type":"string","minLength":1,"description":"New name."}`
+	return params([]string{v.idParam}, props)
 }
 
 // change is the Changes of a tool that updates or deletes the one its

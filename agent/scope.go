@@ -14,7 +14,6 @@ import (
 // What a read-write tool call changes, as its Changes function says before
 // it runs. The unattended scope and the "always approve" rule of
 // interactive chat decide from these, not from tool names.
-
 // Kinds of things a call changes.
 const (
 	KindDocument   = "document"
@@ -178,24 +177,6 @@ func creates(kind string) func(context.Context, *ToolEnv, json.RawMessage) ([]Ch
 	}
 }
 
-type documentArg struct {
-	DocumentID string `json:"document_id"`
-}
-
-func documentChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return changesOf(func(ctx context.Context, env *ToolEnv, a documentArg) ([]Change, error) {
-		id, err := env.documentID(a.DocumentID)
-		if err != nil {
-			return nil, err
-		}
-		doc, err := env.DB.GetDocument(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		return []Change{{Kind: KindDocument, Op: op, ID: doc.ID, Name: doc.Name, DocumentID: doc.ID}}, nil
-	})
-}
-
 // artifactChange is the Changes of a tool that updates or deletes the
 // schema, prompt or tag its argument key names (an id, a revision id or a
 // name), looked up by find.
@@ -208,94 +189,4 @@ func artifactChange(kind, op, key string, find func(ctx context.Context, db *sto
 		}
 		return []Change{{Kind: kind, Op: op, ID: id, Name: name}}, nil
 	})
-}
-
-func schemaChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return artifactChange(KindSchema, op, "schema_id", func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
-		s, err := db.FindSchema(ctx, ref)
-		return s.SchemaID, s.Name, err
-	})
-}
-
-func promptChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return artifactChange(KindPrompt, op, "prompt_id", func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
-		p, err := db.FindPrompt(ctx, ref)
-		return p.PromptID, p.Name, err
-	})
-}
-
-func tagChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return artifactChange(KindTag, op, "tag_id", func(ctx context.Context, db *storage.DB, ref string) (string, string, error) {
-		t, err := db.FindTag(ctx, ref)
-		return t.ID, t.Name, err
-	})
-}
-
-// promptLinks are the links of a prompt's schema and tags as
-// create_prompt and update_prompt name them: the schema (an id, revision
-// id or name; "" links none) and the tags (ids or names).
-func promptLinks(ctx context.Context, db *storage.DB, schemaRef *string, tagRefs []string) ([]Change, error) {
-	var out []Change
-	if schemaRef != nil && strings.TrimSpace(*schemaRef) != "" {
-		s, err := db.FindSchema(ctx, strings.TrimSpace(*schemaRef))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Change{Kind: KindSchema, Op: OpLink, ID: s.SchemaID, Name: s.Name})
-	}
-	for _, ref := range tagRefs {
-		t, err := db.FindTag(ctx, strings.TrimSpace(ref))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Change{Kind: KindTag, Op: OpLink, ID: t.ID, Name: t.Name})
-	}
-	return out, nil
-}
-
-// promptLinkArgs are the arguments of create_prompt and update_prompt that
-// link a prompt to a schema and tags.
-type promptLinkArgs struct {
-	SchemaID *string  `json:"schema_id"`
-	TagIDs   []string `json:"tag_ids"`
-}
-
-// withPromptLinks is the Changes of create_prompt (of creates(KindPrompt))
-// and update_prompt (of promptChange(OpUpdate)): the prompt's own change,
-// then the links to the schema and tags the call sets (those an update
-// leaves were checked when they were set).
-func withPromptLinks(prompt func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error)) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
-	return func(ctx context.Context, env *ToolEnv, raw json.RawMessage) ([]Change, error) {
-		changes, err := prompt(ctx, env, raw)
-		if err != nil {
-			return nil, err
-		}
-		return changesOf(func(ctx context.Context, env *ToolEnv, a promptLinkArgs) ([]Change, error) {
-			links, err := promptLinks(ctx, env.DB, a.SchemaID, a.TagIDs)
-			if err != nil {
-				return nil, err
-			}
-			return append(changes, links...), nil
-		})(ctx, env, raw)
-	}
-}
-
-// extractionRun is run_extraction's change: a new extraction of the
-// current document.
-func extractionRun(_ context.Context, env *ToolEnv, _ json.RawMessage) ([]Change, error) {
-	id, err := env.documentID("")
-	if err != nil {
-		return nil, err
-	}
-	return []Change{{Kind: KindExtraction, Op: OpCreate, DocumentID: id}}, nil
-}
-
-// extractionEdit is update_extraction_field's change: the extraction edits
-// apply to.
-func extractionEdit(ctx context.Context, env *ToolEnv, _ json.RawMessage) ([]Change, error) {
-	x, err := env.currentExtraction(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return []Change{{Kind: KindExtraction, Op: OpUpdate, ID: x.ID, DocumentID: x.DocumentID}}, nil
 }

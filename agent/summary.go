@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -18,10 +19,10 @@ import (
 // (old → new), the tags it adds and removes, a schema's fields (as a diff
 // against the version an update replaces), a prompt's text (as a line
 // diff), and notes on what it changes now, with names resolved through the
-// store. Each tool's Summarize makes it (summary_tools.go); the turn sends
-// it with tool_calls and a paused done, and stores it with the messages,
-// and every edge shows it as it is: the terminal its Lines, the web UI and
-// the desktop its parts. Wording: names are quoted “like this”, a
+// store. Each tool's Summarize makes it, beside the tool's definition in
+// its family's tools_*.go; the turn sends it with tool_calls and a paused
+// done, and stores it with the messages, and every edge shows it as it
+// is: the terminal its Lines, the web UI and the desktop its parts. Wording: names are quoted “like this”, a
 // version is `Name vN`; see the tests for every tool's words.
 
 // Summary is what a call will do.
@@ -32,8 +33,17 @@ type Summary struct {
 	// Call is the arguments in a few words, for a line after the tool's
 	// name: `"Invoice" (3 fields)`; "" when there is nothing to say.
 	Call string `json:"call,omitempty"`
-	// Danger is set on deletes.
+	// Danger is set on deletes: the tool's Ops include delete.
 	Danger bool `json:"danger,omitempty"`
+	// Writes, Destructive and Ops are what the registry declares of the
+	// call's tool, so that edges never read meaning into its name: Writes,
+	// that it is read-write (it changes what is stored and needs approval
+	// unless auto-approved); Destructive, that it deletes or overwrites
+	// without keeping a version (Tool.Destructive); Ops, the operations its
+	// changes may be. A tool this build does not know declares none.
+	Writes      bool     `json:"writes,omitempty"`
+	Destructive bool     `json:"destructive,omitempty"`
+	Ops         []string `json:"ops,omitempty" ts:"Array<'create' | 'update' | 'delete' | 'link'>"`
 	// Props are `Label: VALUE` or, for a change, `Label: OLD → NEW`.
 	Props []SummaryProp `json:"props,omitempty"`
 	// Chips are the tags the call sets, each added, removed or kept.
@@ -184,6 +194,7 @@ func summarize(name string, args json.RawMessage, lk lookup) Summary {
 	if known && t.Summarize.summary != nil {
 		s = t.Summarize.summary(a, n)
 		s.Call = t.Summarize.words(a, n)
+		s.declare(t)
 	} else {
 		s = Summary{Title: humanName(name), Call: textfmt.Shorten(oneLineArgs(args), 120)}
 	}
@@ -198,6 +209,14 @@ func summarize(name string, args json.RawMessage, lk lookup) Summary {
 	}
 	s.Lines = s.lines()
 	return s
+}
+
+// declare sets what the registry declares of the call's tool t.
+func (s *Summary) declare(t Tool) {
+	s.Writes = t.Access == ReadWrite
+	s.Destructive = t.Destructive()
+	s.Ops = t.Ops
+	s.Danger = slices.Contains(t.Ops, OpDelete)
 }
 
 // humanName is a tool's name as a title: "Some new tool".

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/docent/docent/agent/schema"
 	"github.com/docent/docent/agent/textfmt"
-	"github.com/docent/docent/storage"
 )
 
 // ResultWords says in a few words what a successful call of tool returned,
@@ -58,43 +56,6 @@ func characters(s string) string {
 	return textfmt.Thousands(utf8.RuneCountInString(shown)) + " characters" + cut
 }
 
-func ocrTextOutcome(r args) string {
-	if p := num(r, "page"); p > 0 {
-		return fmt.Sprintf("page %d of %d, %s", p, num(r, "pages"), characters(text(r, "text")))
-	}
-	return fmt.Sprintf("%s, %s", textfmt.Count(num(r, "pages"), "page"), characters(text(r, "text")))
-}
-
-func documentOutcome(r args) string {
-	return fmt.Sprintf("%s, %s, %s", qname(text(r, "name")), textfmt.Count(num(r, "pages"), "page"), cmp.Or(text(r, "status"), "ready"))
-}
-
-func schemaOutcome(r args) string {
-	words := refWords(text(r, "name"), num(r, "version"))
-	if f := fieldCount(r.Val("response_format")); f != nil {
-		words += ", " + f[0]
-	}
-	return words
-}
-
-func promptOutcome(r args) string {
-	return fmt.Sprintf("%s, %s", refWords(text(r, "name"), num(r, "version")), textfmt.Count(len(strings.Split(text(r, "content"), "\n")), "line"))
-}
-
-func tagOutcome(r args) string { return qname(text(r, "name")) }
-
-func citationOutcome(r args) string {
-	return fmt.Sprintf("page %d, %s", num(r, "page"), characters(text(r, "text")))
-}
-
-func extractionOutcome(r args) string {
-	x, ok := schema.AsObject(r.Val("extraction"))
-	if !ok {
-		return ""
-	}
-	return extractionWords(x)
-}
-
 // problemWords is the first of a list of {path, message} problems, and
 // how many more there are.
 func problemWords(v any) string {
@@ -112,50 +73,4 @@ func problemWords(v any) string {
 		msg += fmt.Sprintf(" (and %d more)", len(items)-1)
 	}
 	return msg
-}
-
-func validityOutcome(r args) string {
-	if valid, _ := r.Val("valid").(bool); !valid {
-		if p := problemWords(r.Val("errors")); p != "" {
-			return "invalid: " + p
-		}
-		return "invalid"
-	}
-	if p := problemWords(r.Val("warnings")); p != "" {
-		return "valid, with warnings: " + p
-	}
-	return "valid"
-}
-
-// extractionWords says how an extraction went: its validation, and the
-// values the document does not show.
-func extractionWords(x args) string {
-	status, _ := x.Val("validation_status").(string)
-	words := cmp.Or(status, "not validated")
-	if status == storage.ValidationInvalid {
-		if p := problemWords(x.Val("validation_errors")); p != "" {
-			words += " (" + p + ")"
-		}
-	}
-	if x.Val("value") == nil {
-		words += ", the model's output is not JSON"
-	}
-	if edited, _ := x.Val("edited").(bool); edited {
-		words += ", edited"
-	}
-	paths := func(k string) (int, string) {
-		items := stringItems(x.Val(k))
-		shown := items
-		if len(shown) > 5 {
-			shown = append(shown[:5:5], "…")
-		}
-		return len(items), strings.Join(shown, ", ")
-	}
-	if n, list := paths("ungrounded"); n > 0 {
-		words += fmt.Sprintf(", %s not found in the document (%s)", textfmt.Count(n, "value"), list)
-	}
-	if n, list := paths("ambiguous"); n > 0 {
-		words += fmt.Sprintf(", %s found in several places (%s)", textfmt.Count(n, "value"), list)
-	}
-	return words
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -65,6 +66,9 @@ func summarizeCalls(stored json.RawMessage, byCall map[string]json.RawMessage, s
 		_ = json.Unmarshal(c["id"], &id)
 		_ = json.Unmarshal(c["name"], &name)
 		if s, has := c["summary"]; has {
+			if d, ok := declared(name, s); ok {
+				c["summary"], s, changed = d, d, true
+			}
 			byCall[id] = s
 			continue
 		}
@@ -79,6 +83,41 @@ func summarizeCalls(stored json.RawMessage, byCall map[string]json.RawMessage, s
 	return raw, err == nil
 }
 
+// declared is a stored summary of a call of tool with what the registry
+// declares of the tool now (Summary.declare), which a summary stored
+// before summaries carried it lacks; the rest stays as stored. ok is false
+// when nothing changes: the tool is unknown, the summary does not read, or
+// it says it already.
+func declared(tool string, stored json.RawMessage) (json.RawMessage, bool) {
+	t, known := ToolByName(tool)
+	var s map[string]json.RawMessage
+	if !known || json.Unmarshal(stored, &s) != nil || s == nil {
+		return nil, false
+	}
+	var d Summary
+	d.declare(t)
+	changed := false
+	set := func(k string, v any, present bool) {
+		want := mustJSON(v)
+		if old, has := s[k]; has != present || present && !bytes.Equal(old, want) {
+			changed = true
+		}
+		if present {
+			s[k] = want
+		} else {
+			delete(s, k)
+		}
+	}
+	set("writes", true, d.Writes)
+	set("destructive", true, d.Destructive)
+	set("ops", d.Ops, len(d.Ops) > 0)
+	if !changed {
+		return nil, false
+	}
+	raw, err := json.Marshal(s)
+	return raw, err == nil
+}
+
 // summarizeToolData adds a summary to a tool message's data that lacks
 // one: its call's, else one of the arguments it was proposed with.
 func summarizeToolData(m storage.ThreadMessage, byCall map[string]json.RawMessage, summary summaryFunc) (json.RawMessage, bool) {
@@ -88,8 +127,14 @@ func summarizeToolData(m storage.ThreadMessage, byCall map[string]json.RawMessag
 			return nil, false
 		}
 	}
-	if _, has := data["summary"]; has {
-		return nil, false
+	if stored, has := data["summary"]; has {
+		d, ok := declared(m.ToolName, stored)
+		if !ok {
+			return nil, false
+		}
+		data["summary"] = d
+		raw, err := json.Marshal(data)
+		return raw, err == nil
 	}
 	s, ok := byCall[m.ToolCallID]
 	if !ok {

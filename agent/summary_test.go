@@ -407,6 +407,43 @@ func TestSummarizeCall(t *testing.T) {
 	}
 }
 
+// TestSummaryCarriesWhatTheRegistryDeclares checks that every tool's
+// summary says what its registry entry declares (read-write, destructive,
+// its ops; danger on deletes), which the edges read instead of the tool's
+// name, and that a tool this build does not know declares nothing.
+func TestSummaryCarriesWhatTheRegistryDeclares(t *testing.T) {
+	for _, tool := range Tools() {
+		s := summarize(tool.Name, []byte(`{}`), noLookup{})
+		if s.Writes != (tool.Access == ReadWrite) || s.Destructive != tool.Destructive() || !slices.Equal(s.Ops, tool.Ops) ||
+			s.Danger != slices.Contains(tool.Ops, OpDelete) {
+			t.Errorf("%s: writes %v, destructive %v, ops %v, danger %v; the registry: %s, destructive %v, ops %v",
+				tool.Name, s.Writes, s.Destructive, s.Ops, s.Danger, tool.Access, tool.Destructive(), tool.Ops)
+		}
+	}
+	// On the wire: the fields are left out where they are false or empty.
+	for name, want := range map[string]string{
+		"get_schema":    `{}`,
+		"update_tag":    `{"destructive":true,"ops":["update"],"writes":true}`,
+		"delete_schema": `{"danger":true,"destructive":true,"ops":["delete"],"writes":true}`,
+		"create_prompt": `{"ops":["create","link"],"writes":true}`,
+		"some_new_tool": `{}`,
+	} {
+		var wire map[string]json.RawMessage
+		if err := json.Unmarshal(mustJSON(summarize(name, []byte(`{}`), noLookup{})), &wire); err != nil {
+			t.Fatal(err)
+		}
+		declared := map[string]json.RawMessage{}
+		for _, k := range []string{"danger", "writes", "destructive", "ops"} {
+			if v, ok := wire[k]; ok {
+				declared[k] = v
+			}
+		}
+		if got := string(mustJSON(declared)); got != want {
+			t.Errorf("%s: %s, want %s", name, got, want)
+		}
+	}
+}
+
 func TestSummaryWordingHelpers(t *testing.T) {
 	if got := formatValue(strings.Repeat("x", 100), true); utf8.RuneCountInString(got) != 82 || !strings.HasSuffix(got, "…”") {
 		t.Errorf("a long string: %q", got)

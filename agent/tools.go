@@ -244,7 +244,7 @@ func ProviderTools() []provider.Tool {
 // at package init, which every docent process pays, reader children and
 // commands that never meet a tool included.
 var registry = sync.OnceValue(func() []Tool {
-	tools := slices.Concat(documentTools(), artifactTools(), extractionTools(), searchTools(), dataTools(), historyTools(), helpTools())
+	tools := slices.Concat(documentTools(), schemaTools(), promptTools(), tagTools(), extractionTools(), searchTools(), dataTools(), historyTools(), helpTools())
 	slices.SortStableFunc(tools, func(a, b Tool) int {
 		return slices.Index(catalogueOrder, a.Name) - slices.Index(catalogueOrder, b.Name)
 	})

@@ -1,11 +1,14 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/docent/docent/agent/schema"
+	"github.com/docent/docent/agent/textfmt"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
 )
@@ -237,3 +240,166 @@ func deleteDocument(ctx context.Context, env *ToolEnv, a struct {
 	}
 	return withPreview(map[string]any{"deleted": true, "document_id": id, "name": doc.Name}, "deleted document %s (%s)", doc.Name, id), nil
 }
+
+type documentArg struct {
+	DocumentID string `json:"document_id"`
+}
+
+func documentChange(op string) func(context.Context, *ToolEnv, json.RawMessage) ([]Change, error) {
+	return changesOf(func(ctx context.Context, env *ToolEnv, a documentArg) ([]Change, error) {
+		id, err := env.documentID(a.DocumentID)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := env.DB.GetDocument(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return []Change{{Kind: KindDocument, Op: op, ID: doc.ID, Name: doc.Name, DocumentID: doc.ID}}, nil
+	})
+}
+
+// docRef is the document a call names: current when it names none or the
+// current one.
+func (n names) docRef(a args) (current bool, name string) {
+	id := argString(a, "document_id")
+	cur, hasCur := n.Document("")
+	current = id == "" || (hasCur && cur.ID == id)
+	switch {
+	case current && hasCur:
+		name = cur.Name
+	case !current:
+		if d, ok := n.Document(id); ok {
+			name = d.Name
+		}
+	}
+	return current, name
+}
+
+func (n names) docWords(a args) string {
+	current, docName := n.docRef(a)
+	switch {
+	case docName != "":
+		return qname(docName)
+	case current:
+		return "this document"
+	}
+	return qname(argString(a, "document_id"))
+}
+
+func ocrTextSummary(a args, _ names) Summary {
+	if p, ok := a.Val("page_num").(json.Number); ok {
+		return titled("Read page " + schema.Number(p))
+	}
+	return titled("Read the document text")
+}
+
+func ocrTextWords(a args, _ names) string {
+	if p, ok := intArg(a.Val("page_num")); ok {
+		return fmt.Sprintf("page %d", p)
+	}
+	return "all pages"
+}
+
+func ocrTextOutcome(r args) string {
+	if p := num(r, "page"); p > 0 {
+		return fmt.Sprintf("page %d of %d, %s", p, num(r, "pages"), characters(text(r, "text")))
+	}
+	return fmt.Sprintf("%s, %s", textfmt.Count(num(r, "pages"), "page"), characters(text(r, "text")))
+}
+
+func getDocumentSummary(a args, n names) Summary {
+	current, name := n.docRef(a)
+	switch {
+	case current:
+		return titled("Look up this document")
+	case name != "":
+		return titled("Look up document " + quoted(name))
+	}
+	return titled("Look up document " + quoted(argString(a, "document_id")))
+}
+
+func getDocumentWords(a args, n names) string {
+	if d := n.docWords(a); d != "this document" {
+		return d
+	}
+	return ""
+}
+
+func documentOutcome(r args) string {
+	return fmt.Sprintf("%s, %s, %s", qname(text(r, "name")), textfmt.Count(num(r, "pages"), "page"), cmp.Or(text(r, "status"), "ready"))
+}
+
+func updateDocumentSummary(a args, n names) Summary {
+	current, name := n.docRef(a)
+	newName, hasName := str(a.Val("name"))
+	onlyName := hasName && !a.Has("tag_ids") && !a.Has("metadata")
+	var title string
+	switch {
+	case onlyName && name != "":
+		title = fmt.Sprintf("Rename %s to %s", quoted(name), quoted(newName))
+	case onlyName && current:
+		title = "Rename this document to " + quoted(newName)
+	case onlyName:
+		title = "Rename the document to " + quoted(newName)
+	case name != "":
+		title = "Update document " + quoted(name)
+	case current:
+		title = "Update this document"
+	default:
+		title = "Update document " + quoted(argString(a, "document_id"))
+	}
+	s := titled(title)
+	if hasName {
+		var from *string
+		if name != "" {
+			from = new(quoted(name))
+		}
+		s.Props = append(s.Props, change("Name", from, quoted(newName)))
+	}
+	if a.Has("tag_ids") {
+		var before []string
+		known := false
+		if current {
+			if d, ok := n.Document(""); ok {
+				before, known = d.TagIDs, true
+			}
+		}
+		s.Chips = &SummaryChips{Label: "Tags from now on", Chips: n.tagChanges(before, known, a.Val("tag_ids"))}
+		if known {
+			s.Chips.Label = "Tags"
+		}
+	}
+	if a.Has("metadata") {
+		s.Props = append(s.Props, SummaryProp{Label: "Metadata", Value: "replaced with " + formatValue(a.Val("metadata"), true)})
+	}
+	return s
+}
+
+func updateDocumentWords(a args, n names) string {
+	var parts []string
+	if v := argString(a, "name"); v != "" {
+		parts = append(parts, "new name "+qname(v))
+	}
+	if a.Has("tag_ids") {
+		parts = append(parts, n.tagList(a.Val("tag_ids")))
+	}
+	if a.Has("metadata") {
+		parts = append(parts, "new metadata")
+	}
+	return paren(n.docWords(a), parts)
+}
+
+func deleteDocumentSummary(a args, n names) Summary {
+	current, name := n.docRef(a)
+	title := "Delete document " + quoted(argString(a, "document_id"))
+	switch {
+	case name != "":
+		title = "Delete document " + quoted(name)
+	case current:
+		title = "Delete this document"
+	}
+	return Summary{Title: title, Notes: []string{"Its pages, extractions and conversations are deleted with it."}}
+}
+
+func deleteDocumentWords(a args, n names) string { return n.docWords(a) }

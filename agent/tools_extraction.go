@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/docent/docent/agent/schema"
@@ -253,4 +256,172 @@ func CheckExtractionField(ctx context.Context, db *storage.DB, x storage.Extract
 		return fault.Errorf(fault.Invalid, "cannot set %s: %s", path, problemList(here))
 	}
 	return nil
+}
+
+// extractionRun is run_extraction's change: a new extraction of the
+// current document.
+func extractionRun(_ context.Context, env *ToolEnv, _ json.RawMessage) ([]Change, error) {
+	id, err := env.documentID("")
+	if err != nil {
+		return nil, err
+	}
+	return []Change{{Kind: KindExtraction, Op: OpCreate, DocumentID: id}}, nil
+}
+
+// extractionEdit is update_extraction_field's change: the extraction edits
+// apply to.
+func extractionEdit(ctx context.Context, env *ToolEnv, _ json.RawMessage) ([]Change, error) {
+	x, err := env.currentExtraction(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []Change{{Kind: KindExtraction, Op: OpUpdate, ID: x.ID, DocumentID: x.DocumentID}}, nil
+}
+
+func extractionResultWords(a args, n names) string {
+	if r := argString(a, "prompt_revid"); r != "" {
+		return "of prompt " + n.promptWords(r, true)
+	}
+	return ""
+}
+
+func extractionOutcome(r args) string {
+	x, ok := schema.AsObject(r.Val("extraction"))
+	if !ok {
+		return ""
+	}
+	return extractionWords(x)
+}
+
+// extractionWords says how an extraction went: its validation, and the
+// values the document does not show.
+func extractionWords(x args) string {
+	status, _ := x.Val("validation_status").(string)
+	words := cmp.Or(status, "not validated")
+	if status == storage.ValidationInvalid {
+		if p := problemWords(x.Val("validation_errors")); p != "" {
+			words += " (" + p + ")"
+		}
+	}
+	if x.Val("value") == nil {
+		words += ", the model's output is not JSON"
+	}
+	if edited, _ := x.Val("edited").(bool); edited {
+		words += ", edited"
+	}
+	paths := func(k string) (int, string) {
+		items := stringItems(x.Val(k))
+		shown := items
+		if len(shown) > 5 {
+			shown = append(shown[:5:5], "…")
+		}
+		return len(items), strings.Join(shown, ", ")
+	}
+	if n, list := paths("ungrounded"); n > 0 {
+		words += fmt.Sprintf(", %s not found in the document (%s)", textfmt.Count(n, "value"), list)
+	}
+	if n, list := paths("ambiguous"); n > 0 {
+		words += fmt.Sprintf(", %s found in several places (%s)", textfmt.Count(n, "value"), list)
+	}
+	return words
+}
+
+func runExtractionSummary(a args, n names) Summary {
+	r := argString(a, "prompt_revid")
+	cur, known := n.Prompt(r) // "" is the conversation's prompt
+	s := titled("Run the conversation's prompt on this document")
+	switch {
+	case known:
+		s.Title = fmt.Sprintf("Run prompt %s on this document", label(cur.Name, cur.Version))
+	case r != "":
+		s.Title = fmt.Sprintf("Run prompt %s on this document", quoted(r))
+	}
+	if known {
+		schemaValue := "none (free-form JSON)"
+		if cur.SchemaID != "" {
+			schemaValue = n.schemaRef(cur.SchemaID, cur.SchemaVersion)
+		}
+		s.Props = append(s.Props, SummaryProp{Label: "Schema", Value: schemaValue}, SummaryProp{Label: "Model", Value: cmp.Or(cur.Model, "default")})
+	}
+	s.Notes = append(s.Notes, "The result becomes this document's current extraction.")
+	return s
+}
+
+func runExtractionWords(a args, n names) string {
+	if r := argString(a, "prompt_revid"); r != "" {
+		return "with prompt " + n.promptWords(r, true)
+	}
+	if p, ok := n.Prompt(""); ok {
+		return "with the conversation's prompt " + refWords(p.Name, p.Version)
+	}
+	return "with the conversation's prompt"
+}
+
+func updateFieldSummary(a args, n names) Summary {
+	path, ok := str(a.Val("path"))
+	if !ok {
+		path = "(no path)"
+	}
+	value, present := a.Get("value")
+	p := SummaryProp{Label: path, Value: formatValue(value, present), Mono: true}
+	s := Summary{Title: fmt.Sprintf("Change %s in the extraction", path), Form: "value"}
+	if x, known := n.Extraction(); known && ok {
+		if root, err := schema.ParseOrdered(x.Value); err == nil || len(x.Value) == 0 {
+			v, found := valueAt(root, path)
+			p.From = new(formatValue(v, found))
+			s.Now = &SummaryNow{Found: found}
+			if found {
+				s.Now.Value = json.RawMessage(schema.Compact(v))
+			}
+		}
+	}
+	s.Props = []SummaryProp{p}
+	return s
+}
+
+func updateFieldWords(a args, _ names) string {
+	value := "null"
+	if v, ok := a.Get("value"); ok {
+		value = textfmt.Shorten(schema.Compact(v), 60)
+	}
+	return fmt.Sprintf("%s = %s", cmp.Or(argString(a, "path"), "(no path)"), value)
+}
+
+// valueAt is the value at a path of an extraction, as
+// update_extraction_field names it: dotted (line_items.0.amount) or a JSON
+// pointer (/line_items/0/amount); found is false when it is not set.
+func valueAt(root any, path string) (any, bool) {
+	p := strings.TrimSpace(path)
+	var parts []string
+	if strings.HasPrefix(p, "/") {
+		for _, s := range strings.Split(p[1:], "/") {
+			parts = append(parts, strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~"))
+		}
+	} else {
+		for _, s := range strings.Split(p, ".") {
+			if s != "" {
+				parts = append(parts, s)
+			}
+		}
+	}
+	cur := root
+	for _, k := range parts {
+		switch x := cur.(type) {
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(x) || strings.TrimLeft(k, "0123456789") != "" {
+				return nil, false
+			}
+			cur = x[i]
+		case *schema.Object:
+			v, ok := x.Get(k)
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }

@@ -129,3 +129,34 @@ type citedChunk struct {
 	storage.Chunk
 	Cite int `json:"cite"`
 }
+
+func searchSummary(a args, _ names) Summary {
+	if q, ok := str(a.Val("query")); ok {
+		return titled("Search documents for " + quoted(q))
+	}
+	return titled("Search documents")
+}
+
+func searchWords(a args, _ names) string { return qname(argString(a, "query")) }
+
+func citationSummary(a args, n names) Summary {
+	if id := argString(a, "document_id"); id != "" {
+		if d, ok := n.Document(id); ok {
+			return titled("Open a passage of " + quoted(d.Name))
+		}
+	}
+	return titled("Open a passage of a document")
+}
+
+func citationWords(a args, n names) string {
+	chunk, _ := intArg(a.Val("chunk_id"))
+	d := argString(a, "document_id")
+	if doc, ok := n.Document(d); ok {
+		d = doc.Name
+	}
+	return fmt.Sprintf("chunk %d of %s", chunk, qname(d))
+}
+
+func citationOutcome(r args) string {
+	return fmt.Sprintf("page %d, %s", num(r, "page"), characters(text(r, "text")))
+}

@@ -163,3 +163,47 @@ func TestStoredCallsWithoutSummaryAreSummarizedOnRead(t *testing.T) {
 		t.Errorf("a call of a tool that no longer exists got a summary: %+v, %+v", gone.Summary, got.Messages[3].Data.Summary)
 	}
 }
+
+// A call stored with a summary from before summaries carried what the
+// registry declares is read with it (the edges decide from it, not from
+// the tool's name), beside what was stored.
+func TestStoredSummariesGetWhatTheRegistryDeclares(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	th, err := f.db.CreateThread(ctx, f.doc.ID, "old thread", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := `{"title":"Delete tag “paid” as stored","danger":true,"lines":[]}`
+	old := []storage.ThreadMessage{
+		{Role: storage.RoleUser, Content: "delete the tag"},
+		{Role: storage.RoleAssistant, Data: json.RawMessage(`{"round_index":0}`), ToolCalls: json.RawMessage(
+			`[{"id":"d1","name":"delete_tag","arguments":{"tag_id":"paid"},"summary":` + stored + `},` +
+				`{"id":"l1","name":"list_tags","arguments":{},"summary":{"title":"List tags","lines":[]}}]`)},
+		{Role: storage.RoleTool, Content: `{"error":"rejected"}`, ToolCallID: "d1", ToolName: "delete_tag",
+			Data: json.RawMessage(`{"round_index":0,"proposed_arguments":{"tag_id":"paid"},"rejected":true,"success":false,"summary":` + stored + `}`)},
+	}
+	if _, err := f.db.AppendMessages(ctx, th.ID, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Messages []struct {
+			ToolCalls []agent.ToolCall  `json:"tool_calls"`
+			Data      agent.MessageData `json:"data"`
+		} `json:"messages"`
+	}
+	f.call("GET", "/api/documents/"+f.doc.ID+"/chat/threads/"+th.ID, nil, http.StatusOK, &got)
+	if len(got.Messages) != 3 || len(got.Messages[1].ToolCalls) != 2 {
+		t.Fatalf("the thread's messages: %+v", got.Messages)
+	}
+	want := agent.Summary{Title: "Delete tag “paid” as stored", Danger: true, Lines: []string{}, Writes: true, Destructive: true, Ops: []string{"delete"}}
+	if s := got.Messages[1].ToolCalls[0].Summary; s == nil || !reflect.DeepEqual(*s, want) {
+		t.Errorf("the stored call's summary: %+v, want %+v", s, want)
+	}
+	if s := got.Messages[2].Data.Summary; s == nil || !reflect.DeepEqual(*s, want) || !got.Messages[2].Data.Rejected {
+		t.Errorf("the tool message's data: %+v, want its summary %+v", got.Messages[2].Data, want)
+	}
+	if s := got.Messages[1].ToolCalls[1].Summary; s == nil || s.Title != "List tags" || s.Writes || s.Destructive || s.Ops != nil {
+		t.Errorf("a read-only call's stored summary: %+v", s)
+	}
+}

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "r
 import { ApiError, errorMessage } from "../api/http";
 import { api } from "../api/routes.gen";
 import { chatTransport } from "../api/transport";
-import type { AgentEvent, ApproveRequest, ChatRequest, Mention, Thread, WorkingState } from "../api/types";
+import type { AgentEvent, ApproveRequest, ChatRequest, Mention, Thread, ToolCall, WorkingState } from "../api/types";
 import { ErrorBox } from "../components/common";
 import { invalidateNames } from "../lib/names";
 import { approvalFields, updateSettings, useSettings, type ApprovalMode } from "../lib/settings";
@@ -31,6 +31,7 @@ import type { ApprovalControls } from "./ToolCard";
 import { errorInput, type ErrorInput } from "../lib/errors";
 import { useEscapeStops } from "./useEscapeStops";
 import { useStickToBottom } from "./useStickToBottom";
+import { writesWatcher } from "./writingCalls";
 
 export interface AgentPanelProps {
   docId: string;
@@ -133,15 +134,16 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
   );
 
   const stream = useCallback(
-    async (kind: "chat" | "approve", body: ChatRequest | ApproveRequest, knownThread: string | null) => {
+    async (kind: "chat" | "approve", body: ChatRequest | ApproveRequest, knownThread: string | null, approving: ToolCall[] = []) => {
       const ac = new AbortController();
       abortRef.current = ac;
       scroller.follow();
       let threadId = knownThread;
+      const wrote = writesWatcher(approving);
       const onEvent = (e: AgentEvent) => {
         if (e.type === "turn_started" && e.thread_id) threadId = e.thread_id;
         // A schema, prompt, tag or document may have been made, renamed or deleted: names change.
-        if (e.type === "tool_result" && e.success && /^(create|update|delete)_/.test(e.name)) invalidateNames();
+        if (wrote(e)) invalidateNames();
         if (e.type === "done" && e.result?.thread_id) threadId = e.result.thread_id;
         dispatch({ type: "event", event: e, now: Date.now() });
       };
@@ -189,7 +191,7 @@ export function AgentPanel({ docId, onDocLink, onWorkingState, openThread: reque
       const tools = [...new Set([...(settings.approvalMode === "per_tool" ? settings.autoApprovedTools : []), ...alwaysTools])];
       if (tools.length) body.auto_approved_tools = tools;
       dispatch({ type: "approve", approvals });
-      void stream("approve", body, state.threadId);
+      void stream("approve", body, state.threadId, p.calls);
     },
     [settings, stream, state.threadId],
   );

@@ -118,7 +118,7 @@ function TurnUndo({ m }: { m: AssistantMessageView }) {
   const [state, setState] = useState<{ busy?: boolean; done?: string; error?: unknown }>({});
   const [dismissed, setDismissed] = useState(false);
   const calls = m.rounds.flatMap((r) => r.toolCalls).filter((c) => c.result?.success);
-  const deleted = calls.filter((c) => c.name.startsWith("delete_"));
+  const deleted = calls.filter((c) => c.summary?.ops?.includes("delete"));
   const toast = m.announce && deleted.length > 0 && !dismissed && !state.done;
   const undo = () => {
     setState({ busy: true });

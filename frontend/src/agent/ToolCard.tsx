@@ -108,7 +108,7 @@ export function ToolCard({ call, approval }: { call: ToolCallView; approval?: Ap
       {open && (
         <div className="tool-body">
           {body && !editing && <ProposalBody summary={s} />}
-          {editing && approval && <ProposalEditor callId={call.id} tool={call.name} args={call.arguments} form={s.form} now={s.now} onResult={setEdit} />}
+          {editing && approval && <ProposalEditor callId={call.id} tool={call.name} args={call.arguments} form={s.form} now={s.now} ops={s.ops} onResult={setEdit} />}
           <div className="tool-links">
             <button type="button" className="btn link small" onClick={() => setShowArgs(!showArgs)} aria-expanded={showArgs} data-testid="show-arguments">
               {showArgs ? "Hide arguments" : "Show arguments"}

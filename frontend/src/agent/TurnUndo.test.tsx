@@ -31,7 +31,7 @@ describe("turn undo", () => {
     arguments: {},
     needsApproval: true,
     decision: { approved: true },
-    summary: { title: "Delete document “old.txt”" } as ToolCallView["summary"],
+    summary: { title: "Delete document “old.txt”", ops: ["delete"] } as ToolCallView["summary"],
     result: { success: true, preview: "deleted old.txt (doc_01J)" },
   };
 
@@ -69,7 +69,7 @@ describe("turn undo in a reopened thread", () => {
       seq: 1,
       role: "assistant",
       content: "",
-      tool_calls: [{ id: "call_r0_0", name: "delete_tag", arguments: { tag_id: "tag_1" }, summary: { title: "Delete tag “archive”" } as ToolCall["summary"] }],
+      tool_calls: [{ id: "call_r0_0", name: "delete_tag", arguments: { tag_id: "tag_1" }, summary: { title: "Delete tag “archive”", ops: ["delete"] } as ToolCall["summary"] }],
       data: { round_index: 0, turn_id: "paused_1", needs_approval: ["call_r0_0"] },
       created_at: at(1),
     },
@@ -139,8 +139,9 @@ describe("the toast after a destructive approval", () => {
     usage: { prompt_tokens: 0, completion_tokens: 0 },
     ...over,
   });
-  const live = (name: string): ConversationState => {
-    const call = { id: "x1", name, arguments: {}, summary: { title: "Delete tag “archive”" } as ToolCall["summary"] };
+  // A call of tool name whose summary declares ops (as the registry does).
+  const live = (name: string, ops: ("create" | "delete")[]): ConversationState => {
+    const call = { id: "x1", name, arguments: {}, summary: { title: "Delete tag “archive”", ops } as ToolCall["summary"] };
     const steps: Action[] = [
       { type: "send", text: "delete the archive tag" },
       { type: "event", now: 1, event: { type: "tool_calls", round_index: 0, tool_calls: [call], needs_approval: ["x1"] } },
@@ -153,7 +154,7 @@ describe("the toast after a destructive approval", () => {
   };
 
   it("announces a delete just approved, with Undo, until the next message", () => {
-    const s = live("delete_tag");
+    const s = live("delete_tag", ["delete"]);
     const html = render(s);
     const toast = html.slice(html.indexOf('class="undo-toast"'));
     expect(html).toContain('data-testid="undo-toast"');
@@ -166,7 +167,10 @@ describe("the toast after a destructive approval", () => {
   });
 
   it("raises none for a change that deletes nothing, nor in a reopened thread", () => {
-    expect(render(live("create_tag"))).not.toContain("undo-toast");
+    expect(render(live("create_tag", ["create"]))).not.toContain("undo-toast");
+    // What the summary declares decides, not the tool's name.
+    expect(render(live("delete_tag", []))).not.toContain("undo-toast");
+    expect(render(live("retire_tag", ["delete"]))).toContain("undo-toast");
     const history: JournalEntry[] = [
       { id: 1, at: "2026-11-26T10:00:02.000Z", edge: "agent", actor: "thr_1", turn_id: "turn_01J", call_id: "x1", op: "delete tag", object_kind: "tag", object_id: "tag_1", summary: "deleted tag", size: 1 },
     ];

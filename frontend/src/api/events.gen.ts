@@ -484,8 +484,19 @@ export interface Summary {
    * name: `"Invoice" (3 fields)`; "" when there is nothing to say.
    */
   call?: string;
-  /** Danger is set on deletes. */
+  /** Danger is set on deletes: the tool's Ops include delete. */
   danger?: boolean;
+  /**
+   * Writes, Destructive and Ops are what the registry declares of the
+   * call's tool, so that edges never read meaning into its name: Writes,
+   * that it is read-write (it changes what is stored and needs approval
+   * unless auto-approved); Destructive, that it deletes or overwrites
+   * without keeping a version (Tool.Destructive); Ops, the operations its
+   * changes may be. A tool this build does not know declares none.
+   */
+  writes?: boolean;
+  destructive?: boolean;
+  ops?: Array<"create" | "update" | "delete" | "link">;
   /** Props are `Label: VALUE` or, for a change, `Label: OLD → NEW`. */
   props?: SummaryProp[];
   /** Chips are the tags the call sets, each added, removed or kept. */

@@ -38,12 +38,14 @@ export interface ProposalEditorProps {
   form?: Summary["form"];
   /** What the call changes as it is now (the summary's `now`): where the forms start. */
   now?: SummaryNow;
+  /** What the call's tool may do (the summary's `ops`): one that creates must name what it makes. */
+  ops?: Summary["ops"];
   onResult(r: EditResult): void;
 }
 
-/** A call that creates something (create_…) must name it. */
-function creates(tool: string): boolean {
-  return tool.startsWith("create_");
+/** A call whose tool creates something (the summary's `ops`, as the registry declares them) must name it. */
+function creates(ops: Summary["ops"]): boolean {
+  return ops?.includes("create") ?? false;
 }
 
 function jsonText(v: unknown): string {
@@ -58,7 +60,7 @@ function jsonText(v: unknown): string {
 }
 
 /** Checks edited JSON arguments: an object, and for the schema tools a valid schema. */
-export function checkArgsJSON(tool: string, form: Summary["form"], text: string): EditResult {
+export function checkArgsJSON(ops: Summary["ops"], form: Summary["form"], text: string): EditResult {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -69,7 +71,7 @@ export function checkArgsJSON(tool: string, form: Summary["form"], text: string)
   const o = v as Record<string, unknown>;
   const problems: string[] = [];
   if (form === "schema" && o.response_format !== undefined) problems.push(...responseFormatProblems(o.response_format));
-  if (form === "schema" && creates(tool) && !(typeof o.name === "string" && o.name.trim())) problems.push("A schema needs a name.");
+  if (form === "schema" && creates(ops) && !(typeof o.name === "string" && o.name.trim())) problems.push("A schema needs a name.");
   return { args: o, problems };
 }
 
@@ -95,7 +97,7 @@ function useEditedSummary(tool: string, args: Record<string, unknown> | undefine
   return key ? summary : null;
 }
 
-export function ProposalEditor({ callId, tool, args, form, now, onResult }: ProposalEditorProps) {
+export function ProposalEditor({ callId, tool, args, form, now, ops, onResult }: ProposalEditorProps) {
   const [edited, setEdited] = useState<Record<string, unknown> | undefined>(undefined);
   const preview = useEditedSummary(tool, edited);
   const report = (r: EditResult) => {
@@ -104,7 +106,7 @@ export function ProposalEditor({ callId, tool, args, form, now, onResult }: Prop
   };
   return (
     <>
-      <ArgumentsEditor callId={callId} tool={tool} args={args} form={form} now={now} onResult={report} />
+      <ArgumentsEditor callId={callId} tool={tool} args={args} form={form} now={now} ops={ops} onResult={report} />
       {preview && hasBody(preview) && (
         <div className="edit-preview" data-testid="edit-summary">
           <div className="label">With these changes: {preview.title}</div>
@@ -115,7 +117,7 @@ export function ProposalEditor({ callId, tool, args, form, now, onResult }: Prop
   );
 }
 
-function ArgumentsEditor({ callId, tool, args, form, now, onResult }: ProposalEditorProps) {
+function ArgumentsEditor({ callId, args, form, now, ops, onResult }: ProposalEditorProps) {
   const [asJSON, setAsJSON] = useState(!form);
   const [text, setText] = useState(() => jsonText(args));
   const latest = useRef<Record<string, unknown>>(argsObject(args));
@@ -128,7 +130,7 @@ function ArgumentsEditor({ callId, tool, args, form, now, onResult }: ProposalEd
   };
 
   useEffect(() => {
-    if (asJSON) report(checkArgsJSON(tool, form, text));
+    if (asJSON) report(checkArgsJSON(ops, form, text));
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [asJSON]);
 
@@ -162,7 +164,7 @@ function ArgumentsEditor({ callId, tool, args, form, now, onResult }: ProposalEd
           spellCheck={false}
           onChange={(e) => {
             setText(e.target.value);
-            report(checkArgsJSON(tool, form, e.target.value));
+            report(checkArgsJSON(ops, form, e.target.value));
           }}
         />
       </div>
@@ -177,8 +179,8 @@ function ArgumentsEditor({ callId, tool, args, form, now, onResult }: ProposalEd
 
   return (
     <div className="tool-edit" data-testid="proposal-editor">
-      {form === "schema" && <SchemaForm tool={tool} args={base} now={now} onResult={report} />}
-      {form === "prompt" && <PromptForm tool={tool} args={base} now={now} onResult={report} />}
+      {form === "schema" && <SchemaForm creates={creates(ops)} args={base} now={now} onResult={report} />}
+      {form === "prompt" && <PromptForm creates={creates(ops)} args={base} now={now} onResult={report} />}
       {form === "value" && <PatchForm args={base} now={now} onResult={report} />}
       <button type="button" className="btn link small" onClick={toJSON} data-testid="edit-as-json">
         Edit the arguments as JSON
@@ -193,7 +195,7 @@ interface FormProps {
   onResult(r: EditResult): void;
 }
 
-function SchemaForm({ tool, args, now, onResult }: FormProps & { tool: string }) {
+function SchemaForm({ creates, args, now, onResult }: FormProps & { creates: boolean }) {
   const current = now?.name ? now : null;
   const startRF = args.response_format ?? current?.response_format;
   const [name, setName] = useState(typeof args.name === "string" ? args.name : "");
@@ -202,7 +204,7 @@ function SchemaForm({ tool, args, now, onResult }: FormProps & { tool: string })
   const emit = (n: string) => {
     const out: Record<string, unknown> = { ...args };
     const problems = [...rf.current.problems];
-    if (creates(tool) && !n.trim()) problems.push("A schema needs a name.");
+    if (creates && !n.trim()) problems.push("A schema needs a name.");
     if (n.trim()) out.name = n.trim();
     else delete out.name;
     if (args.response_format !== undefined || rf.current.touched) {
@@ -244,7 +246,7 @@ function SchemaForm({ tool, args, now, onResult }: FormProps & { tool: string })
   );
 }
 
-function PromptForm({ tool, args, now, onResult }: FormProps & { tool: string }) {
+function PromptForm({ creates, args, now, onResult }: FormProps & { creates: boolean }) {
   const current = now?.content !== undefined ? { name: now.name ?? "", content: now.content } : null;
   const [name, setName] = useState(typeof args.name === "string" ? args.name : "");
   const [content, setContent] = useState(typeof args.content === "string" ? args.content : (current?.content ?? ""));
@@ -253,7 +255,7 @@ function PromptForm({ tool, args, now, onResult }: FormProps & { tool: string })
     const out: Record<string, unknown> = { ...args };
     const problems: string[] = [];
     if (n.trim()) out.name = n.trim();
-    else if (creates(tool)) problems.push("A prompt needs a name.");
+    else if (creates) problems.push("A prompt needs a name.");
     else delete out.name;
     if (args.content !== undefined || (current && c !== current.content) || (!current && c)) {
       if (!c.trim()) problems.push("Write the instructions for the model.");

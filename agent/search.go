@@ -95,9 +95,6 @@ func (e *Embedder) Search(ctx context.Context, db *storage.DB, req SearchRequest
 	if err != nil {
 		return SearchResult{}, err
 	}
-	if hits == nil {
-		hits = []storage.SearchHit{}
-	}
 	res.Hits = hits
 	return res, nil
 }

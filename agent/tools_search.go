@@ -68,9 +68,6 @@ func searchDocs(ctx context.Context, env *ToolEnv, a struct {
 	if err != nil {
 		return nil, err
 	}
-	if res.Hits == nil {
-		res.Hits = []storage.SearchHit{}
-	}
 	var hits any = res.Hits
 	if env.citing() {
 		cited := make([]citedHit, len(res.Hits))

@@ -33,6 +33,13 @@ type FileSource struct {
 	SHA256 string
 }
 
+// ErrFileChanged is the error of a file whose bytes changed while it was
+// imported: the store's check of a FileSource as it stores it, and the
+// importer's of its other passes over the file, return it (wrapped with
+// what differed, for the log), so that a person reads one message however
+// the change was noticed.
+var ErrFileChanged = Errorf(ErrConflict, "the file changed while it was imported: import it again")
+
 // Pages yields the text of each page of a slice, for the PageSource of a
 // NewDocument or wherever pages are already in memory.
 func Pages(pages []string) iter.Seq2[string, error] {
@@ -182,7 +189,7 @@ func insertFile(ctx context.Context, tx *writeTx, id string, f FileSource) error
 		}
 	}
 	if sum := hex.EncodeToString(h.Sum(nil)); size != f.Size || sum != f.SHA256 {
-		return Errorf(ErrConflict, "the file changed while it was imported (%d bytes with SHA-256 %.12s…, then %d bytes with %.12s…): import it again", f.Size, f.SHA256, size, sum)
+		return fmt.Errorf("%w (%d bytes with SHA-256 %.12s…, then %d bytes with %.12s…)", ErrFileChanged, f.Size, f.SHA256, size, sum)
 	}
 	return nil
 }

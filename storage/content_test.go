@@ -9,6 +9,8 @@ import (
 	"iter"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/docent/docent/storage/fault"
 )
 
 func fileSource(data []byte) *FileSource {
@@ -62,8 +64,8 @@ func TestFileThatIsNotWhatTheCallerSaidIsNotStored(t *testing.T) {
 		"shorter":      {R: bytes.NewReader(data), Size: int64(len(data)) + 1, SHA256: fileSource(data).SHA256},
 	} {
 		_, err := db.CreateDocument(ctx, NewDocument{Name: name, MediaType: "text/plain", File: src})
-		if !errors.Is(err, ErrConflict) {
-			t.Errorf("%s: err = %v, want a conflict", name, err)
+		if !errors.Is(err, ErrFileChanged) || fault.ErrorMessage(err) != ErrFileChanged.Message {
+			t.Errorf("%s: err = %v, shown as %q; want ErrFileChanged, shown as its message", name, err, fault.ErrorMessage(err))
 		}
 	}
 	for _, table := range []string{"documents", "document_files", "document_file_parts", "pages"} {

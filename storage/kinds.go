@@ -21,39 +21,28 @@ type Kind struct {
 }
 
 // Kinds returns the schemas that are some document's kind, with how many
-// documents each has, most used first.
+// documents each has, most used first. One query reads them all: each
+// kind's latest revision, and its prompt as kindPrompt chooses it.
 func (db *DB) Kinds(ctx context.Context) ([]Kind, error) {
-	out := []Kind{}
-	err := db.view(ctx, "list kinds", func(tx *sql.Tx) error {
-		type count struct {
-			id string
-			n  int
-		}
-		counts, err := queryRows(ctx, tx, func(s scanner) (count, error) {
-			var c count
-			err := s.Scan(&c.id, &c.n)
-			return c, err
-		}, `SELECT schema_id, count(*) FROM documents
-			WHERE schema_id IS NOT NULL GROUP BY schema_id ORDER BY count(*) DESC, schema_id`)
-		if err != nil {
-			return err
-		}
-		for _, c := range counts {
-			rev, err := schemaArtifact.latest(ctx, tx, c.id)
-			if err != nil {
-				return err
-			}
-			k := Kind{Schema: rev, Documents: c.n}
-			if p, err := kindPrompt(ctx, tx, rev); err == nil {
-				k.PromptID = p.PromptID
-			} else if !errors.Is(err, ErrNotFound) {
-				return err
-			}
-			out = append(out, k)
-		}
-		return nil
-	})
-	return out, err
+	kinds, err := queryRows(ctx, db.reader(), func(s scanner) (Kind, error) {
+		var k Kind
+		var err error
+		k.Schema, err = scanSchemaRevision(extraColumns{s, []any{&k.Documents, &k.PromptID}})
+		return k, err
+	}, `SELECT `+schemaArtifact.columns+`, k.n,
+		       coalesce((SELECT p.prompt_id FROM prompt_revisions p
+		                   JOIN schema_revisions sr ON sr.id = p.schema_revid
+		                  WHERE p.prompt_id = s.kind_prompt_id AND sr.schema_id = s.id
+		                    AND `+promptArtifact.latestCond()+`), '')
+		  FROM (SELECT schema_id, count(*) AS n FROM documents
+		         WHERE schema_id IS NOT NULL GROUP BY schema_id) k
+		  JOIN schemas s ON s.id = k.schema_id
+		  JOIN schema_revisions r ON r.schema_id = k.schema_id AND `+schemaArtifact.latestCond()+`
+		 ORDER BY k.n DESC, k.schema_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list kinds: %w", err)
+	}
+	return kinds, nil
 }
 
 // SetDocumentKind makes schemaID (a schema id, revision id or name; ""

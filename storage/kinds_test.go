@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,5 +109,62 @@ func TestMigrationChoosesKindPromptsWithoutUnacceptedProposals(t *testing.T) {
 		if kp, err := db.KindPrompt(ctx, want.schema.SchemaID); err != nil || kp.PromptID != want.prompt.PromptID {
 			t.Errorf("kind %s: prompt %q %v, want %q (%s)", want.schema.Name, kp.Name, err, want.prompt.Name, want.prompt.PromptID)
 		}
+	}
+}
+
+// Kinds lists each schema that is some document's kind, most used first,
+// at its latest revision, with the prompt chosen for it: none when the
+// chosen prompt now links another schema.
+func TestKindsGiveCountsLatestRevisionsAndChosenPrompts(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	one, err := db.CreateSchema(ctx, "one", json.RawMessage(acSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := db.CreateSchema(ctx, "two", json.RawMessage(acSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateSchema(ctx, "unused", json.RawMessage(acSchema)); err != nil {
+		t.Fatal(err)
+	}
+	two2, _, err := db.UpdateSchema(ctx, two.SchemaID, nil, json.RawMessage(strings.Replace(acSchema, "total", "sum", 1)))
+	if err != nil || two2.Version != 2 {
+		t.Fatalf("update schema two: %+v %v", two2, err)
+	}
+	for i, s := range []string{"one", "two", "two"} {
+		d := mustCreateDocument(t, db, NewDocument{Name: s + strings.Repeat("x", i) + ".txt", Pages: []string{s + " " + strings.Repeat("y", i)}})
+		if _, err := db.SetDocumentKind(ctx, d.ID, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pOne, err := db.CreatePrompt(ctx, NewPrompt{Name: "for one", Content: "Extract.", SchemaID: one.SchemaID, ForKind: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pTwo, err := db.CreatePrompt(ctx, NewPrompt{Name: "for two", Content: "Extract.", SchemaID: two.SchemaID, ForKind: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.UpdatePrompt(ctx, pTwo.PromptID, PromptPatch{SchemaID: &one.SchemaID}); err != nil {
+		t.Fatal(err)
+	}
+	kinds, err := db.Kinds(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		schema       string
+		version, n   int
+		prompt, name string
+	}
+	var got []row
+	for _, k := range kinds {
+		got = append(got, row{k.Schema.SchemaID, k.Schema.Version, k.Documents, k.PromptID, k.Schema.Name})
+	}
+	want := []row{{two.SchemaID, 2, 2, "", "two"}, {one.SchemaID, 1, 1, pOne.PromptID, "one"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("kinds\n %+v\nwant\n %+v", got, want)
 	}
 }

@@ -114,7 +114,9 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]SearchHit,
 const fusionK = 60
 
 // SearchBy searches by words, by meaning or both (fused by reciprocal
-// rank), best first, within the documents of the tags and kind given.
+// rank), best first, within the documents of the tags and kind given. It
+// finds nothing as an empty list, never nil, so that every answer that
+// encodes the hits as JSON says [] rather than null.
 func (db *DB) SearchBy(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
 	if err := CheckSearchQuery(q.Text); err != nil {
 		return nil, err
@@ -162,7 +164,7 @@ func (db *DB) SearchBy(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 		return nil, err
 	}
 	if by == ByMeaning {
-		return meaning[:min(limit, len(meaning))], nil
+		return append([]SearchHit{}, meaning[:min(limit, len(meaning))]...), nil
 	}
 	return fuse(words, meaning, limit), nil
 }

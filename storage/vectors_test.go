@@ -243,3 +243,20 @@ func TestSearchByRefusesBadQueries(t *testing.T) {
 		}
 	}
 }
+
+// A search that finds nothing gives an empty list, never nil, however it
+// searched: callers encode it as JSON, where nil is null.
+func TestSearchThatFindsNothingGivesAnEmptyList(t *testing.T) {
+	db := mustOpen(t)
+	ctx := context.Background()
+	for _, q := range []SearchQuery{
+		{Text: "zeppelin", By: ByWords},
+		{Text: "zeppelin", By: ByMeaning, Model: "m", Vector: unit(4, 0)},
+		{Text: "zeppelin", By: ByBoth, Model: "m", Vector: unit(4, 0)},
+	} {
+		hits, err := db.SearchBy(ctx, q)
+		if err != nil || hits == nil || len(hits) != 0 {
+			t.Errorf("by %s: %#v, %v; want an empty list", q.By, hits, err)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,18 +12,15 @@ import (
 	"github.com/docent/docent/storage/fault"
 )
 
-// Defaults for Config fields left zero.
+// Defaults for Config fields left zero: those of the environment
+// variables that set them (storage/envvar owns them), and the retries.
 const (
-	DefaultOllamaHost    = "http://127.0.0.1:11434"
-	DefaultOpenAIBaseURL = "https://api.openai.com/v1"
-	DefaultIdleTimeout   = 5 * time.Minute
+	DefaultOllamaHost    = envvar.DefaultOllamaHost
+	DefaultOpenAIBaseURL = envvar.DefaultOpenAIBaseURL
+	DefaultIdleTimeout   = envvar.DefaultIdleTimeout
 	DefaultMaxRetries    = 3
-	DefaultMaxNumCtx     = 32768
-	// DefaultKeepAlive is how long Ollama keeps a model loaded after a
-	// call (its own default is 5 minutes): long enough that a batch of
-	// extractions, or a person reading an answer, does not wait for the
-	// model to load again.
-	DefaultKeepAlive = 10 * time.Minute
+	DefaultMaxNumCtx     = envvar.DefaultMaxContext
+	DefaultKeepAlive     = envvar.DefaultKeepAlive
 )
 
 // Config says where the providers are and how patient to be.
@@ -54,58 +50,28 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
-// ConfigFromEnv reads OLLAMA_HOST, OPENAI_BASE_URL and OPENAI_API_KEY, and
-// Docent's own limits: DOCENT_IDLE_TIMEOUT (a duration such as 10m: how long
-// a slow model may go without sending a token), DOCENT_MAX_CONTEXT (the
-// largest context window, in tokens, Docent asks Ollama for) and
-// DOCENT_KEEP_ALIVE (how long Ollama keeps a model loaded after a call: a
-// duration such as 30m, or -1 for as long as Ollama runs).
+// ConfigFromEnv reads OLLAMA_HOST, OPENAI_BASE_URL and OPENAI_API_KEY as
+// they are ("" when unset: the Settings page may name them), and Docent's
+// own limits through their typed getters, defaults included:
+// DOCENT_IDLE_TIMEOUT, DOCENT_MAX_CONTEXT and DOCENT_KEEP_ALIVE. A value
+// the getter refuses is an invalid error that names the variable.
 func ConfigFromEnv() (Config, error) {
 	cfg := Config{
 		OllamaHost:    envvar.Get(envvar.OllamaHost),
 		OpenAIBaseURL: envvar.Get(envvar.OpenAIBase),
 		OpenAIKey:     envvar.Get(envvar.OpenAIKey),
 	}
-	if v := envvar.Get(envvar.IdleTimeout); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return Config{}, fault.Errorf(fault.Invalid, "DOCENT_IDLE_TIMEOUT=%q: want a positive duration such as 10m", v)
-		}
-		cfg.IdleTimeout = d
+	var err error
+	if cfg.IdleTimeout, err = envvar.ModelIdleTimeout(); err != nil {
+		return Config{}, fault.Errorf(fault.Invalid, "%w", err)
 	}
-	if v := envvar.Get(envvar.MaxContext); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 512 {
-			return Config{}, fault.Errorf(fault.Invalid, "DOCENT_MAX_CONTEXT=%q: want a number of tokens, at least 512", v)
-		}
-		cfg.MaxNumCtx = n
+	if cfg.MaxNumCtx, err = envvar.MaxContextTokens(); err != nil {
+		return Config{}, fault.Errorf(fault.Invalid, "%w", err)
 	}
-	if v := envvar.Get(envvar.KeepAlive); v != "" {
-		d, err := parseKeepAlive(v)
-		if err != nil {
-			return Config{}, err
-		}
-		cfg.KeepAlive = d
+	if cfg.KeepAlive, err = envvar.OllamaKeepAlive(); err != nil {
+		return Config{}, fault.Errorf(fault.Invalid, "%w", err)
 	}
 	return cfg, nil
-}
-
-// parseKeepAlive reads DOCENT_KEEP_ALIVE: a positive duration, or a
-// negative one ("-1", "-1s") for as long as Ollama runs. 0, which would
-// unload the model after every call, is refused.
-func parseKeepAlive(v string) (time.Duration, error) {
-	s := strings.TrimSpace(v)
-	if n, err := strconv.Atoi(s); err == nil && n < 0 {
-		return -1, nil
-	}
-	d, err := time.ParseDuration(s)
-	switch {
-	case err == nil && d < 0:
-		return -1, nil
-	case err == nil && d > 0:
-		return d, nil
-	}
-	return 0, fault.Errorf(fault.Invalid, "DOCENT_KEEP_ALIVE=%q: want how long Ollama keeps a model loaded after a call, a duration such as 30m, or -1 for as long as it runs", v)
 }
 
 // withDefaults fills the zero fields.

@@ -221,6 +221,22 @@ func TestCheck(t *testing.T) {
 			wantWarn: []Problem{{"response_format.json_schema.strict", "strict should be true"}}, exactWarn: 1,
 		},
 		{
+			name: "several errors at once", raw: rfJSON(`{"type":"object","properties":{"a":{"type":"number","minimum":"x"},"b":{"type":"array","items":{"type":"objec"}},"c":{"enum":[]},"d":{"anyOf":[{"type":"strin"},{"type":"null"}]}},"required":["a","b","c","d"],"additionalProperties":false}`),
+			wantErrors: []Problem{
+				{"/properties/a/minimum", "expected number, got string"},
+				{"/properties/b/items/type", `"objec" is not a valid type`},
+				{"/properties/d/anyOf/0/type", `"strin" is not a valid type`},
+			},
+		},
+		{
+			name: "properties and additionalProperties of the wrong type", raw: rfJSON(`{"type":"object","properties":[],"additionalProperties":"no"}`),
+			wantErrors: []Problem{
+				{"/additionalProperties", "expected boolean or object, got string"},
+				{"/properties", "expected object, got array"},
+			},
+			wantWarn: []Problem{{"/", `an object must have "additionalProperties": false`}}, exactWarn: 1,
+		},
+		{
 			name: "bad required", raw: rfJSON(`{"type":"object","properties":{"a":{"type":"string"}},"required":"a","additionalProperties":false}`),
 			wantErrors: []Problem{{"/required", "expected array, got string"}},
 		},
@@ -472,24 +488,6 @@ func TestLibraryNeverFetches(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Fatalf("test server got %d requests, want 0", n)
 	}
-}
-
-func TestShowMessages(t *testing.T) {
-	if !testing.Verbose() {
-		t.Skip("run with -v to print sample reports")
-	}
-	for _, s := range []string{
-		`{"type":"object","properties":{"a":{"type":"number","minimum":"x"},"b":{"type":"array","items":{"type":"objec"}},"c":{"enum":[]},"d":{"anyOf":[{"type":"strin"},{"type":"null"}]}},"required":["a","b","c","d"],"additionalProperties":false}`,
-		`{"type":"object","properties":[],"additionalProperties":"no"}`,
-		`{"type":"object","properties":{"p":{"type":"string","pattern":"("}}}`,
-		laxSchema,
-	} {
-		b, _ := json.MarshalIndent(Check(mustNormalize(t, s, "x")), "", "  ")
-		t.Log(string(b))
-	}
-	c, _ := Compile(mustNormalize(t, invoiceSchema, "invoice"))
-	b, _ := json.MarshalIndent(c.Validate(json.RawMessage(`{"invoice_number":1,"date":2,"vendor":{"vat_id":3,"x":1},"line_items":[{"description":1,"quantity":"a","amount":"b"},{"z":1}],"currency":"GBP","total":"t","extra1":1}`)), "", "  ")
-	t.Log(string(b))
 }
 
 func TestConcurrent(t *testing.T) {

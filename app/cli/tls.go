@@ -74,10 +74,10 @@ func loadOrCreateCertificate(dir string, logger *slog.Logger) (cert tls.Certific
 	}
 	// The key first: a crash between the two leaves a pair that does not
 	// load, which is made anew on the next start.
-	if err := writePrivateFile(dir, tlsKeyFile, keyPEM); err != nil {
+	if err := secret.WritePrivateFile(keyPath, keyPEM); err != nil {
 		return tls.Certificate{}, false, fmt.Errorf("write the HTTPS key: %w", err)
 	}
-	if err := writePrivateFile(dir, tlsCertFile, certPEM); err != nil {
+	if err := secret.WritePrivateFile(certPath, certPEM); err != nil {
 		return tls.Certificate{}, false, fmt.Errorf("write the HTTPS certificate: %w", err)
 	}
 	cert, err = tls.X509KeyPair(certPEM, keyPEM)

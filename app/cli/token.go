@@ -46,31 +46,10 @@ func loadOrCreateToken(dir string, logger *slog.Logger) (string, error) {
 		return "", fmt.Errorf("make an access token: %w", err)
 	}
 	token := hex.EncodeToString(raw[:])
-	if err := writePrivateFile(dir, tokenFile, []byte(token+"\n")); err != nil {
+	if err := secret.WritePrivateFile(path, []byte(token+"\n")); err != nil {
 		return "", fmt.Errorf("write the access token: %w", err)
 	}
 	return token, nil
-}
-
-// writePrivateFile writes data to dir/name, readable by the user alone. It
-// writes beside it and renames, so a crash never leaves a half-written
-// file; CreateTemp makes the file 0600 from the start.
-func writePrivateFile(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, "."+name+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
-		_ = os.Remove(f.Name())
-		return err
-	}
-	return nil
 }
 
 // minTokenLength is the shortest token file accepted: 128 bits in hex.

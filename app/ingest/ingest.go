@@ -159,7 +159,7 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 	nd := storage.NewDocument{
 		Name:      filepath.Base(name),
 		MediaType: media,
-		File:      &storage.FileSource{R: newRecheck(file(), first.crc), Size: size, SHA256: first.sha256},
+		File:      &storage.FileSource{R: file(), Size: size, SHA256: first.sha256},
 		Status:    storage.StatusReady,
 		TagIDs:    opts.TagIDs,
 	}
@@ -185,8 +185,8 @@ func (im *Importer) ImportReader(ctx context.Context, name string, src io.Reader
 		out.Document, out.Duplicate = &dup.Existing, true
 		return out
 	}
-	if errors.Is(err, errChanged) {
-		err = errChanged // the store's wrapping adds nothing for a person
+	if errors.Is(err, storage.ErrFileChanged) {
+		err = storage.ErrFileChanged // what differed is the store's detail, not a person's
 	}
 	if err != nil {
 		out.Err = err
@@ -206,8 +206,8 @@ func abandoned(ctx context.Context, readErr error) error {
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case errors.Is(readErr, errChanged):
-		return errChanged
+	case errors.Is(readErr, storage.ErrFileChanged):
+		return storage.ErrFileChanged
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 
-	"github.com/docent/docent/storage/fault"
+	"github.com/docent/docent/storage"
 )
 
 // A file is read more than once and never held in memory whole: a first
@@ -15,7 +15,10 @@ import (
 // stored) and tells UTF-8 from Latin-1; later passes store the bytes, send
 // a PDF to its reader or decode a text's pages. Each later pass checks that
 // it read what the first did, so that a file changed in between is not
-// stored half old, half new.
+// stored half old, half new: the store checks the pass that stores the
+// bytes against the first pass's size and SHA-256 (storage.FileSource),
+// recheck the others against its CRC. Both fail with
+// storage.ErrFileChanged.
 
 // firstPass is what the first read of a file found.
 type firstPass struct {
@@ -34,9 +37,6 @@ func survey(r io.Reader) (firstPass, error) {
 	return firstPass{sha256: hex.EncodeToString(sha.Sum(nil)), crc: crc.Sum32(), utf8: check.valid()}, nil
 }
 
-// errChanged is the error of a pass that read other bytes than the first.
-var errChanged error = fault.Errorf(fault.Conflict, "the file changed while it was imported: import it again")
-
 // newChecksum is the check sum that later passes compare with the first:
 // CRC-32C, which the CPU computes far faster than a second SHA-256. It
 // catches a file edited during an import, not a forgery (the user's own
@@ -44,12 +44,12 @@ var errChanged error = fault.Errorf(fault.Conflict, "the file changed while it w
 func newChecksum() hash.Hash32 { return crc32.New(crc32.MakeTable(crc32.Castagnoli)) }
 
 // recheck reads a later pass over the file and, at its end, fails with
-// errChanged unless the bytes had the first pass's check sum.
+// storage.ErrFileChanged unless the bytes had the first pass's check sum.
 type recheck struct {
 	r    io.Reader
 	h    hash.Hash32
 	want uint32
-	err  error // errChanged once the end showed a difference
+	err  error // storage.ErrFileChanged once the end showed a difference
 }
 
 func newRecheck(r io.Reader, want uint32) *recheck {
@@ -60,8 +60,8 @@ func (c *recheck) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.h.Write(p[:n])
 	if err == io.EOF && c.h.Sum32() != c.want {
-		c.err = errChanged
-		err = errChanged
+		c.err = storage.ErrFileChanged
+		err = storage.ErrFileChanged
 	}
 	return n, err
 }

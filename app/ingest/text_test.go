@@ -168,8 +168,8 @@ func TestFileChangedDuringImportIsNotStored(t *testing.T) {
 	for _, name := range []string{"notes.txt", "scan.pdf"} {
 		f := &changingFile{before: []byte("%PDF-1.4 first version of " + name), after: []byte("%PDF-1.4 other version of " + name)}
 		o := im.ImportReader(ctx, name, f, int64(len(f.before)), Options{})
-		if !errors.Is(o.Err, errChanged) || o.Document != nil {
-			t.Errorf("%s: outcome %+v, err %v; want errChanged and nothing stored", name, o.Document, o.Err)
+		if !errors.Is(o.Err, storage.ErrFileChanged) || o.Err.Error() != storage.ErrFileChanged.Message || o.Document != nil {
+			t.Errorf("%s: outcome %+v, err %v; want storage.ErrFileChanged as it is and nothing stored", name, o.Document, o.Err)
 		}
 	}
 	if _, total, _ := im.DB.ListDocuments(ctx, storage.DocumentFilter{}); total != 0 {

@@ -123,3 +123,15 @@ type searchResultBody struct {
 	Model string              `json:"model"`
 	Note  string              `json:"note"`
 }
+
+// A search that finds nothing answers an empty list, never null: also when
+// it asked for both and went on by words alone (no embedding model).
+func TestSearchThatFindsNothingAnswersAnEmptyList(t *testing.T) {
+	f := newFixture(t)
+	for _, by := range []string{"words", "both", ""} {
+		body := string(f.call("GET", "/api/search?q=zeppelin&by="+by, nil, 200, nil))
+		if !strings.Contains(body, `"hits":[]`) {
+			t.Errorf("by %q: %s; want \"hits\":[]", by, body)
+		}
+	}
+}

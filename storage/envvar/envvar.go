@@ -6,13 +6,15 @@
 //
 // It is a leaf: it imports nothing of Docent. It lives under storage/, as
 // storage/fault does, because the store is the innermost layer and the
-// store's own secret keeping (storage/secret) reads DOCENT_KEYRING; what
-// the variables mean is decided where they are read.
+// store's own secret keeping (storage/secret) reads DOCENT_KEYRING. What
+// a variable means is decided where it is read, except for those read as
+// values (typed.go), whose getters own their defaults and their parsing.
 package envvar
 
 import (
 	"os"
 	"slices"
+	"strconv"
 )
 
 // Name is the name of an environment variable in the table.
@@ -72,13 +74,13 @@ var table = []Var{
 	{Name: DataDir, Flag: "--data-dir DIR", Default: "$XDG_DATA_HOME/docent, i.e. ~/.local/share/docent (macOS: ~/Library/Application Support/Docent, Windows: %LocalAppData%\\Docent)", Means: "where docent.db, the access token and the key file live"},
 	{Name: Model, Flag: "--model MODEL", Default: "the default model saved on the Settings page, else none", Means: "the model for chat, extraction and auto-create, e.g. ollama/qwen3:8b or openai/gpt-4o-mini"},
 	{Name: EmbedModel, Flag: "--embed-model MODEL", Default: "the embedding model saved on the Settings page, else none (search by words only)", Means: "the embedding model for search by meaning, e.g. ollama/nomic-embed-text or openai/text-embedding-3-small"},
-	{Name: OllamaHost, Default: "the host saved on the Settings page, else http://127.0.0.1:11434", Means: "the Ollama server"},
-	{Name: OpenAIBase, Default: "the base URL saved on the Settings page, else https://api.openai.com/v1", Means: "the OpenAI-compatible server"},
+	{Name: OllamaHost, Default: "the host saved on the Settings page, else " + DefaultOllamaHost, Means: "the Ollama server"},
+	{Name: OpenAIBase, Default: "the base URL saved on the Settings page, else " + DefaultOpenAIBaseURL, Means: "the OpenAI-compatible server"},
 	{Name: OpenAIKey, Default: "the key saved on the Settings page with that base URL, else none", Means: "the API key sent to the OpenAI-compatible server (and only to it)"},
 	{Name: Keyring, Default: "auto: the system keyring where there is one, else the sealed key file", Means: "where a saved API key is kept: on (the system keyring), off (sealed in secret.key beside the database)"},
-	{Name: IdleTimeout, Default: "5m", Means: "how long a model may go without sending a token"},
-	{Name: MaxContext, Default: "32768 (or the model's own length if smaller)", Means: "the largest context window, in tokens, asked of Ollama (at least 512)"},
-	{Name: KeepAlive, Default: "10m", Means: "how long Ollama keeps a model loaded after a call (-1: as long as Ollama runs)"},
+	{Name: IdleTimeout, Default: minutes(DefaultIdleTimeout), Means: "how long a model may go without sending a token"},
+	{Name: MaxContext, Default: strconv.Itoa(DefaultMaxContext) + " (or the model's own length if smaller)", Means: "the largest context window, in tokens, asked of Ollama (at least " + strconv.Itoa(minMaxContext) + ")"},
+	{Name: KeepAlive, Default: minutes(DefaultKeepAlive), Means: "how long Ollama keeps a model loaded after a call (-1: as long as Ollama runs)"},
 	{Name: OCRLang, Flag: "--lang LANGS", Default: "the locale's language plus English (deu+eng for de_DE.UTF-8, eng for English, C or an unknown locale)", Means: "the OCR languages, Tesseract's names joined by + (the flag goes with import and ocr); the languages saved on the Settings page win over the variable, except in docent ocr"},
 	{Name: CacheDir, Default: "the user cache folder's docent/, i.e. ~/.cache/docent", Means: "where PDFium's compiled WebAssembly (wazero/), ONNX Runtime (onnxruntime/) and the PP-OCR models (ppocr/) are kept"},
 	{Name: Tessdata, Default: "tessdata/ in the default data directory, i.e. ~/.local/share/docent/tessdata (not moved by --data-dir)", Means: "where Tesseract's best_int language data (eng, deu, fra, nld, spa, ita) is; scripts/run installs it there, checked by SHA-256; without it OCR reads with the system's data"},

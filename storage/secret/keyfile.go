@@ -95,8 +95,7 @@ func (s *Store) fileKey(create bool) ([]byte, error) {
 }
 
 // createKeyFile writes a new key beside the database, or reads the one a
-// concurrent process wrote first: the file is written under a temporary
-// name and linked into place, which fails rather than overwrites.
+// concurrent process wrote first (CreatePrivateFile never overwrites).
 func (s *Store) createKeyFile(path string) ([]byte, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the data directory: %w", err)
@@ -105,23 +104,11 @@ func (s *Store) createKeyFile(path string) ([]byte, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, fmt.Errorf("make a secret key: %w", err)
 	}
-	// CreateTemp makes the file 0600 from the start.
-	f, err := os.CreateTemp(s.dir, ".secret-*")
-	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	_, werr := f.WriteString(hex.EncodeToString(key) + "\n")
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Link(f.Name(), path); err != nil {
+	if err := CreatePrivateFile(path, []byte(hex.EncodeToString(key)+"\n")); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return s.fileKey(false)
 		}
-		return nil, fmt.Errorf("write %s: %w", path, err)
+		return nil, err
 	}
 	return key, nil
 }

@@ -61,11 +61,7 @@ func TestEnglishPagesAreNotReadAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []string{"deu", "fra", "spa", "ita", "nld"} {
-		if err := engine.CheckLangs(l); err != nil {
-			t.Skip(err)
-		}
-	}
+	needLangs(t, engine, "deu+fra+spa+ita+nld")
 	forgetPPOCR()
 	t.Cleanup(forgetPPOCR)
 	dir := testcorpus.Dir(t)

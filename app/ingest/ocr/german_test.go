@@ -49,9 +49,7 @@ func TestGermanTextReadsUmlautsSharpSAndEuro(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.CheckLangs("deu+eng"); err != nil {
-		t.Skip(err)
-	}
+	needLangs(t, e, "deu+eng")
 	text, _, err := e.Recognize(context.Background(), imgs[0].File, "deu+eng", imgs[0].ocrDPI(), pdftext.Limits{})
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,19 @@ func needTesseract(t testing.TB) {
 	}
 }
 
+// needLangs skips a test when Tesseract has no data for one of langs
+// ("deu+eng"), except in CI, which must have them all (scripts/test
+// installs the shipped languages).
+func needLangs(t testing.TB, e *Engine, langs string) {
+	t.Helper()
+	if err := e.CheckLangs(langs); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Tesseract's data for %s is required in CI: %v", langs, err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+}
+
 // textImage draws lines of text in black on white, scale times the size
 // of a 7×13 bitmap font, as a scan of printed text would look.
 func textImage(w, h, scale int, lines ...string) *image.Gray {

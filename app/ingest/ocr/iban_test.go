@@ -111,9 +111,7 @@ func TestIBANMisreadOnAPageIsRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := engine.CheckLangs("deu"); err != nil {
-		t.Skip(err)
-	}
+	needLangs(t, engine, "deu")
 	for _, c := range []struct {
 		file       string
 		page       int

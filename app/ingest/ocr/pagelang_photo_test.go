@@ -21,10 +21,7 @@ import (
 // it is installed, whose deu reads this page's ä as a: "Fälligkeitstag"
 // comes out "Falligkeitstag", which the system's data reads right.)
 func TestGermanPhotoReadInEnglishIsReadAgainInGerman(t *testing.T) {
-	needTesseract(t)
-	if e, _ := ocr.FindEngine(context.Background()); e.CheckLangs("deu") != nil {
-		t.Skip("no deu data for Tesseract")
-	}
+	needLangs(t, "deu")
 	ocr.ForgetPPOCR()
 	t.Cleanup(ocr.ForgetPPOCR)
 	pdf, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "zugferd", "v1_ZUGFeRD_1p0_COMFORT_Kraftfahrversicherung_Bruttopreise.pdf"))

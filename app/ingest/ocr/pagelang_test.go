@@ -118,11 +118,7 @@ func readCorpusPage(t *testing.T, name, lang string) (storage.OCRPage, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []string{"deu", "fra"} {
-		if err := engine.CheckLangs(l); err != nil {
-			t.Skip(err)
-		}
-	}
+	needLangs(t, engine, "deu+fra")
 	forgetPPOCR()
 	t.Cleanup(forgetPPOCR)
 	pp, _ := findPPOCR(ctx, nil)

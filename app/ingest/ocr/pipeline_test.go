@@ -45,6 +45,21 @@ func needTesseract(t *testing.T) {
 	}
 }
 
+// needLangs skips a test when Tesseract has no data for one of langs
+// ("deu+eng"), except in CI, which must have them all (scripts/test
+// installs the shipped languages).
+func needLangs(t *testing.T, langs string) {
+	t.Helper()
+	needTesseract(t)
+	e, _ := ocr.FindEngine(context.Background())
+	if err := e.CheckLangs(langs); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Tesseract's data for %s is required in CI: %v", langs, err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+}
+
 // importFile imports bytes under name and returns the document.
 func importFile(t *testing.T, db *storage.DB, name string, data []byte) storage.Document {
 	t.Helper()

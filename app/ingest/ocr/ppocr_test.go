@@ -123,11 +123,8 @@ func TestWithoutRuntimeTesseractReadsPhotos(t *testing.T) {
 // image is read by Tesseract, whose German data spells ö, ß and €, which
 // PP-OCR's dictionary lacks.
 func TestGermanPhotoKeepsTesseract(t *testing.T) {
-	needTesseract(t)
+	needLangs(t, "deu+eng")
 	needPPOCR(t)
-	if e, _ := ocr.FindEngine(context.Background()); e.CheckLangs("deu+eng") != nil {
-		t.Skip("skipping: no German data for Tesseract")
-	}
 	db := openDB(t)
 	doc := importFile(t, db, "rechnung.png", pngBytes(t, printed(1200, 400, "RECHNUNG 2024-117", "SUMME EUR 42,50")))
 	got, err := ocrDocument(t, db, doc.ID, ocr.Options{Lang: "deu+eng"})

@@ -1,10 +1,7 @@
 package ocr
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/docent/docent/app/internal/datadir"
+	"github.com/docent/docent/app/internal/pinned"
 	"github.com/docent/docent/storage/envvar"
 )
 
@@ -100,7 +98,10 @@ func findBestData(dir string) bestData {
 		problem, ok := verified[key]
 		verifiedMu.Unlock()
 		if !ok {
-			problem = checkHash(path, bestIntSHA256[lang])
+			problem = ""
+			if err := pinned.Check(path, bestIntSHA256[lang]); err != nil {
+				problem = err.Error()
+			}
 			verifiedMu.Lock()
 			verified[key] = problem
 			verifiedMu.Unlock()
@@ -112,23 +113,6 @@ func findBestData(dir string) bestData {
 		d.langs = append(d.langs, lang)
 	}
 	return d
-}
-
-// checkHash returns "" when the file's SHA-256 is want, else what is wrong.
-func checkHash(path, want string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Sprintf("%s: %v", path, err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Sprintf("read %s: %v", path, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		return fmt.Sprintf("%s is damaged or another version (SHA-256 %s…, expected %s…): scripts/run installs it again", path, got[:12], want[:12])
-	}
-	return ""
 }
 
 // covers reports whether every language of langs ("deu+eng") has a good

@@ -1,18 +1,16 @@
 package ort
 
 import (
-	"crypto/sha256"
 	"debug/elf"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"runtime"
 	"sync"
 	"unsafe"
 
+	"github.com/docent/docent/app/internal/pinned"
 	"github.com/ebitengine/purego"
 )
 
@@ -22,7 +20,7 @@ var ErrNotInstalled = errors.New("ONNX Runtime is not installed")
 
 // ErrBadHash is returned by Load when the library is not the pinned
 // build (a partial download, another version, a file changed on disk).
-var ErrBadHash = errors.New("ONNX Runtime library does not match its pinned SHA-256")
+var ErrBadHash = pinned.ErrMismatch
 
 // Runtime is a loaded ONNX Runtime with one environment; it lives as long
 // as the process (the library is never unloaded: sessions' threads may
@@ -50,15 +48,12 @@ func Load(path, wantSHA256 string) (*Runtime, error) {
 		return r, nil
 	}
 	if wantSHA256 != "" {
-		got, err := fileSHA256(path)
+		err := pinned.Check(path, wantSHA256)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w at %s (scripts/run installs it; or name a libonnxruntime with DOCENT_ONNXRUNTIME)", ErrNotInstalled, path)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read ONNX Runtime library: %w", err)
-		}
-		if got != wantSHA256 {
-			return nil, fmt.Errorf("%w: %s has %s, want %s (run scripts/run again to reinstall it)", ErrBadHash, path, got, wantSHA256)
+			return nil, fmt.Errorf("ONNX Runtime library: %w", err)
 		}
 	} else if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w at %s", ErrNotInstalled, path)
@@ -153,16 +148,3 @@ func newRuntime(getAPIBase uintptr, v uint32) (*Runtime, error) {
 
 // Version is the library's own version, e.g. "1.30.0".
 func (r *Runtime) Version() string { return r.version }
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}

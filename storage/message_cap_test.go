@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// TestDocumentMessagesAreCapped is issue 21's item 2 at the store: an OCR
+// TestDocumentMessagesAreCapped, at the store: an OCR
 // engine that printed 100 MB of stderr made a document's error 100 MB, and
 // every list of documents with it. Every writer of a document's message is
 // bounded here: import, reading again, the end of OCR, the note that OCR

@@ -108,8 +108,8 @@ func sumModel(t *testing.T, srv *modeltest.Server, sql string) {
 	})
 }
 
-// TestAskSumsTheInvoicesWithCitations is issue #32's done-when case on the
-// command line: corpus invoices extracted with known totals, `docent ask
+// TestAskSumsTheInvoicesWithCitations is a question about the whole
+// library answered with citations a person can check, on the command line: corpus invoices extracted with known totals, `docent ask
 // "how much did I spend in total?" --json` with the scripted model calling
 // query_data over the schema's view; the answer has SQLite's exact sum and
 // its citation [1] is the query, listing every row it summed with its

@@ -632,7 +632,7 @@ func TestImportAutoCreateWithAModelRunsOnIt(t *testing.T) {
 	}
 }
 
-// TestAutoCreateTheZugferdFolderAtConcurrency4 is the issue's own command:
+// TestAutoCreateTheZugferdFolderAtConcurrency4 is a batch as a person runs it:
 // `docent auto-create --concurrency 4 ../shared/corpus/zugferd`. Docent
 // reads every PDF there, and each gets a proposal and one thread.
 func TestAutoCreateTheZugferdFolderAtConcurrency4(t *testing.T) {

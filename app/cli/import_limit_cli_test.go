@@ -9,8 +9,8 @@ import (
 	"github.com/docent/docent/app/internal/testcorpus"
 )
 
-// TestImportAtTheSpendingLimitLeavesTheChunksWaiting is issue 33's "an
-// import batch pauses": the model calls `docent import` makes are the
+// TestImportAtTheSpendingLimitLeavesTheChunksWaiting: a spending limit
+// pauses an import's model calls, not the import. The model calls `docent import` makes are the
 // embedding of its chunks. At a spending limit they are not made, the
 // import still succeeds (its documents are stored and searchable by
 // words), the note says why the chunks wait, and once the limit is raised

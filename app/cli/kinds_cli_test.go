@@ -40,8 +40,8 @@ func kindAnswer(next func(modeltest.Request) modeltest.Reply) func(modeltest.Req
 	}
 }
 
-// TestAutoCreateCorpusInvoicesGivesOneTable is the table issue's "done
-// when", with the scripted model: `docent auto-create --concurrency 4` over
+// TestAutoCreateCorpusInvoicesGivesOneTable is a folder of invoices becoming
+// one table, with the scripted model: `docent auto-create --concurrency 4` over
 // the corpus's zugferd and invoice2data folders, then `docent export
 // --schema NAME --out out.csv`: one schema, and one row per proposed
 // document. Two prompts: the first run's, and the schema's auto-create

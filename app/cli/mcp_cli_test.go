@@ -78,7 +78,7 @@ func mcpText(res *sdk.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// TestMCPClientWorksOnDocuments is issue #24's "done when", on stdio: a
+// TestMCPClientWorksOnDocuments is what an MCP client does, on stdio: a
 // real MCP client starts `docent mcp` on a data directory with a real
 // invoice, lists the tools with their annotations, searches, lists and
 // reads the document, creates a schema and a prompt, runs an extraction on

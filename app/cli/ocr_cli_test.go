@@ -29,7 +29,7 @@ func needTesseractCLI(t *testing.T) {
 	}
 }
 
-// TestImportReceiptPhotoReadsItWithOCR is the issue's own case: `docent
+// TestImportReceiptPhotoReadsItWithOCR: `docent
 // import receipt.jpg` gives a ready document whose text is the receipt's;
 // `docent ocr` reads it again, and --no-ocr leaves a scan waiting.
 func TestImportReceiptPhotoReadsItWithOCR(t *testing.T) {

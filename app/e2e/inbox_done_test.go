@@ -25,7 +25,7 @@ import (
 	"github.com/docent/docent/storage"
 )
 
-// The "Done when" of the inbox folder (issue 34), end to end: the real
+// The inbox folder as a person uses it, end to end: the real
 // docent binary, a real inbox folder, corpus invoices, and the scripted
 // model driving auto-create to a row in the kind's table.
 

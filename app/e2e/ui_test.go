@@ -123,7 +123,7 @@ func schemaFields(rf json.RawMessage) []string {
 	return names
 }
 
-// TestBrowserUI checks the UI's issue list in one session of one server
+// TestBrowserUI checks what a person does in the UI, in one session of one server
 // and one browser, step by step (each step a subtest; a step that cannot
 // finish skips the ones after it, whose state it makes):
 //

@@ -18,8 +18,8 @@ var stageCalls = map[string]bool{
 	"QueueAutoCreate": true, "ClaimOCR": true, "NextOCR": true, "NewWorker": true, "EmbedMissing": true,
 }
 
-// TestOnlyThePipelineOrdersStages is issue 34's "no file outside it orders
-// the stages": outside app/pipeline (and the engines it drives, app/ingest
+// TestOnlyThePipelineOrdersStages keeps the order of the stages in one
+// place, so that the doors cannot disagree about it again: outside app/pipeline (and the engines it drives, app/ingest
 // and its OCR), the edges call a stage only through a pipeline, never on
 // the importer, the store or the embedder. The check is by name: a call of
 // one of stageCalls must be made on a value whose expression names the

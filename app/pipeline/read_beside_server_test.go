@@ -11,8 +11,7 @@ import (
 	"github.com/docent/docent/storage"
 )
 
-// TestReadBesideServerCountsDocumentsAnotherProcessRead is issue 21's
-// item 9: beside a running `docent --serve`, the server's OCR worker may
+// TestReadBesideServerCountsDocumentsAnotherProcessRead: beside a running `docent --serve`, the server's OCR worker may
 // read an imported photo before the import does. The import printed
 // "failed 2: OCR: document … is ready, not waiting for OCR" and exited 1
 // though both documents were fine. A document another process finished is

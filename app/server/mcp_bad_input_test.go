@@ -84,7 +84,7 @@ func (f *fixture) initializeMCP(name string) string {
 	return a.session
 }
 
-// TestMCPBadInputOverHTTP: what the issue lists as bad input for /mcp
+// TestMCPBadInputOverHTTP: what a client can send wrong to /mcp
 // (malformed JSON-RPC, a request before initialize, an unknown method, an
 // unknown tool, wrong argument types, a 10 MB argument, a message over
 // the cap) each gets a JSON-RPC, HTTP or tool error that says what is wrong, the client's

@@ -16,8 +16,7 @@ import (
 	"github.com/docent/docent/storage"
 )
 
-// TestImageUploadIsDecodedInTheBackground is issue 21's item 10 (upload):
-// an image upload decoded every page inside the request, so four WebP
+// TestImageUploadIsDecodedInTheBackground: an image upload once decoded every page inside the request, so four WebP
 // bombs of 32 bytes kept their requests open 50 s. The upload checks the
 // headers only and answers at once; the OCR worker decodes the image in
 // the background and fails the document with the cause. A PNG whose

@@ -36,7 +36,7 @@ func tsvWords(n, w int) string {
 	for (i = 0; i < ` + strconv.Itoa(n) + `; i++) printf "5\t1\t1\t1\t%d\t%d\t0\t0\t10\t10\t96\t%s\n", int(i/10), i, w }'`
 }
 
-// TestEngineOutputIsBounded is issue 21's item 2: an engine's output is
+// TestEngineOutputIsBounded: an engine's output is
 // read up to a bound, a page past it fails saying why (not an internal
 // error), and the document's message stays small whatever the engine
 // printed on stderr.
@@ -91,7 +91,7 @@ func png16Claiming(t *testing.T, w, h uint32) []byte {
 	return data
 }
 
-// TestLargeDecodedPageIsRefusedUpFront is issue 21's item 3: a 100
+// TestLargeDecodedPageIsRefusedUpFront: a 100
 // megapixel 16-bit page decodes to 800 MB, which with the file, its grey
 // copy and the PNG OCR reads passes the image reader's 1 GiB; the child
 // died part way, or not, depending on what else ran, and the document

@@ -14,7 +14,7 @@ import (
 // small numbers, the letters it sees are a few pixels high, and it found
 // a line or two: the page was ready, read by PP-OCR with a confidence of
 // 0.98 and 33 characters, where Tesseract reads 6,000 words of the same
-// file (Docent issue #31). So readPage weighs PP-OCR's reading against
+// file. So readPage weighs PP-OCR's reading against
 // the page's ink (inkLines): a page whose detection found far fewer lines
 // than its ink has, or whose lines are smaller than detection sees at its
 // scale, is read by Tesseract too, at full resolution, and the better

@@ -50,8 +50,8 @@ func densePage(t *testing.T) (*image.Gray, []string) {
 
 // TestDensePageOfSmallNumbersIsRead: a page of 6,000 small numbers
 // imported as a PNG and read on an English machine is not left ready
-// with a line or two that PP-OCR made out and a high confidence (Docent
-// issue #31): its ink shows 150 lines, so Tesseract reads it too, at full
+// with a line or two that PP-OCR made out and a high confidence (a
+// receipt of small numbers in the corpus): its ink shows 150 lines, so Tesseract reads it too, at full
 // resolution, and its reading, the better, is kept; the page's note says
 // so.
 func TestDensePageOfSmallNumbersIsRead(t *testing.T) {

@@ -108,7 +108,7 @@ func TestScaleRuleAndDensity(t *testing.T) {
 		wantDPI, wantOCR float64
 	}{
 		{460, 920, 150, 300, 150},   // a receipt photo
-		{1500, 3000, 150, 300, 150}, // enlarged too since issue 23 (the 1,000 px rule left it)
+		{1500, 3000, 150, 300, 150}, // enlarged too: the 1,000 px rule left it small
 		{1999, 3998, 0, 0, 0},       // no density: tesseract estimates it
 		{2000, 2000, 300, 300, 300}, // wide enough
 	} {

@@ -84,8 +84,8 @@ func TestReadingAgainIsWeighedByLettersNotWords(t *testing.T) {
 // to tell its language; read in eng as docent import reads the document,
 // it is read again in deu+eng as page 1 is, and keeps the item
 // NAVIGATIONSSYSTEM-GARANTIE, whose hyphen at the line's end PP-OCR
-// drops (docs/benchmarks.md, the rendered invoices re-measured for
-// Docent issue #31).
+// drops (docs/benchmarks.md, the rendered invoices re-measured
+// when receipts were taken for French).
 func TestShortPageIsReadInItsDocumentsLanguage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads two rendered pages twice")

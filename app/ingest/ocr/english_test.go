@@ -47,8 +47,8 @@ var englishPDFs = []string{
 // corpus (the 40 of sroie/) and every English PDF it renders, read as
 // docent import reads them in eng with every language's data installed,
 // keeps its first reading in eng: none is taken for another language
-// and read again (Docent issue #31: 17 of the 40 receipts were read again
-// in fra+eng, worse).
+// and read again (17 of the 40 receipts once were, in fra+eng,
+// and read worse).
 func TestEnglishPagesAreNotReadAgain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 40 photos and the English PDFs")

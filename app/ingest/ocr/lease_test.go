@@ -10,8 +10,7 @@ import (
 	"github.com/docent/docent/storage"
 )
 
-// TestLeaseIsRenewedWhileWorkingAndTakenOverSoonAfter is issue 21's item
-// 10 (the lease): a document being read at a kill -9 showed "ocr" for five
+// TestLeaseIsRenewedWhileWorkingAndTakenOverSoonAfter: a document being read at a kill -9 showed "ocr" for five
 // minutes after a restart, since the lease was five minutes, renewed only
 // when a page finished. A run renews its lease while it works, however
 // long a page takes; once it stops renewing (killed), the next worker

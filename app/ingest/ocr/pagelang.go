@@ -28,7 +28,7 @@ import (
 // vocabulary of invoices is no evidence: "total", "date", "client",
 // "conditions" and "numero" are English too, and an English receipt
 // with TOTAL five times and DATE twice was taken for French, read again
-// by Tesseract in fra+eng and read worse (Docent issue #31). Words that
+// by Tesseract in fra+eng and read worse. Words that
 // are common in several of these languages' texts ("de", "en", "in"),
 // single letters, which OCR reads from specks, and words common in web
 // and mail addresses ("de" of ".de") are left out as well.

@@ -69,8 +69,8 @@ func foldAccents(s string) string {
 // TestEnglishReceiptIsNotTakenForFrench: an English receipt whose words
 // are also French, Spanish or Italian words (TOTAL five times, DATE
 // twice, CLIENT, CONDITIONS, SUBTOTAL, NUMERO) is English: those words
-// are words of the language read, and no evidence of another (Docent
-// issue #31, where such receipts were read again in fra+eng, worse).
+// are words of the language read, and no evidence of another (such
+// receipts were once read again in fra+eng, and worse).
 func TestEnglishReceiptIsNotTakenForFrench(t *testing.T) {
 	installed := []string{"deu", "eng", "fra", "ita", "nld", "spa"}
 	receipt := "KEDAI RUNCIT MAJU SDN BHD\nCLIENT NUMERO 0042\nDATE 25/12/2018 TIME 8:13 PM\nINVOICE NUMERO 100231\n" +

@@ -14,10 +14,10 @@ import { Empty, ErrorBox, Spinner } from "../components/common";
 import { evidenceOf } from "../evidence/evidence";
 import { href, navigate, parseHash, useRoute } from "../lib/router";
 import { useAsync } from "../lib/useAsync";
-import { DataGrid, type SelectAllState, type SortState } from "./DataGrid";
-import { reviewPager, RowStore, valueAt, type FetchPage, type ReviewPager } from "./dataRows";
-import { followRows } from "./liveRows";
-import { dataStateFromQuery, dataViewHash, sameDataView, type DataViewState } from "./dataUrl";
+import { DataGrid, type SelectAllState, type SortState } from "../data/DataGrid";
+import { reviewPager, RowStore, valueAt, type FetchPage, type ReviewPager } from "../data/dataRows";
+import { followRows } from "../data/liveRows";
+import { dataStateFromQuery, dataViewHash, sameDataView, type DataViewState } from "../data/dataUrl";
 import { errorInput, type ErrorInput } from "../lib/errors";
 
 const STATUSES: [DataStatus, string][] = [

@@ -25,7 +25,7 @@ import { TextViewer } from "../viewer/TextViewer";
 import { OcrStatus } from "../viewer/OcrStatus";
 import { href } from "../lib/router";
 import { StatusBadge, TagChips } from "./DocumentsPage";
-import { ExtractionPanel } from "./ExtractionPanel";
+import { ExtractionPanel } from "../data/ExtractionPanel";
 
 const PdfViewer = lazy(() => import("../viewer/PdfViewer"));
 const ImageViewer = lazy(() => import("../viewer/ImageViewer"));

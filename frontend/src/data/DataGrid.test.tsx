@@ -6,7 +6,7 @@ import type { DataColumn, DataRow, DataRows, Extraction } from "../api/types";
 import { ApiError } from "../api/http";
 import { errorInput } from "../lib/errors";
 import { CellError, DataGrid } from "./DataGrid";
-import { rowFromExtraction } from "./DataPage";
+import { rowFromExtraction } from "../pages/DataPage";
 import { cellProblems, parseCellInput, reviewPager, RowStore, ROW_HEIGHT, windowOf, type FetchPage } from "./dataRows";
 
 const columns: DataColumn[] = [

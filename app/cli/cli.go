@@ -167,7 +167,7 @@ func run(ctx context.Context, env *Env, args []string) error {
 	}
 	switch {
 	case *version:
-		fmt.Fprintf(env.IO.Out, "docent %s\n", app.Version)
+		fmt.Fprint(env.IO.Out, app.VersionText())
 		return nil
 	case top.NArg() > 0:
 		name := top.Arg(0)
@@ -239,7 +239,7 @@ Usage:
   docent COMMAND [FLAGS]
 
 Commands:
-`, app.Version, defaultListen)
+`, app.Build().Version, defaultListen)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  docent %s\n      %s\n", c.usage, c.summary)
 	}

@@ -2,7 +2,6 @@ package app
 
 import "github.com/docent/docent/app/internal/datadir"
 
-
 // DatabaseFile is the name of the SQLite file inside the data directory.
 const DatabaseFile = "docent.db"
 

@@ -137,7 +137,7 @@ func (r *Root) ServerConfig(ctx context.Context) (server.Config, error) {
 		return server.Config{}, err
 	}
 	return server.Config{
-		DB: db, Version: Version, Assets: frontend.Assets(), Logger: r.Logger,
+		DB: db, Version: Build().Version, Assets: frontend.Assets(), Logger: r.Logger,
 		Agent: live.Agent(), Settings: live,
 	}, nil
 }

@@ -2,10 +2,6 @@ package app
 
 import "github.com/docent/docent/app/internal/datadir"
 
-// Version is the version of this build, set with
-// -ldflags "-X github.com/docent/docent/app.Version=1.2.3".
-var Version = "0.1.0-dev"
-
 // DatabaseFile is the name of the SQLite file inside the data directory.
 const DatabaseFile = "docent.db"
 

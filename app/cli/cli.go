@@ -172,7 +172,7 @@ func run(ctx context.Context, env *Env, args []string) error {
 		printHelp(env.IO.Out)
 		return nil
 	case root.Version:
-		fmt.Fprintf(env.IO.Out, "docent %s\n", app.Version)
+		fmt.Fprint(env.IO.Out, app.VersionText())
 		return nil
 	case len(root.Command) > 0:
 		name, args := root.Command[0], root.Command[1:]
@@ -299,7 +299,7 @@ Usage:
   docent COMMAND [FLAGS]
 
 Commands:
-`, app.Version, defaultListen)
+`, app.Build().Version, defaultListen)
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  docent %s\n      %s\n", c.usage, c.summary)
 	}

@@ -223,7 +223,7 @@ func TestServeAnswersHealthAndTheUIThenStops(t *testing.T) {
 	}
 	json.NewDecoder(res.Body).Decode(&health)
 	res.Body.Close()
-	if res.StatusCode != http.StatusOK || !health.OK || health.Version != app.Version {
+	if res.StatusCode != http.StatusOK || !health.OK || health.Version != app.Build().Version {
 		t.Errorf("health: %d %+v", res.StatusCode, health)
 	}
 
@@ -278,5 +278,12 @@ func TestDevNullIsNotATerminal(t *testing.T) {
 	defer f.Close()
 	if isTerminal(f) {
 		t.Errorf("%s counts as a terminal", os.DevNull)
+	}
+}
+
+func TestVersionFlagPrintsTheBuildStamp(t *testing.T) {
+	code, out, errOut := docent(t, t.TempDir(), "--version")
+	if code != ExitOK || out != app.VersionText() || !strings.Contains(out, "\ncommit ") || !strings.Contains(out, "\nbuilt ") {
+		t.Errorf("--version: %d %q (stderr %q), want %q", code, out, errOut, app.VersionText())
 	}
 }

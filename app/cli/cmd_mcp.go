@@ -29,6 +29,6 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(env.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	opts := mcp.Options{Agent: live.Agent, Edge: "stdio", Version: app.Version, Logger: logger}
+	opts := mcp.Options{Agent: live.Agent, Edge: "stdio", Version: app.Build().Version, Logger: logger}
 	return mcp.ServeStdio(ctx, opts, *readOnly, env.IO.In, env.IO.Out)
 }

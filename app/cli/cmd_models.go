@@ -11,6 +11,7 @@ import (
 	"github.com/docent/docent/agent"
 	"github.com/docent/docent/agent/provider"
 	"github.com/docent/docent/agent/textfmt"
+	"github.com/docent/docent/app/ingest/ocr"
 	"github.com/docent/docent/app/settings"
 	"github.com/docent/docent/storage"
 	"github.com/docent/docent/storage/fault"
@@ -37,6 +38,42 @@ type modelList struct {
 	// none; EmbedSuggestion then says which to use.
 	EmbedModel      string                    `json:"embed_model"`
 	EmbedSuggestion *settings.EmbedSuggestion `json:"embed_suggestion,omitempty"`
+	// OCR says which engines read scans and photos, and where PP-OCR's
+	// runtime and models come from: a release's bundle or the cache.
+	OCR ocrEngines `json:"ocr"`
+}
+
+// ocrEngines is the OCR part of `docent models --json`, as GET
+// /api/settings/ocr names it.
+type ocrEngines struct {
+	Lang        string `json:"lang"`
+	PhotoEngine string `json:"photo_engine"`
+	PDFEngine   string `json:"pdf_engine"`
+	PPOCR       string `json:"ppocr"`
+	PPOCRFrom   string `json:"ppocr_from,omitempty"`
+	PPOCRNote   string `json:"ppocr_note,omitempty"`
+}
+
+// text is the line `docent models` prints on stderr.
+func (o ocrEngines) text() string {
+	var b strings.Builder
+	switch {
+	case o.PhotoEngine == "" && o.PDFEngine == "":
+		b.WriteString("OCR: no engine reads scans and photos.")
+	case o.PhotoEngine == o.PDFEngine:
+		fmt.Fprintf(&b, "OCR (%s): photos and PDF pages are read by %s.", o.Lang, o.PhotoEngine)
+	default:
+		fmt.Fprintf(&b, "OCR (%s): photos are read by %s, PDF pages by %s.", o.Lang, o.PhotoEngine, o.PDFEngine)
+	}
+	if o.PPOCR != "" {
+		fmt.Fprintf(&b, " PP-OCR is ready: %s (%s).", o.PPOCR, o.PPOCRFrom)
+	} else {
+		b.WriteString(" PP-OCR is off.")
+	}
+	if o.PPOCRNote != "" {
+		b.WriteString(" " + o.PPOCRNote)
+	}
+	return b.String()
 }
 
 // modelEntry is one model: its id, provider, context length and
@@ -72,6 +109,13 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 		PullCommand: st.PullCommand, Ollama: st.Ollama,
 		EmbedModel: st.EmbedModel, EmbedSuggestion: st.EmbedSuggestion,
 	}
+	db, err := env.Store(ctx)
+	if err != nil {
+		return err
+	}
+	list.OCR.Lang = ocr.SettingLang(ctx, db)
+	r := ocr.EngineReaders(ctx, list.OCR.Lang, env.Logger)
+	list.OCR.PhotoEngine, list.OCR.PDFEngine, list.OCR.PPOCR, list.OCR.PPOCRFrom, list.OCR.PPOCRNote = r.Photos, r.PDFPages, r.PPOCR, r.PPOCRFrom, r.PPOCRNote
 	for _, m := range st.Models {
 		list.Models = append(list.Models, modelEntry{
 			ModelInfo:      provider.ModelInfo{ID: m.ID, Provider: m.Provider, ContextLength: m.ContextLength, Capabilities: m.Capabilities},
@@ -104,6 +148,7 @@ func runModels(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
+	fmt.Fprintln(env.IO.Err, textfmt.Visible(list.OCR.text()))
 	printGuidance(env.IO.Err, st)
 	if st.EmbedSuggestion != nil {
 		fmt.Fprintf(env.IO.Err, "note: %s\n", st.EmbedSuggestion.Text)

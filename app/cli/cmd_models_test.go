@@ -42,6 +42,14 @@ func TestModelsWithNothingPulledSaysHowToGetOne(t *testing.T) {
 	if !strings.Contains(errOut, "ollama pull qwen3:8b") {
 		t.Errorf("--json stderr %q lacks the pull command", errOut)
 	}
+	// Which OCR engines are ready, and where PP-OCR's files come from.
+	if ocr := list.OCR; ocr.PPOCR != "" {
+		if !strings.Contains(ocr.PPOCRFrom, "models ") || !strings.Contains(errOut, "PP-OCR is ready: "+ocr.PPOCR+" ("+ocr.PPOCRFrom+")") {
+			t.Errorf("PP-OCR is ready but from %q; stderr %q", ocr.PPOCRFrom, errOut)
+		}
+	} else if ocr.PPOCRNote == "" || !strings.Contains(errOut, "PP-OCR is off. "+ocr.PPOCRNote) {
+		t.Errorf("PP-OCR is off without saying why: %+v; stderr %q", ocr, errOut)
+	}
 
 	// The default model, when it is an Ollama one, is the one to pull.
 	code, _, errOut = docent(t, data, "--model", "ollama/gemma3:4b", "models")

@@ -42,6 +42,9 @@ type ocrSettings struct {
 	PDFEngine   string `json:"pdf_engine"`
 	PPOCR       string `json:"ppocr"`
 	PPOCRNote   string `json:"ppocr_note,omitempty"`
+	// PPOCRFrom says where PP-OCR's runtime and models are read from (a
+	// release's bundle, or the cache); "" when PP-OCR is off.
+	PPOCRFrom string `json:"ppocr_from,omitempty"`
 	// VisionModel is the saved vision model ("ollama/qwen2.5vl:7b"), ""
 	// for none; VisionAll sends it every page, not only photos and pages
 	// Tesseract reads badly; VisionError says why the model cannot be
@@ -64,7 +67,7 @@ func (s *Server) ocrSettings(ctx context.Context) ocrSettings {
 		out.Engine, out.Installed = e.Name(), e.Langs
 	}
 	r := ocr.EngineReaders(ctx, out.Lang, s.cfg.Logger)
-	out.PhotoEngine, out.PDFEngine, out.PPOCR, out.PPOCRNote = r.Photos, r.PDFPages, r.PPOCR, r.PPOCRNote
+	out.PhotoEngine, out.PDFEngine, out.PPOCR, out.PPOCRNote, out.PPOCRFrom = r.Photos, r.PDFPages, r.PPOCR, r.PPOCRNote, r.PPOCRFrom
 	v, err := ocr.SettingVision(ctx, s.cfg.DB)
 	if err != nil {
 		out.VisionError = fault.ErrorMessage(err)

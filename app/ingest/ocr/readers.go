@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/docent/docent/app/ingest/ocr/ppocr"
+	"github.com/docent/docent/app/ingest/ocr/ppocr/ort"
 	"github.com/docent/docent/storage/fault"
 )
 
@@ -22,6 +24,9 @@ type Readers struct {
 	// PPOCR is PP-OCR as installed ("ppocr PP-OCRv4 onnxruntime 1.30.0"),
 	// "" when its runtime or models are missing or do not load.
 	PPOCR string
+	// PPOCRFrom says where PP-OCR's runtime and models are read from: a
+	// release's bundle beside the program, or the cache ("" when off).
+	PPOCRFrom string
 	// PPOCRNote says why PP-OCR reads no pages, or which it leaves to
 	// Tesseract: its runtime's error, or the languages its dictionary
 	// cannot spell. "" when it reads every kind of page.
@@ -38,7 +43,7 @@ func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Reade
 	if perr != nil {
 		r.PPOCRNote = fault.ErrorMessage(perr)
 	} else {
-		r.PPOCR = pp.Name()
+		r.PPOCR, r.PPOCRFrom = pp.Name(), ppocrSource()
 	}
 	if terr != nil {
 		// PP-OCR runs only beside Tesseract, which reads what it cannot.
@@ -68,4 +73,18 @@ func ppocrWhyNot(langs string) string {
 		}
 	}
 	return fmt.Sprintf("PP-OCR's dictionary cannot spell %s (it has no ö, ß or €)", strings.Join(other, "+"))
+}
+
+// ppocrSource names the runtime and the models PP-OCR loads, as a reader
+// child (the same program, with the same environment) finds them.
+func ppocrSource() string {
+	lib, _, err := ort.Library()
+	if err != nil {
+		return ""
+	}
+	models, err := ppocr.InstalledModelsDir()
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("ONNX Runtime %s, models %s", lib, models)
 }

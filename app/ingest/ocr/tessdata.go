@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/docent/docent/app/ingest/ocr/ppocr/ort"
 	"github.com/docent/docent/app/internal/datadir"
 	"github.com/docent/docent/app/internal/pinned"
 	"github.com/docent/docent/storage/envvar"
@@ -47,13 +48,19 @@ var bestIntSHA256 = map[string]string{
 const TessdataEnv = string(envvar.Tessdata)
 
 // TessdataDir is where Docent looks for best_int language data:
-// DOCENT_TESSDATA if set, else tessdata/ in the user's default data folder
+// DOCENT_TESSDATA if set, else the tessdata/ a release bundled beside the
+// program (ort.Bundle), else tessdata/ in the user's default data folder
 // ($XDG_DATA_HOME/docent/tessdata, i.e. ~/.local/share/docent/tessdata),
 // which does not move with --data-dir, so that every build of docent and
 // every data directory finds what the scripts installed once.
 func TessdataDir() string {
 	if dir := envvar.Get(envvar.Tessdata); dir != "" {
 		return dir
+	}
+	if b := ort.Bundle(); b != "" {
+		if st, err := os.Stat(filepath.Join(b, "tessdata")); err == nil && st.IsDir() {
+			return filepath.Join(b, "tessdata")
+		}
 	}
 	dir, err := datadir.Default()
 	if err != nil {

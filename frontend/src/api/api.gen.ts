@@ -356,6 +356,11 @@ export interface OcrSettings {
   ppocr: string;
   ppocr_note?: string;
   /**
+   * PPOCRFrom says where PP-OCR's runtime and models are read from (a
+   * release's bundle, or the cache); "" when PP-OCR is off.
+   */
+  ppocr_from?: string;
+  /**
    * VisionModel is the saved vision model ("ollama/qwen2.5vl:7b"), ""
    * for none; VisionAll sends it every page, not only photos and pages
    * Tesseract reads badly; VisionError says why the model cannot be

@@ -32,6 +32,12 @@ describe("engineLines", () => {
     expect(engineLines({ ...base, photo_engine: pp, pdf_engine: pp, ppocr: pp })[0]).toBe(`Photos and PDF pages are read by ${pp}.`);
   });
 
+  it("says where PP-OCR's runtime and models are read from", () => {
+    const pp = "ppocr PP-OCRv4 onnxruntime 1.30.0";
+    const from = "ONNX Runtime /usr/lib/docent/libonnxruntime.so, models /usr/lib/docent/ppocr/PP-OCRv4";
+    expect(engineLines({ ...base, photo_engine: pp, pdf_engine: pp, ppocr: pp, ppocr_from: from })[1]).toBe(`PP-OCR: ${pp} (${from}).`);
+  });
+
   it("says only PP-OCR's state when no engine is installed", () => {
     expect(engineLines({ ...base, engine: "", photo_engine: "", pdf_engine: "", error: "tesseract is not installed" })).toEqual(["PP-OCR is off."]);
   });

@@ -22,7 +22,8 @@ export function engineLines(d: OcrSettings): string[] {
     );
   }
   const note = d.ppocr_note ? ` ${d.ppocr_note}` : "";
-  lines.push(d.ppocr ? `PP-OCR: ${d.ppocr}.${note}` : `PP-OCR is off.${note}`);
+  const from = d.ppocr_from ? ` (${d.ppocr_from})` : "";
+  lines.push(d.ppocr ? `PP-OCR: ${d.ppocr}${from}.${note}` : `PP-OCR is off.${note}`);
   return lines;
 }
 

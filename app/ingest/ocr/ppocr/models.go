@@ -39,13 +39,13 @@ type Models struct {
 	Dict []string
 }
 
-// LoadModels reads the installed models and checks their hashes.
+// LoadModels reads the installed models and checks their hashes: a
+// release's bundled ones (ort.Bundle), else the cache's.
 func LoadModels() (*Models, error) {
-	cache, err := ort.CacheDir()
+	dir, err := InstalledModelsDir()
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(cache, filepath.FromSlash(ModelsDir))
 	files := map[string][]byte{}
 	for name, want := range modelFiles {
 		data, err := pinned.ReadFile(filepath.Join(dir, name), want)
@@ -58,6 +58,19 @@ func LoadModels() (*Models, error) {
 		files[name] = data
 	}
 	return &Models{Det: files["det.onnx"], Rec: files["rec.onnx"], Dict: parseDict(files["keys.txt"])}, nil
+}
+
+// InstalledModelsDir is the folder LoadModels reads: ModelsDir in the
+// release's bundle when there is one, else in the cache.
+func InstalledModelsDir() (string, error) {
+	root := ort.Bundle()
+	if root == "" {
+		var err error
+		if root, err = ort.CacheDir(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(root, filepath.FromSlash(ModelsDir)), nil
 }
 
 // parseDict reads a PaddleOCR dictionary: one character per line.

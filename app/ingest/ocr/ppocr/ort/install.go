@@ -36,10 +36,14 @@ func CacheDir() (string, error) {
 
 // Library is the ONNX Runtime library to load and the SHA-256 it must
 // have: $DOCENT_ONNXRUNTIME as it is (a library the user chose, not
-// checked), else the pinned build in CacheDir()/onnxruntime/Version/.
+// checked), else the pinned build a release bundled (BundleDirs), else
+// the pinned build in CacheDir()/onnxruntime/Version/.
 func Library() (path, sha256 string, err error) {
 	if p := envvar.Get(envvar.ONNXRuntime); p != "" {
 		return p, "", nil
+	}
+	if dir := Bundle(); dir != "" {
+		return bundledLibrary(dir, runtime.GOOS, runtime.GOARCH)
 	}
 	sum, ok := librarySHA256[runtime.GOARCH]
 	if runtime.GOOS != "linux" || !ok {

@@ -74,7 +74,7 @@ func loadVersion(path string, v uint32) (*Runtime, error) {
 	// (seen as an error with no reason under load).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_LOCAL)
+	h, err := openLibrary(path)
 	if err != nil {
 		// dlopen's own text says why: a glibc older than it needs
 		// ("GLIBC_2.28 not found"), a file that is no library. Of a
@@ -85,7 +85,7 @@ func loadVersion(path string, v uint32) (*Runtime, error) {
 		}
 		return nil, fmt.Errorf("load ONNX Runtime %s (it needs glibc 2.28 or newer and this machine's architecture, %s): %w", path, runtime.GOARCH, err)
 	}
-	base, err := purego.Dlsym(h, "OrtGetApiBase")
+	base, err := librarySymbol(h, "OrtGetApiBase")
 	if err != nil || base == 0 {
 		return nil, fmt.Errorf("load ONNX Runtime %s: no OrtGetApiBase in it: is it libonnxruntime? (%v)", path, err)
 	}

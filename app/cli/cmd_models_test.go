@@ -148,8 +148,8 @@ func TestModelsRecommendsAPulledModelUntilOneIsChosen(t *testing.T) {
 	want := "No model yet: no default model is chosen: choose ollama/qwen3:8b in Settings\nNext steps:\n" +
 		"  1. Choose ollama/qwen3:8b as the default model: in Settings, or with --model ollama/qwen3:8b (or DOCENT_MODEL) on the command line\n" +
 		embedNote
-	if errOut != want {
-		t.Errorf("stderr\n%s\nwant\n%s", errOut, want)
+	if got := afterOCRLine(t, errOut); got != want {
+		t.Errorf("stderr\n%s\nwant the OCR line, then\n%s", errOut, want)
 	}
 	code, out, _ = docent(t, data, "models", "--json")
 	var list modelList
@@ -162,16 +162,28 @@ func TestModelsRecommendsAPulledModelUntilOneIsChosen(t *testing.T) {
 	}
 
 	code, _, errOut = docent(t, data, "--model", "ollama/qwen3:8b", "models")
-	if code != ExitOK || errOut != embedNote {
+	if code != ExitOK || afterOCRLine(t, errOut) != embedNote {
 		t.Errorf("with a usable default: exit %d, stderr %q; want only the note on search by meaning", code, errOut)
 	}
 	code, out, errOut = docent(t, data, "--model", "ollama/qwen3:8b", "--embed-model", "ollama/nomic-embed-text", "models", "--json")
 	var withEmbed modelList
-	if code != ExitOK || errOut != "" || json.Unmarshal([]byte(out), &withEmbed) != nil || withEmbed.EmbedModel != "ollama/nomic-embed-text" || withEmbed.EmbedSuggestion != nil {
+	if code != ExitOK || afterOCRLine(t, errOut) != "" || json.Unmarshal([]byte(out), &withEmbed) != nil || withEmbed.EmbedModel != "ollama/nomic-embed-text" || withEmbed.EmbedSuggestion != nil {
 		t.Errorf("with an embedding model too: exit %d, stderr %q; want nothing said\n%s", code, errOut, out)
 	}
 	code, _, errOut = docent(t, data, "--model", "ollama/gemma3:4b", "models")
-	if code != ExitOK || !strings.HasPrefix(errOut, "note: ollama/gemma3:4b cannot call tools") || !strings.Contains(errOut, "ollama/qwen3:8b can") {
+	if code != ExitOK || !strings.HasPrefix(afterOCRLine(t, errOut), "note: ollama/gemma3:4b cannot call tools") || !strings.Contains(errOut, "ollama/qwen3:8b can") {
 		t.Errorf("with a default without tools: exit %d, stderr %q", code, errOut)
 	}
+}
+
+// afterOCRLine is what `docent models` says on stderr after its first
+// line, which names the OCR engines that are ready (checked in
+// TestModelsWithNothingPulledSaysHowToGetOne): the part about models.
+func afterOCRLine(t *testing.T, errOut string) string {
+	t.Helper()
+	first, rest, _ := strings.Cut(errOut, "\n")
+	if !strings.HasPrefix(first, "OCR") {
+		t.Errorf("stderr does not start with the OCR line: %q", errOut)
+	}
+	return rest
 }

@@ -257,7 +257,7 @@ export function UsagePricesCard({ onChange }: { onChange?: () => void }) {
         onRemove={(p) => {
           setDone(null);
           pending.current = `Removed your price of ${p.model}: it has the list's price again, or none.`;
-          save(api.putUsagePrices(withOverride(overridesOf(prices), p.model, null)));
+          save(api.putUsagePrices({ overrides: withOverride(overridesOf(prices), p.model, null) }));
         }}
       />
       {editing && (
@@ -268,7 +268,7 @@ export function UsagePricesCard({ onChange }: { onChange?: () => void }) {
           onCancel={close}
           onSave={(v) => {
             pending.current = `Saved your price of ${editing.model}.`;
-            save(api.putUsagePrices(withOverride(overridesOf(prices), editing.model, v)));
+            save(api.putUsagePrices({ overrides: withOverride(overridesOf(prices), editing.model, v) }));
           }}
         />
       )}

@@ -23,8 +23,10 @@ type MismatchError struct {
 	Path, Got, Want string // the sums in hex
 }
 
+// The remedy names both ways in: a download carries the file (in a
+// release's bundle), a clone's scripts/run downloads it into the cache.
 func (e *MismatchError) Error() string {
-	return fmt.Sprintf("%s is damaged or another version (SHA-256 %.12s…, expected %.12s…): scripts/run installs it again", e.Path, e.Got, e.Want)
+	return fmt.Sprintf("%s is damaged or another version (SHA-256 %.12s…, expected %.12s…): reinstall Docent, or from a clone run scripts/run", e.Path, e.Got, e.Want)
 }
 
 // Unwrap makes errors.Is(err, ErrMismatch) true.

@@ -39,7 +39,7 @@ func TestCheckAndReadFile(t *testing.T) {
 			t.Errorf("%s of a cut file: %v, want a mismatch", name, err)
 			continue
 		}
-		for _, part := range []string{path, "damaged or another version", want[:12], m.Got[:12], "scripts/run"} {
+		for _, part := range []string{path, "damaged or another version", want[:12], m.Got[:12], "reinstall Docent", "scripts/run"} {
 			if !strings.Contains(err.Error(), part) {
 				t.Errorf("%s: %q does not say %q", name, err, part)
 			}

@@ -67,6 +67,12 @@ func readMissed(ctx context.Context, engine *Engine, lang string, img PageImage,
 	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, PageImage, error) {
 	note := NoteMissedText + ": " + why
 	first := describeReading(p.Engine, p.Words.Words, p.Confidence)
+	if engine == nil {
+		addNote(&p, fmt.Sprintf("%s; Tesseract, which would read it again at full resolution, is not installed (%s), so PP-OCR's reading (%s) is kept",
+			note, installHint(nil), first))
+		lowerToInk(&p, img.InkLines)
+		return p, img, nil
+	}
 	t, err := tesseractImage(img)
 	var text string
 	var words []storage.Word

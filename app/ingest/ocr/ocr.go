@@ -1,9 +1,9 @@
 // Package ocr reads the text of scans and photos: documents that are
 // images (PNG, JPEG, TIFF, WebP, BMP) and PDF pages without a text layer.
 // It makes an image of each page in a reader child (decoding or rendering
-// hostile files is bounded there as reading PDFs is), reads it with the
-// system's Tesseract (photos in English with PP-OCR when it is installed,
-// ppocr.go), and stores each page's text with its source, engine,
+// hostile files is bounded there as reading PDFs is), reads it with
+// PP-OCR when it is installed and spells the languages (ppocr.go), else
+// with the system's Tesseract, and stores each page's text with its source, engine,
 // language, confidence and word boxes (storage/ocr.go). A run holds a
 // document's OCR lease; what it read is stored in one transaction at the
 // end, so an interrupted or failed run leaves the document as it was.
@@ -327,7 +327,8 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 
 // readPages reads a batch of a document's page images side by side:
 // with PP-OCR (pp, when installed) if it reads such a page (usePPOCR),
-// else or when it fails with Tesseract (engine, when installed); again
+// else or when it fails with Tesseract (engine, when installed; without
+// it, a page PP-OCR fails on is the vision model's, or an error); again
 // with Tesseract in the page's language when its text is in another
 // installed language than lang, or, when the page is too short to tell
 // its language, in its document's (readInPageLang); then with the vision

@@ -30,7 +30,8 @@ type Readers struct {
 	PPOCRFrom string
 	// PPOCRNote says why PP-OCR reads no pages, or which it leaves to
 	// Tesseract: its runtime's error, or the languages its dictionary
-	// cannot spell. "" when it reads every kind of page.
+	// cannot spell; without Tesseract, what Tesseract would add and how
+	// to install it. "" when it reads every kind of page beside Tesseract.
 	PPOCRNote string
 }
 

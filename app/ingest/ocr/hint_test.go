@@ -36,3 +36,19 @@ func TestInstallHintPerSystem(t *testing.T) {
 		t.Errorf("English alone on macOS: %q asks for every language's data", got)
 	}
 }
+
+// TestFindEngineNoticesTesseractGone: FindEngine keeps its answer for a
+// minute, but not past tesseract leaving PATH: a process whose PATH no
+// longer has it (a test that takes it away, an uninstall) is told at once.
+func TestFindEngineNoticesTesseractGone(t *testing.T) {
+	needTesseract(t)
+	forgetEngine()
+	t.Cleanup(forgetEngine)
+	if _, err := FindEngine(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if e, err := FindEngine(t.Context()); err == nil {
+		t.Fatalf("tesseract %s found with an empty PATH", e.Path)
+	}
+}

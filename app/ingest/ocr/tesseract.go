@@ -122,17 +122,18 @@ var (
 	engineAt    time.Time
 )
 
-// FindEngine finds tesseract and asks it its version and languages. The
-// answer is kept for a minute, so that a worker may ask before every
-// document and still notice an install. A missing tesseract is an
-// unavailable error that says what to install.
+// FindEngine finds tesseract on PATH and asks it its version and
+// languages. The answer is kept for a minute, for the same program, so
+// that a worker may ask before every document and still notice an
+// install; a program gone from PATH is noticed at once. A missing
+// tesseract is an unavailable error that says what to install.
 func FindEngine(ctx context.Context) (*Engine, error) {
 	engineMu.Lock()
 	defer engineMu.Unlock()
-	if engineCache != nil && time.Since(engineAt) < time.Minute {
+	path, err := exec.LookPath("tesseract")
+	if err == nil && engineCache != nil && engineCache.Path == path && time.Since(engineAt) < time.Minute {
 		return engineCache, nil
 	}
-	path, err := exec.LookPath("tesseract")
 	if err != nil {
 		hint := installHint(nil)
 		if runtime.GOOS == "linux" {

@@ -23,13 +23,13 @@ type ocrReport struct {
 	Documents []storage.Document `json:"documents"`
 	Errors    []importError      `json:"errors"`
 	// Engine and Lang are the OCR engine and the language data used;
-	// Engine is empty when Tesseract is not installed and the vision model
-	// read every page.
+	// Engine is empty when Tesseract is not installed and PP-OCR or the
+	// vision model read the pages.
 	Engine string `json:"engine"`
 	Lang   string `json:"lang"`
 	// PhotoEngine, if set, read the pages of image files in Engine's
 	// place, and PDFEngine the PDF pages: PP-OCR, when it is installed
-	// and the languages are English.
+	// and the languages are English (with Tesseract or without).
 	PhotoEngine string `json:"photo_engine,omitempty"`
 	PDFEngine   string `json:"pdf_engine,omitempty"`
 	// Vision is the vision model (--vision, else the one saved in
@@ -92,10 +92,10 @@ func parseOCR(args []string) (ocrOptions, error) {
 // waiting for OCR.
 //
 // --vision MODEL ("ollama/qwen2.5vl:7b", "openai/gpt-4o-mini") adds the
-// vision tier (app/ingest/ocr/vision.go): Tesseract reads each page, then the
-// model reads photos (pages of image files), pages whose Tesseract
+// vision tier (app/ingest/ocr/vision.go): Tesseract (or PP-OCR) reads each
+// page, then the model reads photos (pages of image files), pages whose
 // confidence is under 0.6 or that gave no words, and every page when
-// Tesseract is not installed; --vision-all sends it every page that is
+// neither Tesseract nor PP-OCR reads them; --vision-all sends it every page that is
 // not blank. --vision-timeout bounds the model on one page (2m). A vision
 // run that is stopped resumes at the next page when run again. Without
 // --vision the model saved in Settings reads, with its "every page"
@@ -109,18 +109,15 @@ func runOCR(ctx context.Context, env *Env, o ocrOptions) error {
 	if err != nil {
 		return err
 	}
-	engine, err := ocrEngine(ctx, o.Lang)
-	switch {
-	case err != nil && vision != nil && errors.Is(err, fault.Unavailable):
-		if _, ferr := ocr.FindEngine(ctx); ferr != nil {
-			// No Tesseract: the model reads every page.
-			fmt.Fprintf(env.IO.Err, "%s; %s reads every page\n", fault.ErrorMessage(ferr), vision.Model)
-			engine = nil
-			break
-		}
-		return err // Tesseract is there, the language data is not
-	case err != nil:
+	engine, err := ocr.Ready(ctx, o.Lang, vision != nil, env.Logger)
+	if err != nil {
 		return err
+	}
+	readers := ocr.EngineReaders(ctx, o.Lang, env.Logger)
+	if engine == nil && readers.Photos == "" {
+		// Neither Tesseract nor PP-OCR: the model reads every page.
+		_, ferr := ocr.FindEngine(ctx)
+		fmt.Fprintf(env.IO.Err, "%s; %s reads every page\n", fault.ErrorMessage(ferr), vision.Model)
 	}
 	ids, err := ocrDocumentIDs(ctx, db, o)
 	if err != nil {
@@ -128,7 +125,7 @@ func runOCR(ctx context.Context, env *Env, o ocrOptions) error {
 	}
 	results := readDocuments(ctx, env, env.pipeline(ctx, db), ids, ocr.Options{Lang: o.Lang, Vision: vision, Logger: env.Logger, Progress: pagesRead(env)})
 	report := ocrReport{Documents: []storage.Document{}, Errors: []importError{}, Lang: o.Lang}
-	with := report.readers(ctx, env, engine, vision)
+	with := report.readers(engine, readers, vision)
 	for _, r := range results {
 		if r.Err != nil {
 			report.Errors = append(report.Errors, importError{File: r.Name, Error: fault.ErrorMessage(r.Err), DocumentID: r.Document.ID})
@@ -198,27 +195,31 @@ func ocrDocumentIDs(ctx context.Context, db *storage.DB, o ocrOptions) ([]string
 	return ids, nil
 }
 
-// readers records in the report what read the pages (engine and vision;
-// either may be nil) and says it for the summary line.
-func (report *ocrReport) readers(ctx context.Context, env *Env, engine *ocr.Engine, vision *ocr.Vision) string {
+// readers records in the report what read the pages (engine, Tesseract,
+// and vision may be nil; r says where PP-OCR reads) and says it for the
+// summary line.
+func (report *ocrReport) readers(engine *ocr.Engine, r ocr.Readers, vision *ocr.Vision) string {
 	with := report.Lang
-	if engine != nil {
+	switch {
+	case engine != nil:
 		report.Engine = engine.Name()
 		with = fmt.Sprintf("%s (%s)", engine.Name(), report.Lang)
-		if r := ocr.EngineReaders(ctx, report.Lang, env.Logger); r.PPOCR != "" {
-			if r.Photos == r.PPOCR {
-				report.PhotoEngine = r.PPOCR
-				with += ", photos with " + r.PPOCR
-			}
-			if r.PDFPages == r.PPOCR {
-				report.PDFEngine = r.PPOCR
-				with += ", PDF pages with " + r.PPOCR
-			}
+		if r.PPOCR != "" && r.Photos == r.PPOCR {
+			report.PhotoEngine = r.PPOCR
+			with += ", photos with " + r.PPOCR
 		}
+		if r.PPOCR != "" && r.PDFPages == r.PPOCR {
+			report.PDFEngine = r.PPOCR
+			with += ", PDF pages with " + r.PPOCR
+		}
+	case r.PPOCR != "" && r.Photos == r.PPOCR:
+		// Without Tesseract PP-OCR reads every page.
+		report.PhotoEngine, report.PDFEngine = r.PPOCR, r.PDFPages
+		with = fmt.Sprintf("%s (%s)", r.PPOCR, report.Lang)
 	}
 	if vision != nil {
 		report.Vision = vision.Model
-		if engine != nil {
+		if engine != nil || report.PhotoEngine != "" {
 			with += " and " + vision.Model
 		} else {
 			with = vision.Model
@@ -234,18 +235,6 @@ func ocrLang(flagValue string) (string, error) {
 		flagValue = ocr.DefaultLang()
 	}
 	return ocr.ParseLang(flagValue)
-}
-
-// ocrEngine finds the engine and checks the languages' data.
-func ocrEngine(ctx context.Context, lang string) (*ocr.Engine, error) {
-	engine, err := ocr.FindEngine(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := engine.CheckLangs(lang); err != nil {
-		return nil, err
-	}
-	return engine, nil
 }
 
 // ocrVision is the vision tier on model (--vision), on the provider

@@ -108,17 +108,12 @@ func (p *Pipeline) Finish(ctx context.Context, docs []storage.Document, opts Fin
 	return fin, ctx.Err()
 }
 
-// ocrReady checks that OCR can run with opts: the engine and the
-// languages' data are there, or a vision model reads in their place.
+// ocrReady checks that OCR can run with opts: Tesseract and the
+// languages' data are there, or PP-OCR or a vision model reads in their
+// place (ocr.Ready).
 func ocrReady(ctx context.Context, opts *ocr.Options) error {
-	e, err := ocr.FindEngine(ctx)
-	if err != nil {
-		if opts.Vision != nil && errors.Is(err, fault.Unavailable) {
-			return nil
-		}
-		return err
-	}
-	return e.CheckLangs(cmp.Or(opts.Lang, ocr.DefaultLang()))
+	_, err := ocr.Ready(ctx, cmp.Or(opts.Lang, ocr.DefaultLang()), opts.Vision != nil, opts.Logger)
+	return err
 }
 
 // ReadResult is what OCR made of one document.

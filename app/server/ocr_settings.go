@@ -27,8 +27,10 @@ type ocrSettings struct {
 	Saved string `json:"saved"`
 	// Default is what applies without a saved value.
 	Default string `json:"default"`
-	// Engine is the OCR engine and its version, "" when none is installed;
-	// Installed the languages whose data it has; Error why it cannot run.
+	// Engine is Tesseract and its version, "" when it is not installed;
+	// Installed the languages whose data it has; Error why no engine
+	// reads pages in Lang (Tesseract without the data, or not installed
+	// and PP-OCR off or unable to spell Lang), "" when one does.
 	Engine    string   `json:"engine"`
 	Installed []string `json:"installed"`
 	Error     string   `json:"error,omitempty"`
@@ -61,10 +63,11 @@ func (s *Server) getOCRSettings(w http.ResponseWriter, r *http.Request) {
 func (s *Server) ocrSettings(ctx context.Context) ocrSettings {
 	out := ocrSettings{Default: ocr.DefaultLang(), Lang: ocr.SettingLang(ctx, s.cfg.DB), Installed: []string{}}
 	_, _ = s.cfg.DB.GetSetting(ctx, storage.SettingOCRLang, &out.Saved)
-	if e, err := ocr.FindEngine(ctx); err != nil {
-		out.Error = fault.ErrorMessage(err)
-	} else {
+	if e, err := ocr.FindEngine(ctx); err == nil {
 		out.Engine, out.Installed = e.Name(), e.Langs
+	}
+	if _, err := ocr.Ready(ctx, out.Lang, false, s.cfg.Logger); err != nil {
+		out.Error = fault.ErrorMessage(err)
 	}
 	r := ocr.EngineReaders(ctx, out.Lang, s.cfg.Logger)
 	out.PhotoEngine, out.PDFEngine, out.PPOCR, out.PPOCRNote, out.PPOCRFrom = r.Photos, r.PDFPages, r.PPOCR, r.PPOCRNote, r.PPOCRFrom

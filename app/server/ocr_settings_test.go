@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/docent/docent/app/ingest/ocr/ppocr"
 )
 
 // The OCR languages are a setting: saved, used, refused when their data is
@@ -80,5 +82,41 @@ func TestOCRSettingsSayWhichEngineReads(t *testing.T) {
 	}
 	if got.PPOCR != "" && !strings.Contains(got.PPOCRNote, "deu") {
 		t.Errorf("deu+eng: PP-OCR's note %q does not name deu", got.PPOCRNote)
+	}
+}
+
+// TestOCRSettingsWithoutTesseract: with no tesseract on PATH, as on
+// Windows with Docent's download alone, GET /api/settings/ocr says PP-OCR
+// reads photos and PDF pages in English, with no error, and that
+// Tesseract is not installed, with how to add it; in deu+eng, that OCR
+// needs Tesseract for deu.
+func TestOCRSettingsWithoutTesseract(t *testing.T) {
+	if e, err := ppocr.Open(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("PP-OCR is required in CI: %v", err)
+		}
+		t.Skipf("skipping: %v", err)
+	} else {
+		e.Close()
+	}
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("DOCENT_OCR_LANG", "eng")
+	f := newFixture(t)
+	type settings struct {
+		Engine, Error string
+		PhotoEngine   string `json:"photo_engine"`
+		PDFEngine     string `json:"pdf_engine"`
+		PPOCR         string `json:"ppocr"`
+		PPOCRNote     string `json:"ppocr_note"`
+	}
+	var got settings
+	f.call(http.MethodGet, "/api/settings/ocr", nil, http.StatusOK, &got)
+	if got.Engine != "" || got.Error != "" || !strings.HasPrefix(got.PPOCR, "ppocr ") || got.PhotoEngine != got.PPOCR || got.PDFEngine != got.PPOCR ||
+		!strings.Contains(got.PPOCRNote, "Tesseract is not installed") || !strings.Contains(got.PPOCRNote, "sudo apt-get install tesseract-ocr") {
+		t.Errorf("eng: %+v, want PP-OCR reading every page, no error, and a note on Tesseract", got)
+	}
+	f.call(http.MethodPut, "/api/settings/ocr", map[string]string{"lang": "deu+eng"}, http.StatusOK, &got)
+	if got.PhotoEngine != "" || got.PDFEngine != "" || !strings.Contains(got.Error, "sudo apt-get install tesseract-ocr tesseract-ocr-deu") {
+		t.Errorf("deu+eng: %+v, want no engine reading and the error saying what to install", got)
 	}
 }

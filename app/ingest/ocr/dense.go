@@ -58,7 +58,8 @@ const NoteMissedText = "PP-OCR missed text"
 // may have missed much of its text (why, missedLines), at full
 // resolution (the image tesseractImage makes), and keeps the better
 // reading (more text, weighed by confidence: confidentLetters), with a
-// note that says why, what each read and which is kept. It also returns
+// note that says why, what each read and which is kept; without Tesseract
+// (engine nil) PP-OCR's, with a note that says how to install it. It also returns
 // the page image the kept reading was read from. A reading that is kept
 // and still far short of the ink's lines has its confidence lowered to
 // the share of them it read: a page is never ready with a near-empty text
@@ -67,6 +68,12 @@ func readMissed(ctx context.Context, engine *Engine, lang string, img PageImage,
 	tesseractImage func(PageImage) (PageImage, error), opts Options) (storage.OCRPage, PageImage, error) {
 	note := NoteMissedText + ": " + why
 	first := describeReading(p.Engine, p.Words.Words, p.Confidence)
+	if engine == nil {
+		addNote(&p, fmt.Sprintf("%s; Tesseract, which would read it again at full resolution, is not installed (%s), so PP-OCR's reading (%s) is kept",
+			note, installHint(nil), first))
+		lowerToInk(&p, img.InkLines)
+		return p, img, nil
+	}
 	t, err := tesseractImage(img)
 	var text string
 	var words []storage.Word

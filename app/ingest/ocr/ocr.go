@@ -1,9 +1,9 @@
 // Package ocr reads the text of scans and photos: documents that are
 // images (PNG, JPEG, TIFF, WebP, BMP) and PDF pages without a text layer.
 // It makes an image of each page in a reader child (decoding or rendering
-// hostile files is bounded there as reading PDFs is), reads it with the
-// system's Tesseract (photos in English with PP-OCR when it is installed,
-// ppocr.go), and stores each page's text with its source, engine,
+// hostile files is bounded there as reading PDFs is), reads it with
+// PP-OCR when it is installed and spells the languages (ppocr.go), else
+// with the system's Tesseract, and stores each page's text with its source, engine,
 // language, confidence and word boxes (storage/ocr.go). A run holds a
 // document's OCR lease; what it read is stored in one transaction at the
 // end, so an interrupted or failed run leaves the document as it was.
@@ -139,37 +139,24 @@ func back(job *storage.OCRJob) string {
 func read(ctx context.Context, db *storage.DB, job *storage.OCRJob, opts Options) (storage.Document, []storage.OCRPage, error) {
 	doc := job.Document
 	vision := opts.Vision
-	engine, err := FindEngine(ctx)
-	if err != nil {
-		if vision == nil || !errors.Is(err, fault.Unavailable) {
-			return doc, nil, err
-		}
-		engine = nil // the vision model reads every page
-	}
 	lang := opts.Lang
 	if lang == "" {
 		lang = DefaultLang()
 	}
-	if lang, err = ParseLang(lang); err != nil {
+	lang, err := ParseLang(lang)
+	if err != nil {
 		return doc, nil, err
-	}
-	if engine != nil {
-		if err := engine.CheckLangs(lang); err != nil {
-			return doc, nil, err
-		}
 	}
 	pdf := doc.MediaType == "application/pdf"
 	if !pdf && !IsImage(doc.MediaType) {
 		return doc, nil, fault.Errorf(fault.Invalid, "OCR reads images and PDFs, not %s", doc.MediaType)
 	}
 	// PP-OCR reads the pages when it is installed and spells the
-	// languages (usePPOCR); else Tesseract.
-	var pp *ppocrEngine
-	if engine != nil && usePPOCR(lang) {
-		pp, _ = findPPOCR(ctx, opts.Logger)
-		if err := ctx.Err(); err != nil {
-			return doc, nil, err
-		}
+	// languages (usePPOCR); else Tesseract. Without Tesseract, PP-OCR
+	// or the vision model reads alone.
+	engine, pp, err := findReaders(ctx, lang, vision != nil, opts.Logger)
+	if err != nil {
+		return doc, nil, err
 	}
 	data, err := db.DocumentFile(ctx, doc.ID)
 	if err != nil {
@@ -340,7 +327,8 @@ func readPage(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string,
 
 // readPages reads a batch of a document's page images side by side:
 // with PP-OCR (pp, when installed) if it reads such a page (usePPOCR),
-// else or when it fails with Tesseract (engine, when installed); again
+// else or when it fails with Tesseract (engine, when installed; without
+// it, a page PP-OCR fails on is the vision model's, or an error); again
 // with Tesseract in the page's language when its text is in another
 // installed language than lang, or, when the page is too short to tell
 // its language, in its document's (readInPageLang); then with the vision
@@ -441,7 +429,7 @@ func firstRead(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string
 		f.page = p
 		return f, nil
 	}
-	if engine != nil && pp != nil && usePPOCR(lang) {
+	if pp != nil {
 		// An image file's page is read from the file, in colour and at
 		// its own size; a PDF page from its rendered image.
 		src, page, dpi := data, img.Page, img.Density
@@ -473,6 +461,15 @@ func firstRead(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string
 		case ctx.Err() != nil:
 			f.page = p
 			return f, ctx.Err()
+		case engine == nil && opts.Vision == nil:
+			// Nothing else reads the page: the document fails with
+			// what would.
+			f.page = p
+			return f, fault.Errorf(fault.Invalid, "%s on the page: %s; Tesseract, which would read it, is not installed: %s",
+				NotePPOCRFailed, err.Error(), installHint(nil))
+		case engine == nil:
+			opts.logger().Warn("PP-OCR failed on a page; the vision model reads it", "page", img.Page, "err", err.Error())
+			p.Note = NotePPOCRFailed + ": " + err.Error() + "; the vision model reads the page, Tesseract not being installed"
 		default:
 			// Tesseract reads the page; the note says why, in the
 			// child's own words (PP-OCR's errors name their cause: a
@@ -524,9 +521,9 @@ func finishPage(ctx context.Context, engine *Engine, lang string, f firstReading
 		// prove the repair (iban.go).
 		repairIBANs(&p)
 	}
-	if v := opts.Vision; v != nil && v.wants(img, p, engine != nil) {
+	if v := opts.Vision; v != nil && v.wants(img, p, f.read) {
 		var err error
-		if p, err = v.read(ctx, img, p, engine != nil); err != nil {
+		if p, err = v.read(ctx, img, p, f.read); err != nil {
 			return p, err
 		}
 	}
@@ -559,6 +556,10 @@ func readInPageLang(ctx context.Context, engine *Engine, lang string, img PageIm
 		return p, nil
 	}
 	langs := g + "+" + lang
+	if engine == nil {
+		addNote(&p, pageLangUnread(g, partly, fromDoc, lang, langs))
+		return p, nil
+	}
 	// A read again that fails keeps the first, which is a page's text all
 	// the same: the note and the log say why.
 	kept := func(err error) (storage.OCRPage, error) {

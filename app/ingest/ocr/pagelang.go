@@ -260,11 +260,12 @@ func foldWord(w string) string {
 
 // installedLangs are the languages of pageLangWords whose Tesseract data
 // is installed, the system's or best_int: those a page may be read again
-// in.
+// in. Without Tesseract (e nil) they are all of them, so that a page's
+// note can say in which Tesseract would read it again.
 func (e *Engine) installedLangs() []string {
 	var out []string
 	for lang := range pageLangWords {
-		if e.CheckLangs(lang) == nil {
+		if e == nil || e.CheckLangs(lang) == nil {
 			out = append(out, lang)
 		}
 	}
@@ -277,19 +278,33 @@ func (e *Engine) installedLangs() []string {
 // reread ("deu+eng"); fromDoc when lang is its document's, the page
 // being too short to tell its own.
 func pageLangNote(lang string, partly, fromDoc bool, first, read, reread string) string {
+	return fmt.Sprintf("%s: the page %s, which %s does not hold, so Tesseract read it again with %s after %s had read it",
+		NoteReadInLang, pageIn(lang, partly, fromDoc), read, reread, first)
+}
+
+// pageLangUnread is the note of a page in lang, first read in the run's
+// languages read, that Tesseract, not installed, would have read again
+// with reread: what to install to have it read so.
+func pageLangUnread(lang string, partly, fromDoc bool, read, reread string) string {
+	return fmt.Sprintf("%s: the page %s, which %s does not hold; Tesseract, which would read it again with %s, is not installed: %s",
+		NoteNotReadInLang, pageIn(lang, partly, fromDoc), read, reread, installHint([]string{lang}))
+}
+
+// pageIn says what language a page is in, for its note: "is in German",
+// "is partly in German", or that it is too short to tell and its
+// document is in German (fromDoc).
+func pageIn(lang string, partly, fromDoc bool) string {
 	name := langNames[lang]
 	if name == "" {
 		name = lang
 	}
-	in := "is in " + name
 	switch {
 	case fromDoc:
-		in = "is too short to tell its language, and its document is in " + name
+		return "is too short to tell its language, and its document is in " + name
 	case partly:
-		in = "is partly in " + name
+		return "is partly in " + name
 	}
-	return fmt.Sprintf("%s: the page %s, which %s does not hold, so Tesseract read it again with %s after %s had read it",
-		NoteReadInLang, in, read, reread, first)
+	return "is in " + name
 }
 
 // A page read again in its language replaces its first reading only when
@@ -351,3 +366,7 @@ func spelt(words []storage.Word) string {
 
 // NoteReadInLang starts the note of a page read again in its language.
 const NoteReadInLang = "read again in its language"
+
+// NoteNotReadInLang starts the note of a page that Tesseract, not
+// installed, would have read again in its language.
+const NoteNotReadInLang = "not read again in its language"

@@ -258,6 +258,7 @@ func TestMissingEngineOrLanguageSaysWhatToInstall(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	ocr.ForgetEngine()
 	t.Cleanup(ocr.ForgetEngine)
+	withoutPPOCR(t) // which reads English pages without Tesseract
 	got, err := ocrDocument(t, db, doc.ID, ocr.Options{})
 	if err == nil || got.Status != storage.StatusNeedsOCR || !strings.Contains(got.Error, "sudo apt-get install tesseract-ocr tesseract-ocr-deu") {
 		t.Fatalf("without tesseract: %s %q", got.Status, got.Error)
@@ -425,6 +426,7 @@ func TestWorkerWithoutEngineSaysWhatToInstall(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	ocr.ForgetEngine()
 	t.Cleanup(ocr.ForgetEngine)
+	withoutPPOCR(t) // which reads English pages without Tesseract
 	w := ocr.NewWorker(db, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

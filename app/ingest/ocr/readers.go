@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -29,13 +30,16 @@ type Readers struct {
 	PPOCRFrom string
 	// PPOCRNote says why PP-OCR reads no pages, or which it leaves to
 	// Tesseract: its runtime's error, or the languages its dictionary
-	// cannot spell. "" when it reads every kind of page.
+	// cannot spell; without Tesseract, what Tesseract would add and how
+	// to install it. "" when it reads every kind of page beside Tesseract.
 	PPOCRNote string
 }
 
 // EngineReaders is the Readers of the languages langs: PP-OCR for every
 // kind of page when it is installed and spells langs (usePPOCR), else
 // Tesseract (when installed), whose data differs by kind (pageData).
+// Without Tesseract, PP-OCR reads alone in the languages it spells, and
+// the note says what Tesseract would add and how to install it.
 func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Readers {
 	var r Readers
 	tess, terr := FindEngine(ctx)
@@ -45,11 +49,16 @@ func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Reade
 	} else {
 		r.PPOCR, r.PPOCRFrom = pp.Name(), ppocrSource()
 	}
-	if terr != nil {
-		// PP-OCR runs only beside Tesseract, which reads what it cannot.
-		if r.PPOCR != "" {
-			r.PPOCRNote = "PP-OCR reads only with Tesseract installed, which reads the pages it cannot: " + fault.ErrorMessage(terr)
-		}
+	switch {
+	case terr != nil && r.PPOCR == "":
+		return r
+	case terr != nil && usePPOCR(langs):
+		r.Photos, r.PDFPages = r.PPOCR, r.PPOCR
+		r.PPOCRNote = "Tesseract is not installed, which would add other languages than English and read again the pages " +
+			"PP-OCR fails on or misses small print of: " + installHint(nil)
+		return r
+	case terr != nil:
+		r.PPOCRNote = fault.ErrorMessage(tesseractWanted(langs))
 		return r
 	}
 	r.Photos, r.PDFPages = tess.NameForPage(langs, "image"), tess.NameForPage(langs, "scan")
@@ -63,16 +72,79 @@ func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Reade
 	return r
 }
 
+// findReaders finds what reads pages in lang ("eng", as ParseLang gives
+// it): Tesseract with lang's data, nil when it is not installed, and
+// PP-OCR when it is installed and spells lang, else nil. Without
+// Tesseract, PP-OCR reads alone, or a vision model (vision) reads every
+// page; with neither the error, unavailable, says what to install.
+func findReaders(ctx context.Context, lang string, vision bool, logger *slog.Logger) (*Engine, *ppocrEngine, error) {
+	engine, terr := FindEngine(ctx)
+	if terr != nil && !errors.Is(terr, fault.Unavailable) {
+		return nil, nil, terr
+	}
+	if terr == nil {
+		if err := engine.CheckLangs(lang); err != nil {
+			return nil, nil, err
+		}
+	}
+	var pp *ppocrEngine
+	if usePPOCR(lang) {
+		pp, _ = findPPOCR(ctx, logger)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if engine != nil || pp != nil || vision {
+		return engine, pp, nil
+	}
+	// PP-OCR is off (its cause is logged and shown in Settings), or
+	// installed but unable to spell lang: then the error says so.
+	if !usePPOCR(lang) {
+		if _, err := findPPOCR(ctx, logger); err == nil {
+			return nil, nil, tesseractWanted(lang)
+		}
+	}
+	return nil, nil, terr
+}
+
+// Ready checks that pages in lang ("deu+eng") can be read, as an OCR
+// run reads them (findReaders): it returns Tesseract, nil when PP-OCR or
+// the vision model (vision) reads without it, or an unavailable error
+// that says what to install.
+func Ready(ctx context.Context, lang string, vision bool, logger *slog.Logger) (*Engine, error) {
+	lang, err := ParseLang(lang)
+	if err != nil {
+		return nil, err
+	}
+	e, _, err := findReaders(ctx, lang, vision, logger)
+	return e, err
+}
+
+// tesseractWanted is the error of OCR in langs, which PP-OCR cannot
+// spell, without Tesseract: the languages, how to install Tesseract with
+// their data, and that PP-OCR reads English alone.
+func tesseractWanted(langs string) error {
+	other := ppocrCannotSpell(langs)
+	return fault.Errorf(fault.Unavailable, "OCR in %s needs Tesseract, which is not installed: %s. %s: it reads in English alone "+
+		"(set the OCR languages to eng in Settings, or docent ocr --lang eng)", langs, installHint(other), ppocrWhyNot(langs))
+}
+
 // ppocrWhyNot says why PP-OCR leaves pages in langs to Tesseract: the
 // languages its dictionary cannot spell.
 func ppocrWhyNot(langs string) string {
+	return fmt.Sprintf("PP-OCR's dictionary cannot spell %s (it has no ö, ß or €)", strings.Join(ppocrCannotSpell(langs), "+"))
+}
+
+// ppocrCannotSpell are the languages of langs PP-OCR's dictionary cannot
+// spell.
+func ppocrCannotSpell(langs string) []string {
 	var other []string
 	for _, l := range strings.Split(langs, "+") {
 		if !ppocrLangs[l] {
 			other = append(other, l)
 		}
 	}
-	return fmt.Sprintf("PP-OCR's dictionary cannot spell %s (it has no ö, ß or €)", strings.Join(other, "+"))
+	return other
 }
 
 // ppocrSource names the runtime and the models PP-OCR loads, as a reader

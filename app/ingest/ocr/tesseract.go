@@ -9,6 +9,7 @@ import (
 	"image"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -72,16 +73,47 @@ func (e *Engine) NameForPage(langs, method string) string {
 	return e.Name()
 }
 
-// installHint says what to install for the languages langs.
-func installHint(langs []string) string {
-	pkgs := []string{"tesseract-ocr"}
+// installHint says how to install Tesseract with the data of the
+// languages langs on this system.
+func installHint(langs []string) string { return installHintFor(runtime.GOOS, langs) }
+
+// installHintFor is installHint on the system goos: Debian's packages on
+// Linux; on Windows UB Mannheim's installer, the build Tesseract's own
+// documentation points to, which does not put tesseract.exe on PATH,
+// where FindEngine looks (exec.LookPath); on macOS Homebrew, whose
+// tesseract-lang has the data of every language but English.
+func installHintFor(goos string, langs []string) string {
+	var extra []string
 	for _, l := range langs {
-		if l == "eng" || l == "osd" {
-			continue // in tesseract-ocr's dependencies
+		if l != "eng" && l != "osd" { // in every install
+			extra = append(extra, l)
 		}
-		pkgs = append(pkgs, "tesseract-ocr-"+strings.ReplaceAll(strings.ToLower(l), "_", "-"))
 	}
-	return "sudo apt-get install " + strings.Join(pkgs, " ")
+	switch goos {
+	case "linux":
+		pkgs := []string{"tesseract-ocr"}
+		for _, l := range extra {
+			pkgs = append(pkgs, "tesseract-ocr-"+strings.ReplaceAll(strings.ToLower(l), "_", "-"))
+		}
+		return "sudo apt-get install " + strings.Join(pkgs, " ")
+	case "windows":
+		data := ""
+		if len(extra) > 0 {
+			data = fmt.Sprintf(", ticking the language data for %s under \"Additional language data\"", strings.Join(extra, ", "))
+		}
+		return "install Tesseract with UB Mannheim's installer (https://github.com/UB-Mannheim/tesseract/wiki)" + data +
+			`, add its folder (C:\Program Files\Tesseract-OCR) to PATH, where Docent looks for tesseract.exe, and start Docent again`
+	case "darwin":
+		if len(extra) > 0 {
+			return "brew install tesseract tesseract-lang"
+		}
+		return "brew install tesseract"
+	}
+	data := ""
+	if len(extra) > 0 {
+		data = " with the language data for " + strings.Join(extra, ", ")
+	}
+	return "install Tesseract 4 or 5" + data + ", with tesseract on PATH"
 }
 
 var (
@@ -90,19 +122,24 @@ var (
 	engineAt    time.Time
 )
 
-// FindEngine finds tesseract and asks it its version and languages. The
-// answer is kept for a minute, so that a worker may ask before every
-// document and still notice an install. A missing tesseract is an
-// unavailable error that says what to install.
+// FindEngine finds tesseract on PATH and asks it its version and
+// languages. The answer is kept for a minute, for the same program, so
+// that a worker may ask before every document and still notice an
+// install; a program gone from PATH is noticed at once. A missing
+// tesseract is an unavailable error that says what to install.
 func FindEngine(ctx context.Context) (*Engine, error) {
 	engineMu.Lock()
 	defer engineMu.Unlock()
-	if engineCache != nil && time.Since(engineAt) < time.Minute {
+	path, err := exec.LookPath("tesseract")
+	if err == nil && engineCache != nil && engineCache.Path == path && time.Since(engineAt) < time.Minute {
 		return engineCache, nil
 	}
-	path, err := exec.LookPath("tesseract")
 	if err != nil {
-		return nil, fault.Errorf(fault.Unavailable, "OCR needs Tesseract, which is not installed: %s (or another OCR language's package in place of tesseract-ocr-deu)", installHint([]string{"deu"}))
+		hint := installHint(nil)
+		if runtime.GOOS == "linux" {
+			hint = installHint([]string{"deu"}) + " (or another OCR language's package in place of tesseract-ocr-deu)"
+		}
+		return nil, fault.Errorf(fault.Unavailable, "OCR needs Tesseract, which is not installed: %s", hint)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -2,7 +2,6 @@ package ocr
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -141,21 +140,16 @@ func (w *Worker) vision(ctx context.Context) (*Vision, error) {
 	return w.Vision, nil
 }
 
-// ready checks that the engine and the languages are there (or, without
-// the engine, that a vision model reads in its place).
+// ready checks that the pages can be read in the worker's languages:
+// Tesseract with their data, or PP-OCR or the vision model without it
+// (Ready).
 func (w *Worker) ready(ctx context.Context, vision *Vision) error {
-	e, err := FindEngine(ctx)
-	if err != nil {
-		if vision != nil && errors.Is(err, fault.Unavailable) {
-			return nil
-		}
-		return err
-	}
 	lang, err := ParseLang(w.lang())
 	if err != nil {
 		return err
 	}
-	if err := e.CheckLangs(lang); err != nil {
+	e, err := Ready(ctx, lang, vision != nil, w.Logger)
+	if err != nil || e == nil {
 		return err
 	}
 	if note := e.DataNote(lang); note != w.dataNote {

@@ -337,8 +337,10 @@ export interface OcrSettings {
   /** Default is what applies without a saved value. */
   default: string;
   /**
-   * Engine is the OCR engine and its version, "" when none is installed;
-   * Installed the languages whose data it has; Error why it cannot run.
+   * Engine is Tesseract and its version, "" when it is not installed;
+   * Installed the languages whose data it has; Error why no engine
+   * reads pages in Lang (Tesseract without the data, or not installed
+   * and PP-OCR off or unable to spell Lang), "" when one does.
    */
   engine: string;
   installed: string[];

@@ -1,6 +1,8 @@
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { OcrSettings } from "../api/types";
-import { engineLines } from "./OcrLanguages";
+import { EngineSummary, engineLines } from "./OcrLanguages";
 
 const base: OcrSettings = {
   lang: "eng",
@@ -40,5 +42,21 @@ describe("engineLines", () => {
 
   it("says only PP-OCR's state when no engine is installed", () => {
     expect(engineLines({ ...base, engine: "", photo_engine: "", pdf_engine: "", error: "tesseract is not installed" })).toEqual(["PP-OCR is off."]);
+  });
+});
+
+describe("EngineSummary", () => {
+  const pp = "ppocr PP-OCRv4 onnxruntime 1.30.0";
+  const text = (d: OcrSettings) => renderToString(createElement(EngineSummary, { d })).replace(/<[^>]+>/g, "");
+
+  it("says PP-OCR reads without Tesseract, not that there is no engine", () => {
+    expect(text({ ...base, engine: "", installed: [], photo_engine: pp, pdf_engine: pp, ppocr: pp })).toBe(
+      "Tesseract is not installed. Scans and photos are read in eng.",
+    );
+  });
+
+  it("names Tesseract and its data, or says why no engine reads", () => {
+    expect(text(base)).toBe("tesseract 5.3.0, with the language data eng. Scans and photos are read in eng.");
+    expect(text({ ...base, engine: "", photo_engine: "", pdf_engine: "", error: "OCR needs Tesseract" })).toBe("No OCR engine: OCR needs Tesseract");
   });
 });

@@ -27,6 +27,26 @@ export function engineLines(d: OcrSettings): string[] {
   return lines;
 }
 
+// EngineSummary names Tesseract and its language data, or, without it,
+// says that PP-OCR reads (the Windows download has no Tesseract; the
+// PP-OCR line says what Tesseract would add), or why no engine reads.
+export function EngineSummary({ d }: { d: OcrSettings }) {
+  const lang = <strong data-testid="ocr-lang">{d.lang}</strong>;
+  return (
+    <p className="muted">
+      {d.engine ? (
+        <>
+          {d.engine}, with the language data {d.installed.join(", ") || "none"}. Scans and photos are read in {lang}.
+        </>
+      ) : d.photo_engine ? (
+        <>Tesseract is not installed. Scans and photos are read in {lang}.</>
+      ) : (
+        <>No OCR engine: {d.error}</>
+      )}
+    </p>
+  );
+}
+
 export function OcrLanguages() {
   const s = useAsync(api.getOcrSettings, []);
   const [typed, setTyped] = useState<string | null>(null);
@@ -38,15 +58,7 @@ export function OcrLanguages() {
   return (
     <section className="card" data-testid="ocr-settings">
       <h2>Text recognition (OCR)</h2>
-      <p className="muted">
-        {d.engine ? (
-          <>
-            {d.engine}, with the language data {d.installed.join(", ") || "none"}. Scans and photos are read in <strong data-testid="ocr-lang">{d.lang}</strong>.
-          </>
-        ) : (
-          <>No OCR engine: {d.error}</>
-        )}
-      </p>
+      <EngineSummary d={d} />
       {engineLines(d).map((l) => (
         <p className="muted" key={l} data-testid="ocr-engines">
           {l}

@@ -33,8 +33,8 @@ func needPPOCRCLI(t *testing.T) {
 // receipt photo with PP-OCR in English, `docent ocr --json` reads it
 // again and names PP-OCR for photos and PDF pages, and `docent models`
 // says PP-OCR reads them and that Tesseract is not installed, with how
-// to add it; in deu+eng, `docent ocr` says Tesseract is needed for deu
-// and how to install it.
+// to add it; in deu+eng, `docent import` reads with PP-OCR too, and the
+// page's note says Tesseract is needed for deu and how to install it.
 func TestPPOCRReadsWithoutTesseractEndToEnd(t *testing.T) {
 	corpus := testcorpus.Dir(t)
 	needPPOCRCLI(t)
@@ -86,8 +86,23 @@ func TestPPOCRReadsWithoutTesseractEndToEnd(t *testing.T) {
 		t.Errorf("models' stderr %q", errOut)
 	}
 
-	code, _, errOut = docent(t, dataDir, "ocr", "--lang", "deu+eng", id)
-	if code == ExitOK || !strings.Contains(errOut, "deu") || !strings.Contains(errOut, "sudo apt-get install tesseract-ocr tesseract-ocr-deu") {
-		t.Errorf("ocr in deu+eng: exit %d: %s", code, errOut)
+	// Another receipt, imported in deu+eng (OCR again of the first would
+	// keep its first reading, as a text layer is kept).
+	data, err = os.ReadFile(filepath.Join(corpus, "sroie", "001.jpg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	receipt = filepath.Join(t.TempDir(), "beleg.jpg")
+	if err := os.WriteFile(receipt, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCENT_OCR_LANG", "deu+eng")
+	code, out, errOut = docent(t, dataDir, "import", "--json", receipt)
+	rep = importReport{}
+	if code != ExitOK || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Documents) != 1 || rep.Documents[0].Status != storage.StatusReady {
+		t.Fatalf("import in deu+eng: exit %d: %s %s", code, out, errOut)
+	}
+	if d := onlyPageDetail(t, dataDir, rep.Documents[0].ID); !strings.HasPrefix(d.Engine, "ppocr ") || !strings.Contains(d.Note, "sudo apt-get install tesseract-ocr tesseract-ocr-deu") {
+		t.Errorf("ocr in deu+eng: page read by %q, note %q; want PP-OCR, and how to add Tesseract for deu", d.Engine, d.Note)
 	}
 }

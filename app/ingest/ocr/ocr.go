@@ -448,6 +448,9 @@ func firstRead(ctx context.Context, engine *Engine, pp *ppocrEngine, lang string
 			words.DPI = dpi // the pixels PP-OCR read
 			p.Engine, p.Text, p.Words, p.Confidence = pp.Name(), rep.Text, &words, confidence(words.Words)
 			f.read = true
+			if engine == nil && !usePPOCR(lang) {
+				addNote(&p, ppocrAlone(lang))
+			}
 			// A page of small print PP-OCR's detection could not see
 			// is read by Tesseract too (dense.go).
 			if why := missedLines(img, rep.Lines); why != "" {

@@ -58,7 +58,8 @@ func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Reade
 			"PP-OCR fails on or misses small print of: " + installHint(nil)
 		return r
 	case terr != nil:
-		r.PPOCRNote = fault.ErrorMessage(tesseractWanted(langs))
+		r.Photos, r.PDFPages = r.PPOCR, r.PPOCR
+		r.PPOCRNote = ppocrAlone(langs)
 		return r
 	}
 	r.Photos, r.PDFPages = tess.NameForPage(langs, "image"), tess.NameForPage(langs, "scan")
@@ -75,8 +76,9 @@ func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Reade
 // findReaders finds what reads pages in lang ("eng", as ParseLang gives
 // it): Tesseract with lang's data, nil when it is not installed, and
 // PP-OCR when it is installed and spells lang, else nil. Without
-// Tesseract, PP-OCR reads alone, or a vision model (vision) reads every
-// page; with neither the error, unavailable, says what to install.
+// Tesseract, PP-OCR reads alone in any language (in one it cannot spell,
+// a vision model, when there is one, reads instead); with neither the
+// error, unavailable, says what to install.
 func findReaders(ctx context.Context, lang string, vision bool, logger *slog.Logger) (*Engine, *ppocrEngine, error) {
 	engine, terr := FindEngine(ctx)
 	if terr != nil && !errors.Is(terr, fault.Unavailable) {
@@ -87,8 +89,12 @@ func findReaders(ctx context.Context, lang string, vision bool, logger *slog.Log
 			return nil, nil, err
 		}
 	}
+	// Without Tesseract, PP-OCR reads also the languages it cannot spell
+	// fully, each page saying so (ppocrAlone): text without its ö and €
+	// is worth more than none to a user who has only the download.
+	// A vision model, which spells them, reads those pages instead.
 	var pp *ppocrEngine
-	if usePPOCR(lang) {
+	if usePPOCR(lang) || (engine == nil && !vision) {
 		pp, _ = findPPOCR(ctx, logger)
 	}
 	if err := ctx.Err(); err != nil {
@@ -97,13 +103,7 @@ func findReaders(ctx context.Context, lang string, vision bool, logger *slog.Log
 	if engine != nil || pp != nil || vision {
 		return engine, pp, nil
 	}
-	// PP-OCR is off (its cause is logged and shown in Settings), or
-	// installed but unable to spell lang: then the error says so.
-	if !usePPOCR(lang) {
-		if _, err := findPPOCR(ctx, logger); err == nil {
-			return nil, nil, tesseractWanted(lang)
-		}
-	}
+	// PP-OCR is off: its cause is logged and shown in Settings.
 	return nil, nil, terr
 }
 
@@ -120,13 +120,12 @@ func Ready(ctx context.Context, lang string, vision bool, logger *slog.Logger) (
 	return e, err
 }
 
-// tesseractWanted is the error of OCR in langs, which PP-OCR cannot
-// spell, without Tesseract: the languages, how to install Tesseract with
-// their data, and that PP-OCR reads English alone.
-func tesseractWanted(langs string) error {
-	other := ppocrCannotSpell(langs)
-	return fault.Errorf(fault.Unavailable, "OCR in %s needs Tesseract, which is not installed: %s. %s: it reads in English alone "+
-		"(set the OCR languages to eng in Settings, or docent ocr --lang eng)", langs, installHint(other), ppocrWhyNot(langs))
+// ppocrAlone is the note of a page in langs, which PP-OCR cannot spell
+// fully, that PP-OCR read without Tesseract: the letters it lacks, and
+// how to install Tesseract with the languages' data.
+func ppocrAlone(langs string) string {
+	return fmt.Sprintf("PP-OCR reads every page, but %s, and Tesseract, which can, is not installed: %s, then read the documents again",
+		ppocrWhyNot(langs), installHint(ppocrCannotSpell(langs)))
 }
 
 // ppocrWhyNot says why PP-OCR leaves pages in langs to Tesseract: the

@@ -262,3 +262,36 @@ func TestVisionReadsWhatPPOCRFailsOnWithoutTesseract(t *testing.T) {
 		t.Fatalf("page details %+v, text %q: want the model's reading", d, pageText(t, db, doc.ID, 1))
 	}
 }
+
+// TestVisionAfterPPOCRInALanguageItCannotSpell: without Tesseract, in
+// deu+eng with a vision model, PP-OCR reads a scanned page first, as it
+// does in English and as Settings and `docent ocr` report it; the model
+// reads only the pages it wants (photos, pages read badly), so the
+// scan's clear page keeps PP-OCR's reading, with its note on deu.
+func TestVisionAfterPPOCRInALanguageItCannotSpell(t *testing.T) {
+	needPPOCR(t)
+	withoutTesseract(t)
+	data, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "invoice2data", "Amazon_EU_2014-06-04.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := modeltest.New(t, visionModel)
+	for range 4 {
+		s.Enqueue(modeltest.Reply{Text: "read by the model"})
+	}
+	v := newVision(t, s, "ollama/qwen2.5vl:7b")
+	db := openDB(t)
+	doc := importFile(t, db, "scan.pdf", data)
+	job, err := db.ClaimOCR(context.Background(), doc.ID, true, ocr.Lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ocr.Run(context.Background(), db, &job, ocr.Options{Lang: "deu+eng", Vision: v})
+	if err != nil || got.Status != storage.StatusReady {
+		t.Fatalf("after OCR: %s %q, %v", got.Status, got.Error, err)
+	}
+	d := details(t, db, doc.ID)[0]
+	if !strings.HasPrefix(d.Engine, "ppocr ") || !strings.Contains(d.Note, "cannot spell deu") {
+		t.Errorf("page %+v: want PP-OCR's reading, noted as in a language it cannot spell", d)
+	}
+}

@@ -76,9 +76,8 @@ func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Reade
 // findReaders finds what reads pages in lang ("eng", as ParseLang gives
 // it): Tesseract with lang's data, nil when it is not installed, and
 // PP-OCR when it is installed and spells lang, else nil. Without
-// Tesseract, PP-OCR reads alone in any language (in one it cannot spell,
-// a vision model, when there is one, reads instead); with neither the
-// error, unavailable, says what to install.
+// Tesseract, PP-OCR reads alone in any language; with neither it nor a
+// vision model (vision) the error, unavailable, says what to install.
 func findReaders(ctx context.Context, lang string, vision bool, logger *slog.Logger) (*Engine, *ppocrEngine, error) {
 	engine, terr := FindEngine(ctx)
 	if terr != nil && !errors.Is(terr, fault.Unavailable) {
@@ -91,10 +90,10 @@ func findReaders(ctx context.Context, lang string, vision bool, logger *slog.Log
 	}
 	// Without Tesseract, PP-OCR reads also the languages it cannot spell
 	// fully, each page saying so (ppocrAlone): text without its ö and €
-	// is worth more than none to a user who has only the download.
-	// A vision model, which spells them, reads those pages instead.
+	// is worth more than none to a user who has only the download. A
+	// vision model then reads the pages it wants, as beside Tesseract.
 	var pp *ppocrEngine
-	if usePPOCR(lang) || (engine == nil && !vision) {
+	if usePPOCR(lang) || engine == nil {
 		pp, _ = findPPOCR(ctx, logger)
 	}
 	if err := ctx.Err(); err != nil {

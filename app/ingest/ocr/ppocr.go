@@ -34,12 +34,12 @@ import (
 // with a note that says why.
 //
 // Without Tesseract (the Windows download carries PP-OCR's runtime and
-// models, not Tesseract) PP-OCR reads alone in the languages it spells:
-// where Tesseract would have read a page too (small print PP-OCR missed,
-// a page in another language), the page keeps PP-OCR's reading with a
-// note that says what Tesseract would do and how to install it; a page
-// PP-OCR fails on fails the document, saying so. In other languages OCR
-// does not run, and says what to install (findReaders).
+// models, not Tesseract) PP-OCR reads alone, in every language: where
+// Tesseract would have read a page too (small print PP-OCR missed, a page
+// in another language, a language PP-OCR cannot spell), the page keeps
+// PP-OCR's reading with a note that says what Tesseract would do and how
+// to install it; a page PP-OCR fails on fails the document, saying so
+// (findReaders).
 
 // opPPOCR reads one page of an image file with PP-OCR; a probe only loads
 // the engine.

@@ -38,8 +38,8 @@ type Readers struct {
 // EngineReaders is the Readers of the languages langs: PP-OCR for every
 // kind of page when it is installed and spells langs (usePPOCR), else
 // Tesseract (when installed), whose data differs by kind (pageData).
-// Without Tesseract, PP-OCR reads alone in the languages it spells, and
-// the note says what Tesseract would add and how to install it.
+// Without Tesseract, PP-OCR reads alone in every language, and the note
+// says what Tesseract would add and how to install it.
 func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Readers {
 	var r Readers
 	tess, terr := FindEngine(ctx)
@@ -52,14 +52,13 @@ func EngineReaders(ctx context.Context, langs string, logger *slog.Logger) Reade
 	switch {
 	case terr != nil && r.PPOCR == "":
 		return r
-	case terr != nil && usePPOCR(langs):
-		r.Photos, r.PDFPages = r.PPOCR, r.PPOCR
-		r.PPOCRNote = "Tesseract is not installed, which would add other languages than English and read again the pages " +
-			"PP-OCR fails on or misses small print of: " + installHint(nil)
-		return r
 	case terr != nil:
 		r.Photos, r.PDFPages = r.PPOCR, r.PPOCR
 		r.PPOCRNote = ppocrAlone(langs)
+		if usePPOCR(langs) {
+			r.PPOCRNote = "Tesseract is not installed, which would add other languages than English and read again the pages " +
+				"PP-OCR fails on or misses small print of: " + installHint(nil)
+		}
 		return r
 	}
 	r.Photos, r.PDFPages = tess.NameForPage(langs, "image"), tess.NameForPage(langs, "scan")

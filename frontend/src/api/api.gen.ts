@@ -340,7 +340,7 @@ export interface OcrSettings {
    * Engine is Tesseract and its version, "" when it is not installed;
    * Installed the languages whose data it has; Error why no engine
    * reads pages in Lang (Tesseract without the data, or not installed
-   * and PP-OCR off or unable to spell Lang), "" when one does.
+   * and PP-OCR off), "" when one does.
    */
   engine: string;
   installed: string[];
